@@ -1,0 +1,32 @@
+# The README's two commands: `make demo` and `make test`. Both bootstrap .venv.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: demo test lint types bench ci clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e ".[dev]"
+	touch $(STAMP)
+
+demo: $(STAMP)
+	NOSERVE=$(NOSERVE) $(PY) scripts/demo.py
+
+test: $(STAMP)
+	$(PY) scripts/run_tests.py $(ARGS)
+
+lint: $(STAMP)
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+
+types: $(STAMP)
+	$(VENV)/bin/mypy
+
+bench: $(STAMP)
+	$(PY) bench/generation.py
+
+clean:
+	rm -rf $(VENV) .tox build dist *.egg-info example_project/db.sqlite3

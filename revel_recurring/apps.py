@@ -1,0 +1,25 @@
+from __future__ import annotations
+
+from django.apps import AppConfig
+from django.core import checks
+from django.db.models.signals import post_migrate
+from django.utils.translation import gettext_lazy as _
+
+
+class RevelRecurringConfig(AppConfig):
+    name = "revel_recurring"
+    label = "revel_recurring"
+    verbose_name = _("Recurring events")
+    default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import beat, checks as recurring_checks, receivers
+
+        checks.register(recurring_checks.check_event_model, checks.Tags.models)
+        checks.register(recurring_checks.check_dotted_paths)
+        checks.register(recurring_checks.check_numbers)
+        receivers.connect_receivers()
+        post_migrate.connect(
+            beat.ensure_periodic_tasks_after_migrate,
+            dispatch_uid="revel_recurring.beat.ensure_periodic_tasks",
+        )

@@ -1,0 +1,78 @@
+"""Typed access to the flat ``REVEL_RECURRING_*`` settings.
+
+Properties read ``django.conf.settings`` on every access (no cache), so
+``override_settings`` and pytest-django's ``settings`` fixture take effect at once.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+
+_PREFIX = "REVEL_RECURRING_"
+
+
+class RecurringSettings:
+    def _get(self, name: str, default: Any) -> Any:
+        return getattr(settings, _PREFIX + name, default)
+
+    @property
+    def EVENT_MODEL(self) -> str | None:
+        """"app_label.ModelName" of the host Event model using RecurringEventMixin."""
+        value = self._get("EVENT_MODEL", None)
+        return str(value) if value else None
+
+    @property
+    def ADAPTER(self) -> str:
+        """Dotted path of the adapter class (host policy hooks)."""
+        return str(self._get("ADAPTER", "revel_recurring.adapter.DefaultRecurringAdapter"))
+
+    @property
+    def NOTIFIER(self) -> str | None:
+        """Dotted path of a callable receiving each digest after commit; None sends nothing."""
+        value = self._get("NOTIFIER", None)
+        return str(value) if value else None
+
+    @property
+    def DEFAULT_WINDOW_WEEKS(self) -> int:
+        """Generation window for new series, in weeks (1..52)."""
+        return int(self._get("DEFAULT_WINDOW_WEEKS", 8))
+
+    @property
+    def MAX_WINDOW_WEEKS(self) -> int:
+        """How far ahead of now an explicit ``until`` may reach, in weeks."""
+        return int(self._get("MAX_WINDOW_WEEKS", 52))
+
+    @property
+    def REGISTER_BEAT_TASKS(self) -> bool:
+        """Create the django-celery-beat rows after ``migrate`` when they are missing."""
+        return bool(self._get("REGISTER_BEAT_TASKS", True))
+
+    @property
+    def BEAT_CRONTAB(self) -> str:
+        """Five-field crontab (UTC) for the daily generation task."""
+        return str(self._get("BEAT_CRONTAB", "0 4 * * *"))
+
+    @property
+    def DISPATCH_CHUNK_SIZE(self) -> int:
+        """Series ids read per chunk by the beat dispatcher."""
+        return int(self._get("DISPATCH_CHUNK_SIZE", 500))
+
+    @property
+    def TASK_MAX_RETRIES(self) -> int:
+        """Retries of ``generate_series`` after a transient database error."""
+        return int(self._get("TASK_MAX_RETRIES", 5))
+
+    @property
+    def TASK_RETRY_BACKOFF(self) -> int:
+        """Base of the exponential retry backoff, in seconds."""
+        return int(self._get("TASK_RETRY_BACKOFF", 5))
+
+    @property
+    def TASK_RETRY_BACKOFF_MAX(self) -> int:
+        """Upper bound of a single retry delay, in seconds."""
+        return int(self._get("TASK_RETRY_BACKOFF_MAX", 300))
+
+
+recurring_settings = RecurringSettings()

@@ -1,0 +1,27 @@
+"""Domain errors. Adapters (API, admin, tasks, commands) translate them for people."""
+
+from __future__ import annotations
+
+
+class RecurrenceError(Exception):
+    """Base class of every error revel-recurring raises on purpose."""
+
+
+class GenerationWindowError(RecurrenceError, ValueError):
+    """An explicit generation horizon lies beyond what the settings allow."""
+
+
+class NotAnOccurrenceError(RecurrenceError, ValueError):
+    """An instant is neither an occurrence of the rule nor a materialized occurrence."""
+
+
+class SeriesHasBookingsError(RecurrenceError):
+    """A series cannot be deleted because some of its occurrences have bookings."""
+
+
+class InvalidPropagationError(RecurrenceError, ValueError):
+    """A template change names fields or a scope that cannot be propagated."""
+
+
+class SeriesNotReadyError(RecurrenceError):
+    """The series lacks a recurrence rule or a template event."""

@@ -1,0 +1,159 @@
+"""``RecurringEventMixin``: what a host Event model composes in to join a series.
+
+Import it from ``revel_recurring.models``; it lives here to keep models.py short.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any, ClassVar, Self
+
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+# Fields the mixin owns per occurrence; they are never copied from the template
+# and never propagated.
+OCCURRENCE_STATE_FIELDS = frozenset(
+    {"series", "is_template", "is_modified", "occurrence_index", "recurrence_id"}
+)
+
+
+class RecurringEventMixin(models.Model):
+    """Abstract mixin for the host's Event model.
+
+    Override the ``RECURRING_*`` class attributes when the host's field names or
+    status values differ from the defaults, and the hook methods to copy related
+    rows or report bookings. A host that declares its own ``Meta`` must inherit
+    ``RecurringEventMixin.Meta`` so the per-series constraints are kept.
+    """
+
+    series = models.ForeignKey(
+        "revel_recurring.EventSeries",
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="events",
+        verbose_name=_("series"),
+    )
+    is_template = models.BooleanField(default=False, editable=False)
+    is_modified = models.BooleanField(default=False)
+    occurrence_index = models.PositiveIntegerField(null=True, blank=True, editable=False)
+    recurrence_id = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_("The occurrence's original slot (UTC); never changes when it is moved."),
+    )
+
+    #: Host field holding the start instant.
+    RECURRING_START_FIELD: ClassVar[str] = "start"
+    #: Host field holding the end instant, or None when the host has none.
+    RECURRING_END_FIELD: ClassVar[str | None] = "end"
+    #: Host field holding the status.
+    RECURRING_STATUS_FIELD: ClassVar[str] = "status"
+    #: Host field holding the visibility, or None (the digest audience reads it).
+    RECURRING_VISIBILITY_FIELD: ClassVar[str | None] = None
+    #: Status values written by generation and cancellation.
+    RECURRING_STATUS_DRAFT: ClassVar[str] = "draft"
+    RECURRING_STATUS_OPEN: ClassVar[str] = "open"
+    RECURRING_STATUS_CANCELLED: ClassVar[str] = "cancelled"
+    #: Date/time fields moved by the same delta as the start (rsvp_before, ...).
+    RECURRING_SHIFTED_FIELDS: ClassVar[Sequence[str]] = ()
+    #: Fields not copied from the template (unique slugs, counters, ...).
+    RECURRING_UNCOPIED_FIELDS: ClassVar[Sequence[str]] = ()
+    #: Fields a template edit may push onto future occurrences.
+    PROPAGATABLE_FIELDS: ClassVar[Sequence[str]] = ()
+    #: Groups of propagatable fields that only ever move together.
+    PROPAGATION_COUPLED_FIELDS: ClassVar[Sequence[Sequence[str]]] = ()
+
+    class Meta:
+        abstract = True
+        constraints = [
+            models.UniqueConstraint(
+                fields=["series"],
+                condition=models.Q(is_template=True),
+                name="%(app_label)s_%(class)s_one_template_per_series",
+            ),
+            models.UniqueConstraint(
+                fields=["series", "recurrence_id"],
+                name="%(app_label)s_%(class)s_unique_recurrence_id",
+            ),
+        ]
+
+    @classmethod
+    def recurring_field_map(cls) -> dict[str, str | None]:
+        """The logical -> host field-name mapping (start, end, status, visibility)."""
+        return {
+            "start": cls.RECURRING_START_FIELD,
+            "end": cls.RECURRING_END_FIELD,
+            "status": cls.RECURRING_STATUS_FIELD,
+            "visibility": cls.RECURRING_VISIBILITY_FIELD,
+        }
+
+    @property
+    def occurrence_start(self) -> dt.datetime:
+        value: dt.datetime = getattr(self, self.RECURRING_START_FIELD)
+        return value
+
+    @property
+    def occurrence_status(self) -> str:
+        return str(getattr(self, self.RECURRING_STATUS_FIELD))
+
+    def prepare_occurrence(
+        self,
+        *,
+        start: dt.datetime,
+        occurrence_index: int,
+        status: str,
+    ) -> Self:
+        """Build one unsaved occurrence from this template.
+
+        Copies every concrete field except the primary key, the mixin's
+        per-occurrence state and ``RECURRING_UNCOPIED_FIELDS``; sets the start (and
+        the end, keeping the template's duration); moves the
+        ``RECURRING_SHIFTED_FIELDS`` by the start delta. Override to fill unique
+        fields such as slugs; call ``super()`` first. Must not query the database:
+        generation builds hundreds of these inside one locked transaction.
+        """
+        skip = OCCURRENCE_STATE_FIELDS | set(self.RECURRING_UNCOPIED_FIELDS)
+        occurrence = type(self)()
+        for field in self._meta.concrete_fields:
+            if field.primary_key or field.name in skip:
+                continue
+            setattr(occurrence, field.attname, copy.deepcopy(getattr(self, field.attname)))
+        delta = start - self.occurrence_start
+        setattr(occurrence, self.RECURRING_START_FIELD, start)
+        end_field = self.RECURRING_END_FIELD
+        if end_field and getattr(self, end_field) is not None:
+            setattr(occurrence, end_field, getattr(self, end_field) + delta)
+        for name in self.RECURRING_SHIFTED_FIELDS:
+            value = getattr(self, name)
+            if value is not None:
+                setattr(occurrence, name, value + delta)
+        setattr(occurrence, self.RECURRING_STATUS_FIELD, status)
+        occurrence.series_id = self.series_id  # type: ignore[attr-defined]
+        occurrence.is_template = False
+        occurrence.is_modified = False
+        occurrence.occurrence_index = occurrence_index
+        occurrence.recurrence_id = start
+        return occurrence
+
+    @classmethod
+    def clone_related(cls, template: Self, occurrences: Sequence[Self]) -> None:
+        """Copy the template's related rows (ticket tiers, ...) onto new occurrences.
+
+        Called once per generated batch, inside the generation transaction, after
+        the occurrences were inserted (they have primary keys). The default copies
+        nothing; override it with bulk queries whose count does not depend on
+        ``len(occurrences)``.
+        """
+
+    def has_bookings(self) -> bool:
+        """Whether this occurrence holds bookings that deleting it would destroy.
+
+        ``delete_series`` refuses while any occurrence says True. The default is
+        False; hosts selling tickets override it.
+        """
+        return False

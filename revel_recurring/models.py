@@ -1,0 +1,225 @@
+"""RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.apps import apps
+from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.text import slugify
+from django.utils.translation import gettext_lazy as _
+
+from . import rules
+from .conf import recurring_settings
+from .mixins import RecurringEventMixin
+from .querysets import EventSeriesQuerySet
+from .validators import validate_rule
+
+__all__ = ["EventSeries", "RecurrenceRule", "RecurringEventMixin", "get_event_model"]
+
+RULE_FIELDS = (
+    "frequency",
+    "interval",
+    "weekdays",
+    "monthly_type",
+    "day_of_month",
+    "nth_weekday",
+    "weekday",
+    "dtstart",
+    "until",
+    "count",
+    "timezone",
+)
+
+
+class RecurrenceRule(models.Model):
+    """When a series happens: an RFC 5545 rule in an IANA zone."""
+
+    class Frequency(models.TextChoices):
+        DAILY = rules.Frequency.DAILY.value, _("Daily")
+        WEEKLY = rules.Frequency.WEEKLY.value, _("Weekly")
+        MONTHLY = rules.Frequency.MONTHLY.value, _("Monthly")
+        YEARLY = rules.Frequency.YEARLY.value, _("Yearly")
+
+    class MonthlyType(models.TextChoices):
+        DAY_OF_MONTH = rules.MonthlyType.DAY_OF_MONTH.value, _("Day of the month")
+        NTH_WEEKDAY = rules.MonthlyType.NTH_WEEKDAY.value, _("Nth weekday of the month")
+
+    frequency = models.CharField(max_length=10, choices=Frequency.choices)
+    interval = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    weekdays = models.JSONField(
+        default=list, blank=True, help_text=_("0=Monday .. 6=Sunday; WEEKLY only.")
+    )
+    monthly_type = models.CharField(
+        max_length=16, choices=MonthlyType.choices, blank=True, default=""
+    )
+    day_of_month = models.SmallIntegerField(
+        null=True, blank=True, help_text=_("1..31, or -1 for the last day of the month.")
+    )
+    nth_weekday = models.SmallIntegerField(
+        null=True, blank=True, help_text=_("1..5, or -1..-5 counted from the month's end.")
+    )
+    weekday = models.SmallIntegerField(null=True, blank=True, help_text=_("0=Monday .. 6=Sunday."))
+    dtstart = models.DateTimeField()
+    until = models.DateTimeField(null=True, blank=True, help_text=_("Inclusive."))
+    count = models.PositiveIntegerField(null=True, blank=True)
+    timezone = models.CharField(max_length=64, help_text=_("IANA name, e.g. Europe/Vienna."))
+    rrule_string = models.TextField(editable=False, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        verbose_name = _("recurrence rule")
+        verbose_name_plural = _("recurrence rules")
+
+    def __str__(self) -> str:
+        return self.rrule_string or f"{self.frequency} rule"
+
+    def field_values(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in RULE_FIELDS}
+
+    def clean(self) -> None:
+        validate_rule(self.field_values())
+
+    def to_spec(self) -> rules.RuleSpec:
+        return rules.RuleSpec(
+            frequency=rules.Frequency(self.frequency),
+            dtstart=self.dtstart,
+            timezone=self.timezone,
+            interval=self.interval,
+            weekdays=tuple(self.weekdays or ()),
+            monthly_type=rules.MonthlyType(self.monthly_type) if self.monthly_type else None,
+            day_of_month=self.day_of_month,
+            nth_weekday=self.nth_weekday,
+            weekday=self.weekday,
+            until=self.until,
+            count=self.count,
+        )
+
+    def to_rrule(self) -> Any:
+        """A ``dateutil.rrule.rrule`` over naive wall-clock times in the rule zone."""
+        return rules.build_rrule(self.to_spec())
+
+    def get_occurrences(self, after: dt.datetime, before: dt.datetime) -> list[dt.datetime]:
+        """Occurrences strictly between two aware datetimes, as UTC instants."""
+        return rules.occurrences_between(self.to_spec(), after, before)
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # An invalid rule never reaches the database: rrule_string could not be
+        # computed for it and generation would fail later, far from the cause.
+        validate_rule(self.field_values())
+        self.rrule_string = rules.to_rrule_string(self.to_spec())
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, "rrule_string", "updated_at"}
+        super().save(*args, **kwargs)
+
+
+def _unique_slug(name: str, exclude_pk: int | None) -> str:
+    base = slugify(name)[:200] or "series"
+    taken = set(
+        EventSeries.objects.filter(slug__startswith=base)
+        .exclude(pk=exclude_pk)
+        .values_list("slug", flat=True)
+    )
+    slug, suffix = base, 2
+    while slug in taken:
+        slug, suffix = f"{base}-{suffix}", suffix + 1
+    return slug
+
+
+class EventSeries(models.Model):
+    """A recurring series: a rule, a template event and the rolling-window cursor."""
+
+    name = models.CharField(max_length=255)
+    slug = models.SlugField(max_length=255, unique=True, blank=True)
+    description = models.TextField(blank=True, default="")
+    recurrence_rule = models.OneToOneField(
+        RecurrenceRule,
+        on_delete=models.PROTECT,
+        null=True,
+        blank=True,
+        related_name="series",
+    )
+    exdates = models.JSONField(
+        default=list, blank=True, help_text=_("Excluded occurrence instants, UTC.")
+    )
+    is_active = models.BooleanField(default=True)
+    auto_publish = models.BooleanField(default=False)
+    generation_window_weeks = models.PositiveSmallIntegerField(
+        default=8, validators=[MinValueValidator(1), MaxValueValidator(52)]
+    )
+    last_generated_until = models.DateTimeField(null=True, blank=True, editable=False)
+    next_due_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_(
+            "When the next not-yet-materialized occurrence enters the window; "
+            "empty once the rule is exhausted."
+        ),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    objects = EventSeriesQuerySet.as_manager()
+
+    class Meta:
+        verbose_name = _("event series")
+        verbose_name_plural = _("event series")
+        ordering = ("name", "pk")
+        indexes = [
+            models.Index(
+                fields=["next_due_at"],
+                name="revel_series_due_idx",
+                condition=models.Q(is_active=True),
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def clean(self) -> None:
+        if not 1 <= (self.generation_window_weeks or 0) <= 52:
+            raise ValidationError(
+                {"generation_window_weeks": _("The generation window must be 1 to 52 weeks.")}
+            )
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        if not self.slug:
+            self.slug = _unique_slug(self.name, self.pk)
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
+        self.exdates = rules.normalize_exdates(self.exdates or [])
+        super().save(*args, **kwargs)
+
+    @property
+    def exdate_instants(self) -> frozenset[dt.datetime]:
+        return rules.exdate_instants(self.exdates or [])
+
+    def get_template(self) -> Any:
+        """The template event of this series, or None."""
+        return get_event_model()._default_manager.filter(series=self, is_template=True).first()
+
+    def occurrences(self) -> Any:
+        """A queryset of this series' materialized occurrences (template excluded)."""
+        return get_event_model()._default_manager.filter(series=self, is_template=False)
+
+
+def get_event_model() -> type[RecurringEventMixin]:
+    """The host Event model named by ``REVEL_RECURRING_EVENT_MODEL``."""
+    label = recurring_settings.EVENT_MODEL
+    if not label:
+        raise ImproperlyConfigured("Set REVEL_RECURRING_EVENT_MODEL to 'app_label.Event'.")
+    try:
+        model = apps.get_model(label, require_ready=False)
+    except (ValueError, LookupError) as exc:
+        raise ImproperlyConfigured(
+            f"REVEL_RECURRING_EVENT_MODEL refers to '{label}', which is not installed."
+        ) from exc
+    if not issubclass(model, RecurringEventMixin):
+        raise ImproperlyConfigured(f"'{label}' must inherit RecurringEventMixin.")
+    return model

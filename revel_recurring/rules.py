@@ -1,0 +1,256 @@
+"""Pure recurrence maths: rule fields and bounds in, UTC instants out.
+
+No ORM imports live here, so every function can be tested (and fuzzed) without a
+database. The DST policy of the whole app is implemented in :func:`localize`.
+
+Occurrences are computed on the *wall clock* of the rule's zone with dateutil
+working on naive datetimes, then each wall-clock time is turned into an instant:
+
+* a time inside a spring-forward gap is shifted forward by the gap (RFC 5545
+  §3.3.5: 02:30 on the gap day becomes 03:30) and still counts as an instance;
+* an ambiguous time on a fall-back day takes the first instant (``fold=0``).
+
+Every comparison (bounds, UNTIL, exdates) is then made on UTC instants.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from zoneinfo import ZoneInfo
+
+from dateutil import rrule as du
+
+UTC = dt.UTC
+
+# dateutil's weekday constants indexed by our 0 = Monday .. 6 = Sunday.
+_DU_WEEKDAYS = (du.MO, du.TU, du.WE, du.TH, du.FR, du.SA, du.SU)
+_ICAL_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
+
+
+class Frequency(enum.StrEnum):
+    DAILY = "DAILY"
+    WEEKLY = "WEEKLY"
+    MONTHLY = "MONTHLY"
+    YEARLY = "YEARLY"
+
+
+class MonthlyType(enum.StrEnum):
+    DAY_OF_MONTH = "DAY_OF_MONTH"
+    NTH_WEEKDAY = "NTH_WEEKDAY"
+
+
+_DU_FREQ = {
+    Frequency.DAILY: du.DAILY,
+    Frequency.WEEKLY: du.WEEKLY,
+    Frequency.MONTHLY: du.MONTHLY,
+    Frequency.YEARLY: du.YEARLY,
+}
+
+
+@dataclass(frozen=True)
+class RuleSpec:
+    """The fields of a recurrence rule, already validated.
+
+    ``dtstart`` and ``until`` are aware datetimes in any zone; ``timezone`` is the
+    IANA zone whose wall clock the occurrences keep.
+    """
+
+    frequency: Frequency
+    dtstart: dt.datetime
+    timezone: str
+    interval: int = 1
+    weekdays: tuple[int, ...] = field(default_factory=tuple)
+    monthly_type: MonthlyType | None = None
+    day_of_month: int | None = None
+    nth_weekday: int | None = None
+    weekday: int | None = None
+    until: dt.datetime | None = None
+    count: int | None = None
+
+    @property
+    def zone(self) -> ZoneInfo:
+        return ZoneInfo(self.timezone)
+
+    @property
+    def local_dtstart(self) -> dt.datetime:
+        """dtstart as a naive wall-clock time in the rule zone."""
+        return self.dtstart.astimezone(self.zone).replace(tzinfo=None)
+
+
+def to_utc(value: dt.datetime) -> dt.datetime:
+    """Normalise an aware datetime to UTC; naive values are refused."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError(f"expected an aware datetime, got naive {value.isoformat()}")
+    return value.astimezone(UTC)
+
+
+def localize(wall_clock: dt.datetime, zone: ZoneInfo) -> dt.datetime:
+    """Turn a naive wall-clock time in ``zone`` into a UTC instant (the DST policy).
+
+    ``fold=0`` gives both halves of the policy at once (PEP 495): for an ambiguous
+    time it selects the first instant, and for a time in a gap it applies the
+    offset in force *before* the transition, which lands on the wall-clock time
+    shifted forward by the gap.
+    """
+    return wall_clock.replace(tzinfo=zone, fold=0).astimezone(UTC)
+
+
+def build_rrule(spec: RuleSpec) -> du.rrule:
+    """A dateutil rule producing naive wall-clock times in the rule zone.
+
+    UNTIL is deliberately left out: it is an instant, and comparing it against wall
+    clock would be off by the zone offset. :func:`iter_occurrences` applies it in UTC.
+    """
+    kwargs: dict[str, object] = {
+        "freq": _DU_FREQ[Frequency(spec.frequency)],
+        "dtstart": spec.local_dtstart,
+        "interval": spec.interval,
+        "count": spec.count,
+        "wkst": du.MO,
+    }
+    frequency = Frequency(spec.frequency)
+    if frequency is Frequency.WEEKLY and spec.weekdays:
+        kwargs["byweekday"] = [_DU_WEEKDAYS[d] for d in sorted(set(spec.weekdays))]
+    elif frequency is Frequency.MONTHLY:
+        if spec.monthly_type == MonthlyType.DAY_OF_MONTH:
+            kwargs["bymonthday"] = spec.day_of_month
+        elif spec.monthly_type == MonthlyType.NTH_WEEKDAY:
+            assert spec.weekday is not None and spec.nth_weekday is not None
+            kwargs["byweekday"] = _DU_WEEKDAYS[spec.weekday](spec.nth_weekday)
+    return du.rrule(**kwargs)  # type: ignore[arg-type]
+
+
+def iter_occurrences(
+    spec: RuleSpec, *, start_wall_clock: dt.datetime | None = None
+) -> Iterator[dt.datetime]:
+    """Yield every occurrence as a UTC instant, in order, honouring UNTIL.
+
+    ``start_wall_clock`` (naive, rule zone) skips ahead cheaply; COUNT is still
+    counted from dtstart because dateutil walks the set from the beginning.
+    """
+    rule = build_rrule(spec)
+    zone = spec.zone
+    until = to_utc(spec.until) if spec.until is not None else None
+    source: Iterable[dt.datetime] = (
+        rule.xafter(start_wall_clock, inc=True) if start_wall_clock is not None else rule
+    )
+    previous: dt.datetime | None = None
+    for wall_clock in source:
+        instant = localize(wall_clock, zone)
+        if until is not None and instant > until:
+            return
+        # Two wall-clock times can collapse onto one instant only if a zone's gap
+        # were longer than the rule's step; never yield the same instant twice.
+        if previous is not None and instant <= previous:
+            continue
+        previous = instant
+        yield instant
+
+
+def _wall_clock_floor(instant: dt.datetime, zone: ZoneInfo) -> dt.datetime:
+    # A day of margin covers any UTC offset change between the bound and the
+    # occurrences near it; exact filtering happens afterwards in UTC.
+    return instant.astimezone(zone).replace(tzinfo=None) - dt.timedelta(days=1)
+
+
+def occurrences_between(
+    spec: RuleSpec,
+    after: dt.datetime,
+    before: dt.datetime,
+    *,
+    inclusive: bool = False,
+) -> list[dt.datetime]:
+    """Occurrences strictly between two aware bounds (or inclusive), as UTC instants."""
+    lower, upper = to_utc(after), to_utc(before)
+    if upper < lower:
+        return []
+    result: list[dt.datetime] = []
+    for instant in iter_occurrences(spec, start_wall_clock=_wall_clock_floor(lower, spec.zone)):
+        if instant > upper or (instant == upper and not inclusive):
+            break
+        if instant > lower or (instant == lower and inclusive):
+            result.append(instant)
+    return result
+
+
+def first_occurrence_after(
+    spec: RuleSpec,
+    after: dt.datetime,
+    *,
+    inclusive: bool = False,
+    skip: frozenset[dt.datetime] | set[dt.datetime] = frozenset(),
+) -> dt.datetime | None:
+    """The first occurrence after ``after`` that is not in ``skip``, or None."""
+    lower = to_utc(after)
+    for instant in iter_occurrences(spec, start_wall_clock=_wall_clock_floor(lower, spec.zone)):
+        if instant < lower or (instant == lower and not inclusive):
+            continue
+        if instant in skip:
+            continue
+        return instant
+    return None
+
+
+def is_occurrence(spec: RuleSpec, instant: dt.datetime) -> bool:
+    """Whether ``instant`` is one of the rule's occurrences (compared in UTC)."""
+    target = to_utc(instant)
+    return target in occurrences_between(spec, target, target, inclusive=True)
+
+
+def _ical_stamp(value: dt.datetime) -> str:
+    return value.strftime("%Y%m%dT%H%M%S")
+
+
+def to_rrule_string(spec: RuleSpec) -> str:
+    """RFC 5545 text: ``DTSTART;TZID=<zone>:<local>`` and ``RRULE:...``.
+
+    UNTIL is written in UTC with ``Z``, as §3.3.10 requires when DTSTART carries a
+    TZID.
+    """
+    frequency = Frequency(spec.frequency)
+    parts = [f"FREQ={frequency.value}"]
+    if spec.interval != 1:
+        parts.append(f"INTERVAL={spec.interval}")
+    if spec.count is not None:
+        parts.append(f"COUNT={spec.count}")
+    if spec.until is not None:
+        parts.append(f"UNTIL={_ical_stamp(to_utc(spec.until))}Z")
+    if frequency is Frequency.WEEKLY and spec.weekdays:
+        parts.append("BYDAY=" + ",".join(_ICAL_WEEKDAYS[d] for d in sorted(set(spec.weekdays))))
+    elif frequency is Frequency.MONTHLY:
+        if spec.monthly_type == MonthlyType.DAY_OF_MONTH:
+            parts.append(f"BYMONTHDAY={spec.day_of_month}")
+        elif spec.monthly_type == MonthlyType.NTH_WEEKDAY:
+            assert spec.weekday is not None
+            parts.append(f"BYDAY={spec.nth_weekday}{_ICAL_WEEKDAYS[spec.weekday]}")
+    return (
+        f"DTSTART;TZID={spec.timezone}:{_ical_stamp(spec.local_dtstart)}\n"
+        f"RRULE:{';'.join(parts)}"
+    )
+
+
+def format_instant(value: dt.datetime) -> str:
+    """The storage form of an exdate: ISO 8601 in UTC with a ``Z``."""
+    return to_utc(value).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def parse_instant(value: str | dt.datetime) -> dt.datetime:
+    """Parse a stored exdate (or an aware datetime) into a UTC instant."""
+    if isinstance(value, dt.datetime):
+        return to_utc(value)
+    text = value.strip()
+    if text.endswith(("Z", "z")):
+        text = text[:-1] + "+00:00"
+    return to_utc(dt.datetime.fromisoformat(text))
+
+
+def normalize_exdates(values: Iterable[str | dt.datetime]) -> list[str]:
+    """Deduplicated, sorted storage strings; the same instant in two zones is kept once."""
+    return sorted({format_instant(parse_instant(v)) for v in values})
+
+
+def exdate_instants(values: Iterable[str | dt.datetime]) -> frozenset[dt.datetime]:
+    return frozenset(parse_instant(v) for v in values)

@@ -1,0 +1,177 @@
+"""Validation of recurrence rule fields, shared by ``RecurrenceRule.clean()`` and the API.
+
+Every problem is reported under the key of the field a person has to change, with a
+message that says what would be accepted.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+
+from .rules import Frequency, MonthlyType
+
+WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# Which optional fields each frequency reads; anything else set is an error rather
+# than silently ignored, so an organiser never believes a field took effect.
+_FIELDS_USED_BY: dict[Frequency, frozenset[str]] = {
+    Frequency.DAILY: frozenset(),
+    Frequency.WEEKLY: frozenset({"weekdays"}),
+    Frequency.MONTHLY: frozenset({"monthly_type", "day_of_month", "nth_weekday", "weekday"}),
+    Frequency.YEARLY: frozenset(),
+}
+OPTIONAL_RULE_FIELDS = ("weekdays", "monthly_type", "day_of_month", "nth_weekday", "weekday")
+
+
+def _is_int(value: object) -> bool:
+    # bool is a subclass of int; True is not a weekday.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_set(name: str, value: object) -> bool:
+    if name == "weekdays":
+        return value not in (None, [], ())
+    return value not in (None, "")
+
+
+def validate_timezone(value: object) -> str:
+    """Return the IANA zone name or raise a ValidationError.
+
+    ``zoneinfo`` opens files under the tz database path; names with ``..`` or an
+    absolute path raise ValueError there, so they are refused before it is asked.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise ValidationError("Enter an IANA time zone name such as 'Europe/Vienna'.")
+    name = value.strip()
+    if name.startswith("/") or ".." in name.split("/") or "\\" in name or "\x00" in name:
+        raise ValidationError(f"'{value}' is not a time zone name; use one like 'Europe/Vienna'.")
+    try:
+        zoneinfo.ZoneInfo(name)
+    except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
+        raise ValidationError(
+            f"Unknown time zone '{value}'; use an IANA name such as 'Europe/Vienna'."
+        ) from None
+    return name
+
+
+def _is_aware(value: dt.datetime) -> bool:
+    return value.tzinfo is not None and value.utcoffset() is not None
+
+
+def validate_rule(data: Mapping[str, Any]) -> None:
+    """Validate a full set of rule fields; raise ValidationError keyed by field.
+
+    ``data`` holds the model's field names: frequency, interval, weekdays,
+    monthly_type, day_of_month, nth_weekday, weekday, dtstart, until, count,
+    timezone. Missing optional keys count as unset.
+    """
+    errors: dict[str, list[str]] = {}
+
+    def add(key: str, message: str) -> None:
+        errors.setdefault(key, []).append(message)
+
+    frequency_raw = data.get("frequency")
+    try:
+        frequency: Frequency | None = Frequency(frequency_raw)
+    except ValueError:
+        frequency = None
+        choices = ", ".join(f.value for f in Frequency)
+        add("frequency", f"Frequency must be one of {choices}, got {frequency_raw!r}.")
+
+    interval = data.get("interval", 1)
+    if not _is_int(interval) or interval < 1:
+        add("interval", f"Interval must be a whole number of at least 1, got {interval!r}.")
+
+    if frequency is not None:
+        used = _FIELDS_USED_BY[frequency]
+        for name in OPTIONAL_RULE_FIELDS:
+            if name not in used and _is_set(name, data.get(name)):
+                add(name, f"'{name}' is not used by a {frequency.value} rule; leave it empty.")
+        if frequency is Frequency.WEEKLY:
+            _check_weekdays(data.get("weekdays"), add)
+        if frequency is Frequency.MONTHLY:
+            _check_monthly(data, add)
+
+    dtstart = data.get("dtstart")
+    if not isinstance(dtstart, dt.datetime):
+        add("dtstart", "Start (dtstart) is required and must be a date and time.")
+        dtstart = None
+    elif not _is_aware(dtstart):
+        add("dtstart", "Start (dtstart) must include a time zone offset.")
+        dtstart = None
+
+    until, count = data.get("until"), data.get("count")
+    if until is not None and count is not None:
+        add("until", "Set either 'until' or 'count', not both.")
+    if until is not None:
+        if not isinstance(until, dt.datetime) or not _is_aware(until):
+            add("until", "'until' must be a date and time with a time zone offset.")
+        elif dtstart is not None and until <= dtstart:
+            add("until", "'until' must be later than the start (dtstart).")
+    if count is not None and (not _is_int(count) or count < 1):
+        add("count", f"Count must be a whole number of at least 1, got {count!r}.")
+
+    try:
+        validate_timezone(data.get("timezone"))
+    except ValidationError as exc:
+        for message in exc.messages:
+            add("timezone", message)
+
+    if errors:
+        raise ValidationError(errors)
+
+
+def _check_weekdays(value: object, add: Any) -> None:
+    if value in (None, []):
+        return
+    if not isinstance(value, (list, tuple)):
+        add("weekdays", "Weekdays must be a list of numbers from 0 (Monday) to 6 (Sunday).")
+        return
+    for item in value:
+        if not _is_int(item) or not 0 <= item <= 6:
+            add("weekdays", f"Each weekday must be 0 (Monday) to 6 (Sunday), got {item!r}.")
+    if len(set(map(repr, value))) != len(value):
+        add("weekdays", "Weekdays must not repeat.")
+
+
+def _check_monthly(data: Mapping[str, Any], add: Any) -> None:
+    monthly_type = data.get("monthly_type")
+    day_of_month = data.get("day_of_month")
+    nth_weekday, weekday = data.get("nth_weekday"), data.get("weekday")
+    if monthly_type in (None, ""):
+        add("monthly_type", "A MONTHLY rule needs monthly_type: DAY_OF_MONTH or NTH_WEEKDAY.")
+        return
+    try:
+        kind = MonthlyType(monthly_type)
+    except ValueError:
+        add("monthly_type", f"monthly_type must be DAY_OF_MONTH or NTH_WEEKDAY, got {monthly_type!r}.")
+        return
+    if kind is MonthlyType.DAY_OF_MONTH:
+        if day_of_month is None:
+            add("day_of_month", "Give day_of_month (1 to 31, or -1 for the last day).")
+        elif not _is_int(day_of_month) or not (1 <= day_of_month <= 31 or day_of_month == -1):
+            add("day_of_month", f"day_of_month must be 1 to 31 or -1 (last day), got {day_of_month!r}.")
+        for name, value in (("nth_weekday", nth_weekday), ("weekday", weekday)):
+            if value is not None:
+                add(name, f"'{name}' is only used with monthly_type NTH_WEEKDAY; leave it empty.")
+        return
+    if day_of_month is not None:
+        add("day_of_month", "'day_of_month' is only used with monthly_type DAY_OF_MONTH.")
+    if nth_weekday is None:
+        add("nth_weekday", "Give nth_weekday: 1 to 5, or -1 to -5 counting from the month's end.")
+    elif not _is_int(nth_weekday) or nth_weekday == 0 or not -5 <= nth_weekday <= 5:
+        add("nth_weekday", f"nth_weekday must be 1 to 5 or -1 to -5, got {nth_weekday!r}.")
+    if weekday is None:
+        add("weekday", "Give weekday: 0 (Monday) to 6 (Sunday).")
+    elif not _is_int(weekday) or not 0 <= weekday <= 6:
+        add("weekday", f"weekday must be 0 (Monday) to 6 (Sunday), got {weekday!r}.")
+
+
+def validate_generation_window_weeks(value: object) -> None:
+    if not _is_int(value) or not 1 <= value <= 52:  # type: ignore[operator]
+        raise ValidationError(f"The generation window must be 1 to 52 weeks, got {value!r}.")

@@ -1,0 +1,65 @@
+"""Settings for the test suite: SQLite by default, DATABASE_URL switches backend."""
+
+from __future__ import annotations
+
+import os
+
+import dj_database_url
+
+SECRET_KEY = "revel-recurring-tests"
+DEBUG = False
+USE_TZ = True
+TIME_ZONE = "UTC"
+ROOT_URLCONF = "tests.urls"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.admin",
+    "rest_framework",
+    "django_filters",
+    "django_celery_beat",
+    "revel_recurring",
+    "tests.testapp",
+]
+
+MIDDLEWARE = [
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+]
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+_url = os.environ.get("DATABASE_URL")
+if _url:
+    DATABASES = {"default": dj_database_url.parse(_url, conn_max_age=0)}
+    DATABASES["default"].setdefault("TEST", {})
+    DATABASES["default"]["TEST"]["NAME"] = os.environ.get(
+        "REVEL_TEST_DB_NAME", "test_revel_recurring"
+    )
+else:
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
+
+REVEL_RECURRING_EVENT_MODEL = "testapp.Event"
+REVEL_RECURRING_NOTIFIER = "tests.testapp.notifier.record_digest"
+REVEL_RECURRING_REGISTER_BEAT_TASKS = True
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
+CELERY_TASK_ALWAYS_EAGER = True
+CELERY_TASK_EAGER_PROPAGATES = True
