@@ -2,24 +2,82 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import Any
 
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+from .notifications import SERIES_EVENTS_GENERATED, SeriesDigest
 
 
 class DefaultRecurringAdapter:
-    """Default policy: no audience knowledge, a plain series URL.
+    """Who hears about a series and where it lives; hosts override the ``get_*`` hooks.
 
-    Hosts override these methods to say who is staff, owner, member or follower of
-    the organisation behind a series and where its public page lives.
+    The digest audience policy (``get_digest_recipients``) is fixed: staff and owners
+    always; active and paused members when the template is members-only or public;
+    followers who opted in to new events when it is public. Drafts reach staff and
+    owners only. The hooks below supply the people; the default knows none.
     """
+
+    #: Host visibility values the audience policy compares the template against.
+    VISIBILITY_PUBLIC = "public"
+    VISIBILITY_MEMBERS_ONLY = "members_only"
 
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""
         return f"/series/{series.slug}/"
+
+    def get_staff_and_owners(self, series: Any, template: Any) -> Iterable[Any]:
+        """People who run the series (always told)."""
+        return ()
+
+    def get_members(self, series: Any, template: Any) -> Iterable[Any]:
+        """Active and paused members of the organisation behind the series."""
+        return ()
+
+    def get_followers(self, series: Any, template: Any) -> Iterable[Any]:
+        """Followers who opted in to new-event notifications."""
+        return ()
+
+    def wants_notification(self, recipient: Any, notification_type: str) -> bool:
+        """The recipient's own preferences; False drops them from the digest."""
+        return True
+
+    def get_digest_recipients(
+        self, series: Any, template: Any, occurrences: Sequence[Any]
+    ) -> list[Any]:
+        model = type(template)
+        field = model.RECURRING_VISIBILITY_FIELD
+        visibility = getattr(template, field) if field else None
+        published = any(
+            getattr(o, model.RECURRING_STATUS_FIELD) == model.RECURRING_STATUS_OPEN
+            for o in occurrences
+        )
+        groups: list[Iterable[Any]] = [self.get_staff_and_owners(series, template)]
+        if published and visibility in (self.VISIBILITY_MEMBERS_ONLY, self.VISIBILITY_PUBLIC):
+            groups.append(self.get_members(series, template))
+        if published and visibility == self.VISIBILITY_PUBLIC:
+            groups.append(self.get_followers(series, template))
+        seen: dict[Any, None] = {}
+        for group in groups:
+            for person in group:
+                seen.setdefault(person, None)
+        return [p for p in seen if self.wants_notification(p, SERIES_EVENTS_GENERATED)]
+
+    def build_digest(self, series: Any, occurrences: Sequence[Any]) -> SeriesDigest:
+        """The one digest for a generated batch."""
+        template = series.get_template()
+        recipients = (
+            self.get_digest_recipients(series, template, occurrences) if template else []
+        )
+        return SeriesDigest(
+            series=series,
+            occurrences=tuple(occurrences),
+            recipients=tuple(recipients),
+            url=self.get_series_url(series),
+        )
 
 
 @lru_cache(maxsize=8)

@@ -1,0 +1,202 @@
+"""Rolling-window materialization: the one entry point that creates occurrences."""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Max
+from django.utils import timezone
+
+from .. import rules
+from ..conf import recurring_settings
+from ..exceptions import GenerationWindowError
+from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
+from ..signals import series_events_generated
+from .locking import lock_series
+from .scheduling import next_due_at, window_length
+
+logger = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class GenerationPlan:
+    """What one run would do: the new slots, the new cursor and next due moment."""
+
+    slots: tuple[dt.datetime, ...]
+    horizon: dt.datetime
+    next_due_at: dt.datetime | None
+
+
+def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
+    if until is None:
+        return
+    limit = now + dt.timedelta(weeks=recurring_settings.MAX_WINDOW_WEEKS)
+    if rules.to_utc(until) > limit:
+        raise GenerationWindowError(
+            f"Cannot generate up to {rules.format_instant(until)}: at most "
+            f"{recurring_settings.MAX_WINDOW_WEEKS} weeks ahead (until "
+            f"{rules.format_instant(limit)}) is allowed by REVEL_RECURRING_MAX_WINDOW_WEEKS."
+        )
+
+
+def _horizon(series: EventSeries, until: dt.datetime | None, now: dt.datetime) -> dt.datetime:
+    return rules.to_utc(until) if until is not None else now + window_length(series)
+
+
+def _lower_bound(
+    series: EventSeries, rule: RecurrenceRule, horizon: dt.datetime
+) -> tuple[dt.datetime, bool]:
+    """Where the window starts and whether that instant itself is included."""
+    cursor = series.last_generated_until
+    if cursor is None:
+        return rules.to_utc(rule.dtstart), True
+    # A cursor beyond the horizon (the window shrank, or an explicit until below
+    # it) is clamped: the cursor moves back to the horizon and later runs go on
+    # from there instead of waiting for real time to catch up with it.
+    return min(cursor, horizon), False
+
+
+def plan_generation(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    *,
+    materialized: set[dt.datetime],
+    now: dt.datetime,
+    until: dt.datetime | None = None,
+    backfill: bool = False,
+) -> GenerationPlan:
+    """Decide which slots to materialize; pure given the series state and the slots taken.
+
+    The window runs from the cursor (exclusive) or dtstart (inclusive, first run)
+    to the horizon (inclusive). Because the next run starts exclusively at the
+    same horizon, a slot exactly on it is generated exactly once. Slots before
+    ``now`` are left out unless ``backfill``; exdates and ``materialized`` slots
+    (by original UTC slot, so moved or deleted occurrences stay gone) too.
+    """
+    horizon = _horizon(series, until, now)
+    lower, inclusive = _lower_bound(series, rule, horizon)
+    search_from = lower if backfill else max(lower, now)
+    exdates = series.exdate_instants
+    slots = tuple(
+        slot
+        for slot in rules.occurrences_between(rule.to_spec(), search_from, horizon, inclusive=True)
+        if (inclusive or slot > lower)
+        and (backfill or slot >= now)
+        and slot not in exdates
+        and slot not in materialized
+    )
+    return GenerationPlan(
+        slots=slots,
+        horizon=horizon,
+        next_due_at=next_due_at(
+            series, rule, after=horizon, materialized=materialized | set(slots)
+        ),
+    )
+
+
+def _materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
+    return set(
+        get_event_model()
+        ._default_manager.filter(series=series, recurrence_id__gte=since)
+        .values_list("recurrence_id", flat=True)
+    )
+
+
+def generate_series_events(
+    series: EventSeries,
+    *,
+    until: dt.datetime | None = None,
+    now: dt.datetime | None = None,
+    backfill: bool = False,
+) -> list[Any]:
+    """Materialize every occurrence of ``series`` inside its rolling window.
+
+    Returns the created host events, in start order (empty when there was nothing
+    to do). ``until`` replaces the horizon ``now + generation_window_weeks`` and may
+    reach at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead. Occurrences that
+    start before ``now`` are skipped unless ``backfill`` (for imports).
+
+    Runs in one transaction under the series row lock: all occurrences, their
+    related rows and the cursor commit together or not at all. After commit, one
+    digest is sent for the batch; a failing notifier is logged, never raised.
+    """
+    moment = now or timezone.now()
+    _check_until(until, moment)
+    if not series.is_active or series.recurrence_rule_id is None:
+        return []
+    event_model = get_event_model()
+    with transaction.atomic(), suppress_event_notifications():
+        locked = lock_series(series.pk)
+        # The locked row is the truth: another caller may have paused the series,
+        # moved the cursor or changed the rule while we waited for the lock.
+        if not locked.is_active or locked.recurrence_rule_id is None:
+            return []
+        rule = RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
+        template = event_model._default_manager.filter(series=locked, is_template=True).first()
+        if template is None:
+            return []
+        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment))
+        materialized = _materialized_slots(locked, lower if backfill else max(lower, moment))
+        plan = plan_generation(
+            locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
+        )
+        created = _materialize(locked, template, plan.slots)
+        locked.last_generated_until = plan.horizon
+        locked.next_due_at = plan.next_due_at
+        locked.save(update_fields=["last_generated_until", "next_due_at", "updated_at"])
+        if created:
+            transaction.on_commit(lambda: _send_digest(locked, created))
+    series.last_generated_until = locked.last_generated_until
+    series.next_due_at = locked.next_due_at
+    return created
+
+
+def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime]) -> list[Any]:
+    if not slots:
+        return []
+    model = type(template)
+    status = (
+        model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
+    )
+    highest = (
+        model._default_manager.filter(series=series)
+        .aggregate(highest=Max("occurrence_index"))["highest"]
+    )
+    start_index = (highest or 0) + 1
+    occurrences = [
+        template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
+        for i, slot in enumerate(slots)
+    ]
+    created = model._default_manager.bulk_create(occurrences)
+    model.clone_related(template, created)
+    return list(created)
+
+
+def _send_digest(series: EventSeries, occurrences: list[Any]) -> None:
+    from ..adapter import get_adapter
+
+    try:
+        digest = get_adapter().build_digest(series, occurrences)
+    except Exception:
+        logger.exception("revel_recurring could not build the digest for series %s", series.pk)
+        return
+    for receiver, result in series_events_generated.send_robust(
+        sender=EventSeries, series=series, occurrences=occurrences, digest=digest
+    ):
+        if isinstance(result, Exception):
+            logger.error(
+                "series_events_generated receiver %r failed for series %s",
+                receiver,
+                series.pk,
+                exc_info=result,
+            )
+    dispatch_digest(digest)
+
+
+__all__ = ["GenerationPlan", "SeriesDigest", "generate_series_events", "plan_generation"]

@@ -1,0 +1,53 @@
+"""Where the rolling window stands: the next due moment of a series."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection
+
+from .. import rules
+from ..models import EventSeries, RecurrenceRule, get_event_model
+
+
+def window_length(series: EventSeries) -> dt.timedelta:
+    return dt.timedelta(weeks=series.generation_window_weeks)
+
+
+def next_due_at(
+    series: EventSeries,
+    rule: RecurrenceRule | None,
+    *,
+    after: dt.datetime,
+    materialized: Collection[dt.datetime],
+) -> dt.datetime | None:
+    """When the first slot after ``after`` still to be materialized enters the window.
+
+    Stored as "slot minus window" so the dispatcher's query is a plain range scan.
+    None when the rule is exhausted (by count or until) or the series has no rule.
+    """
+    if rule is None:
+        return None
+    skip = set(series.exdate_instants) | set(materialized)
+    slot = rules.first_occurrence_after(rule.to_spec(), after, skip=skip)
+    return None if slot is None else slot - window_length(series)
+
+
+def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime | None:
+    """Recompute ``series.next_due_at`` (not saved) after a rule, cursor or exdate change.
+
+    Slots before ``now`` are never materialized by the dispatcher, so the search
+    starts at the later of ``now`` and the cursor.
+    """
+    rule = series.recurrence_rule
+    after = max(now, series.last_generated_until) if series.last_generated_until else now
+    materialized = set(
+        get_event_model()
+        ._default_manager.filter(series=series, recurrence_id__gte=after)
+        .values_list("recurrence_id", flat=True)
+    )
+    # An exclusive search from `now` would miss a slot exactly at now when
+    # nothing has been generated yet; step back one microsecond to include it.
+    if series.last_generated_until is None or series.last_generated_until < now:
+        after = after - dt.timedelta(microseconds=1)
+    series.next_due_at = next_due_at(series, rule, after=after, materialized=materialized)
+    return series.next_due_at
