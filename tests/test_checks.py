@@ -1,0 +1,261 @@
+"""Each system check id of revel_recurring/checks.py, asserted exactly."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import pytest
+from django.apps.registry import Apps
+from django.core import checks
+from django.db import models
+from django.test.utils import isolate_apps
+
+from revel_recurring import checks as recurring_checks
+from revel_recurring.checks import check_dotted_paths, check_event_model, check_numbers
+from revel_recurring.models import RecurringEventMixin
+from tests.testapp.models import Event
+
+if TYPE_CHECKING:
+    from pytest_django.fixtures import Settings
+
+# Every id asserted below; test_every_check_id_is_tested keeps this honest.
+TESTED_IDS = {f"revel_recurring.E00{n}" for n in range(1, 9)}
+
+
+def ids(messages: list[checks.CheckMessage]) -> list[str | None]:
+    return [m.id for m in messages]
+
+
+def test_every_check_id_is_tested() -> None:
+    source = Path(recurring_checks.__file__).read_text(encoding="utf-8")
+    declared = set(re.findall(r"""id=["'](revel_recurring\.[EW]\d{3})["']""", source))
+
+    assert declared == TESTED_IDS, "assert each new check id in tests/test_checks.py"
+
+
+def test_test_settings_pass_every_check() -> None:
+    assert check_event_model() == []
+    assert check_dotted_paths() == []
+    assert check_numbers() == []
+
+
+def test_checks_are_registered_with_django(settings: Settings) -> None:
+    del settings.REVEL_RECURRING_EVENT_MODEL
+    settings.REVEL_RECURRING_BEAT_CRONTAB = "daily"
+
+    found = ids(checks.run_checks())
+
+    assert "revel_recurring.E001" in found
+    assert "revel_recurring.E008" in found
+
+
+# E001 / E002 / E003: REVEL_RECURRING_EVENT_MODEL
+
+
+def test_e001_event_model_setting_missing(settings: Settings) -> None:
+    del settings.REVEL_RECURRING_EVENT_MODEL
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E001"]
+    assert errors[0].level == checks.ERROR
+    assert "REVEL_RECURRING_EVENT_MODEL is not set" in errors[0].msg
+
+
+def test_e001_event_model_setting_empty(settings: Settings) -> None:
+    settings.REVEL_RECURRING_EVENT_MODEL = ""
+
+    assert ids(check_event_model()) == ["revel_recurring.E001"]
+
+
+@pytest.mark.parametrize("label", ["events.Event", "testapp.Nope", "not-a-label", "a.b.c"])
+def test_e002_event_model_not_installed(label: str, settings: Settings) -> None:
+    settings.REVEL_RECURRING_EVENT_MODEL = label
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E002"]
+    assert f"'{label}'" in errors[0].msg
+
+
+def test_e003_event_model_without_the_mixin(settings: Settings) -> None:
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Seat"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E003"]
+    assert errors[0].obj.__name__ == "Seat"
+    assert "RecurringEventMixin" in errors[0].msg
+
+
+# E004: the mixin's field-name mapping names fields the model lacks
+
+
+@pytest.fixture
+def isolated_apps(monkeypatch: pytest.MonkeyPatch) -> Iterator[Apps]:
+    """A throwaway registry for models defined in a test; checks.py looks models up in it."""
+    with isolate_apps("tests.testapp") as registry:
+        monkeypatch.setattr(recurring_checks, "apps", registry)
+        yield registry
+
+
+def test_e004_default_field_names_missing_on_the_host_model(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    class BareEvent(RecurringEventMixin):
+        title = models.CharField(max_length=50)
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.BareEvent"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E004"] * 3
+    assert [e.msg for e in errors] == [
+        "RECURRING_START_FIELD names 'start', which 'testapp.BareEvent' does not have.",
+        "RECURRING_END_FIELD names 'end', which 'testapp.BareEvent' does not have.",
+        "RECURRING_STATUS_FIELD names 'status', which 'testapp.BareEvent' does not have.",
+    ]
+    assert all(e.obj is BareEvent for e in errors)
+
+
+def test_e004_not_raised_for_a_host_mapping_its_own_names(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    class MappedEvent(RecurringEventMixin):
+        begins = models.DateTimeField()
+        phase = models.CharField(max_length=10)
+
+        RECURRING_START_FIELD = "begins"
+        RECURRING_END_FIELD = None
+        RECURRING_STATUS_FIELD = "phase"
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.MappedEvent"
+
+    assert check_event_model() == []
+
+
+@pytest.mark.parametrize(
+    ("attribute", "value", "reported"),
+    [
+        ("RECURRING_START_FIELD", "start", "RECURRING_START_FIELD"),
+        ("RECURRING_END_FIELD", "finish", "RECURRING_END_FIELD"),
+        ("RECURRING_STATUS_FIELD", "status", "RECURRING_STATUS_FIELD"),
+        ("RECURRING_VISIBILITY_FIELD", "visibility", "RECURRING_VISIBILITY_FIELD"),
+        ("RECURRING_SHIFTED_FIELDS", ("doors_open_at", "rsvp_before"), "RECURRING_SHIFTED_FIELDS"),
+        ("PROPAGATABLE_FIELDS", ("title", "price"), "PROPAGATABLE_FIELDS"),
+    ],
+)
+def test_e004_each_mapped_attribute_is_checked(
+    attribute: str, value: object, reported: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(Event, attribute, value)
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E004"]
+    assert errors[0].msg.startswith(reported)
+    assert errors[0].obj is Event
+
+
+# E005: dotted paths
+
+
+@pytest.mark.parametrize(
+    ("setting", "path"),
+    [
+        ("REVEL_RECURRING_ADAPTER", "myhost.adapters.SiteAdapter"),
+        ("REVEL_RECURRING_ADAPTER", "revel_recurring.adapter.NoSuchAdapter"),
+        ("REVEL_RECURRING_ADAPTER", "noDots"),
+        ("REVEL_RECURRING_NOTIFIER", "tests.testapp.notifier.no_such_callable"),
+    ],
+)
+def test_e005_dotted_path_cannot_be_imported(setting: str, path: str, settings: Settings) -> None:
+    setattr(settings, setting, path)
+
+    errors = check_dotted_paths()
+
+    assert ids(errors) == ["revel_recurring.E005"]
+    assert errors[0].msg == f"{setting} = '{path}' cannot be imported."
+
+
+def test_e005_reported_for_each_bad_path(settings: Settings) -> None:
+    settings.REVEL_RECURRING_ADAPTER = "nope.Adapter"
+    settings.REVEL_RECURRING_NOTIFIER = "nope.notify"
+
+    assert ids(check_dotted_paths()) == ["revel_recurring.E005", "revel_recurring.E005"]
+
+
+def test_no_notifier_is_allowed(settings: Settings) -> None:
+    del settings.REVEL_RECURRING_NOTIFIER
+
+    assert check_dotted_paths() == []
+
+
+# E006 / E007 / E008: numbers and the crontab
+
+
+@pytest.mark.parametrize("weeks", [0, -1, 53])
+def test_e006_default_window_out_of_range(weeks: int, settings: Settings) -> None:
+    settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = weeks
+    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 60
+
+    errors = check_numbers()
+
+    assert ids(errors) == ["revel_recurring.E006"]
+    assert errors[0].msg == f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be 1 to 52, got {weeks}."
+
+
+@pytest.mark.parametrize("weeks", [1, 52])
+def test_default_window_bounds_are_accepted(weeks: int, settings: Settings) -> None:
+    settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = weeks
+
+    assert check_numbers() == []
+
+
+def test_e007_max_window_below_default(settings: Settings) -> None:
+    settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = 8
+    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 4
+
+    errors = check_numbers()
+
+    assert ids(errors) == ["revel_recurring.E007"]
+    assert "(4)" in errors[0].msg
+    assert "(8)" in errors[0].msg
+
+
+def test_max_window_equal_to_default_is_accepted(settings: Settings) -> None:
+    settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = 8
+    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 8
+
+    assert check_numbers() == []
+
+
+@pytest.mark.parametrize("crontab", ["0 4 * *", "0 4 * * * *", "", "daily"])
+def test_e008_crontab_without_five_fields(crontab: str, settings: Settings) -> None:
+    settings.REVEL_RECURRING_BEAT_CRONTAB = crontab
+
+    errors = check_numbers()
+
+    assert ids(errors) == ["revel_recurring.E008"]
+    assert errors[0].hint == "For example '0 4 * * *' (04:00 UTC daily)."
+
+
+def test_number_errors_are_reported_together(settings: Settings) -> None:
+    settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = 60
+    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 52
+    settings.REVEL_RECURRING_BEAT_CRONTAB = "0 4"
+
+    assert ids(check_numbers()) == [
+        "revel_recurring.E006",
+        "revel_recurring.E007",
+        "revel_recurring.E008",
+    ]

@@ -1,0 +1,101 @@
+"""Every ``recurring_settings`` property reads its REVEL_RECURRING_* setting and default."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import pytest
+from django.test import override_settings
+
+from revel_recurring.conf import RecurringSettings, recurring_settings
+
+if TYPE_CHECKING:
+    from pytest_django.fixtures import Settings
+
+README = Path(__file__).resolve().parent.parent / "README.md"
+
+# property name -> (documented default, an overriding value, what the property returns for it)
+SETTINGS: dict[str, tuple[Any, Any, Any]] = {
+    "EVENT_MODEL": (None, "events.Event", "events.Event"),
+    "ADAPTER": (
+        "revel_recurring.adapter.DefaultRecurringAdapter",
+        "myhost.adapters.SiteAdapter",
+        "myhost.adapters.SiteAdapter",
+    ),
+    "NOTIFIER": (None, "myhost.notify.send_digest", "myhost.notify.send_digest"),
+    "DEFAULT_WINDOW_WEEKS": (8, 12, 12),
+    "MAX_WINDOW_WEEKS": (52, 26, 26),
+    "REGISTER_BEAT_TASKS": (True, False, False),
+    "BEAT_CRONTAB": ("0 4 * * *", "30 2 * * 1-5", "30 2 * * 1-5"),
+    "DISPATCH_CHUNK_SIZE": (500, 50, 50),
+    "TASK_MAX_RETRIES": (5, 2, 2),
+    "TASK_RETRY_BACKOFF": (5, 1, 1),
+    "TASK_RETRY_BACKOFF_MAX": (300, 60, 60),
+}
+
+
+def property_names() -> list[str]:
+    return sorted(n for n, v in vars(RecurringSettings).items() if isinstance(v, property))
+
+
+def test_every_setting_is_covered_here() -> None:
+    missing = set(property_names()) - set(SETTINGS)
+    assert not missing, (
+        f"Add {sorted(missing)} to SETTINGS in tests/test_conf.py and to the settings "
+        "table in README.md."
+    )
+    assert set(SETTINGS) <= set(property_names())
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_setting_default(name: str, settings: Settings) -> None:
+    default, _, _ = SETTINGS[name]
+    if hasattr(settings, f"REVEL_RECURRING_{name}"):
+        delattr(settings, f"REVEL_RECURRING_{name}")
+
+    assert getattr(recurring_settings, name) == default
+
+
+@pytest.mark.parametrize("name", sorted(SETTINGS))
+def test_setting_reads_its_django_setting(name: str, settings: Settings) -> None:
+    _, value, expected = SETTINGS[name]
+    setattr(settings, f"REVEL_RECURRING_{name}", value)
+
+    assert getattr(recurring_settings, name) == expected
+
+
+def test_settings_are_read_on_every_access_not_cached() -> None:
+    with override_settings(REVEL_RECURRING_DEFAULT_WINDOW_WEEKS=3):
+        assert recurring_settings.DEFAULT_WINDOW_WEEKS == 3
+    with override_settings(REVEL_RECURRING_DEFAULT_WINDOW_WEEKS=4):
+        assert recurring_settings.DEFAULT_WINDOW_WEEKS == 4
+
+
+@pytest.mark.parametrize("value", ["", None])
+def test_empty_optional_paths_read_as_none(value: Any, settings: Settings) -> None:
+    settings.REVEL_RECURRING_EVENT_MODEL = value
+    settings.REVEL_RECURRING_NOTIFIER = value
+
+    assert recurring_settings.EVENT_MODEL is None
+    assert recurring_settings.NOTIFIER is None
+
+
+def readme_settings_rows() -> dict[str, str]:
+    rows = {}
+    for line in README.read_text(encoding="utf-8").splitlines():
+        match = re.match(r"\|\s*`REVEL_RECURRING_([A-Z0-9_]+)`\s*\|(.*)", line)
+        if match:
+            rows[match.group(1)] = match.group(2)
+    return rows
+
+
+def test_readme_table_lists_every_setting_with_its_default() -> None:
+    rows = readme_settings_rows()
+
+    assert set(rows) == set(property_names())
+    for name, (default, _, _) in SETTINGS.items():
+        default_cell = rows[name].split("|")[0].strip()
+        shown = f'`"{default}"`' if isinstance(default, str) else f"`{default!r}`"
+        assert default_cell == shown, f"README default of REVEL_RECURRING_{name}"
