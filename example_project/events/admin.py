@@ -1,0 +1,93 @@
+from __future__ import annotations
+
+from django.contrib import admin
+from django.http import HttpRequest
+
+from .models import (
+    DigestRecord,
+    Event,
+    Follow,
+    Membership,
+    NotificationPreference,
+    Organization,
+    TicketTier,
+)
+
+
+class MembershipInline(admin.TabularInline):
+    model = Membership
+    extra = 0
+    autocomplete_fields = ("user",)
+
+
+class FollowInline(admin.TabularInline):
+    model = Follow
+    extra = 0
+    autocomplete_fields = ("user",)
+
+
+@admin.register(Organization)
+class OrganizationAdmin(admin.ModelAdmin):
+    list_display = ("name", "slug", "owner")
+    search_fields = ("name", "slug")
+    prepopulated_fields = {"slug": ("name",)}
+    autocomplete_fields = ("owner",)
+    filter_horizontal = ("staff",)
+    inlines = (MembershipInline, FollowInline)
+
+
+class TicketTierInline(admin.TabularInline):
+    model = TicketTier
+    extra = 0
+
+
+@admin.register(Event)
+class EventAdmin(admin.ModelAdmin):
+    list_display = (
+        "name",
+        "start",
+        "status",
+        "visibility",
+        "organization",
+        "series",
+        "is_template",
+        "is_modified",
+    )
+    list_filter = ("status", "visibility", "is_template", "organization")
+    list_select_related = ("organization", "series")
+    search_fields = ("name", "slug")
+    date_hierarchy = "start"
+    ordering = ("start", "pk")
+    readonly_fields = ("is_template", "occurrence_index", "recurrence_id", "created_at")
+    raw_id_fields = ("series",)
+    inlines = (TicketTierInline,)
+
+
+@admin.register(TicketTier)
+class TicketTierAdmin(admin.ModelAdmin):
+    list_display = ("name", "event", "price", "quantity", "quantity_sold", "sales_start")
+    list_select_related = ("event",)
+    raw_id_fields = ("event",)
+
+
+@admin.register(NotificationPreference)
+class NotificationPreferenceAdmin(admin.ModelAdmin):
+    list_display = ("user", "silence_all", "disabled_types")
+    autocomplete_fields = ("user",)
+
+
+@admin.register(DigestRecord)
+class DigestRecordAdmin(admin.ModelAdmin):
+    list_display = ("created_at", "notification_type", "series", "occurrence_count", "url")
+    list_select_related = ("series",)
+    readonly_fields = (
+        "series",
+        "notification_type",
+        "occurrence_count",
+        "recipients",
+        "url",
+        "created_at",
+    )
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False

@@ -1,0 +1,339 @@
+"""The host side: organisations, their audience, and an Event that joins series."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from decimal import Decimal
+
+from django.conf import settings
+from django.core.exceptions import ValidationError
+from django.core.validators import MaxValueValidator, MinValueValidator
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+
+from revel_recurring.models import RecurringEventMixin
+
+# An occurrence slug is the template slug plus "-YYYYMMDD-HHMM" (14 characters); the
+# template part is cut so the result always fits the 255-character column.
+_SLUG_MAX_LENGTH = 255
+_SLUG_SUFFIX_LENGTH = 14
+
+
+class Organization(models.Model):
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=100, unique=True)
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_organizations"
+    )
+    staff = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, blank=True, related_name="staffed_organizations"
+    )
+    members = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="Membership",
+        blank=True,
+        related_name="member_organizations",
+    )
+    followers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL,
+        through="Follow",
+        blank=True,
+        related_name="followed_organizations",
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("name", "pk")
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Membership(models.Model):
+    class Status(models.TextChoices):
+        ACTIVE = "active", _("Active")
+        PAUSED = "paused", _("Paused")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    organization = models.ForeignKey(
+        Organization, on_delete=models.CASCADE, related_name="memberships"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memberships"
+    )
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.ACTIVE)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "user"], name="events_membership_unique_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} in {self.organization} ({self.status})"
+
+
+class Follow(models.Model):
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="follows")
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="follows"
+    )
+    notify_new_events = models.BooleanField(
+        default=False, help_text=_("Opted in to hear about new events of this organisation.")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["organization", "user"], name="events_follow_unique_user"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} follows {self.organization}"
+
+
+class NotificationPreference(models.Model):
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notification_preference"
+    )
+    silence_all = models.BooleanField(default=False)
+    disabled_types = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_('Notification types this user opted out of, e.g. ["SERIES_EVENTS_GENERATED"].'),
+    )
+
+    def __str__(self) -> str:
+        return f"Notification preferences of {self.user}"
+
+    def clean(self) -> None:
+        if not isinstance(self.disabled_types, list) or not all(
+            isinstance(item, str) for item in self.disabled_types
+        ):
+            raise ValidationError(
+                {"disabled_types": _("Give a list of notification type names (strings).")}
+            )
+
+    def allows(self, notification_type: str) -> bool:
+        return not self.silence_all and notification_type not in (self.disabled_types or [])
+
+
+def occurrence_slug(template_slug: str, start: dt.datetime) -> str:
+    """The slug of the occurrence of ``template_slug`` starting at ``start``.
+
+    Formatted from the UTC instant, so it is deterministic, unique within the series
+    (one occurrence per instant) and independent of the server's time zone.
+    """
+    base = template_slug[: _SLUG_MAX_LENGTH - _SLUG_SUFFIX_LENGTH]
+    return f"{base}-{start.astimezone(dt.UTC):%Y%m%d-%H%M}"
+
+
+class Event(RecurringEventMixin, models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("Draft")
+        OPEN = "open", _("Open")
+        CLOSED = "closed", _("Closed")
+        CANCELLED = "cancelled", _("Cancelled")
+
+    class Visibility(models.TextChoices):
+        PUBLIC = "public", _("Public")
+        MEMBERS_ONLY = "members_only", _("Members only")
+        STAFF_ONLY = "staff_only", _("Staff only")
+        PRIVATE = "private", _("Private")
+        UNLISTED = "unlisted", _("Unlisted")
+
+    organization = models.ForeignKey(Organization, on_delete=models.CASCADE, related_name="events")
+    name = models.CharField(max_length=200)
+    slug = models.SlugField(max_length=_SLUG_MAX_LENGTH)
+    description = models.TextField(blank=True, default="")
+    start = models.DateTimeField()
+    end = models.DateTimeField()
+    status = models.CharField(max_length=10, choices=Status.choices, default=Status.DRAFT)
+    visibility = models.CharField(
+        max_length=12, choices=Visibility.choices, default=Visibility.PUBLIC
+    )
+    capacity = models.PositiveIntegerField(null=True, blank=True, help_text=_("Empty: unlimited."))
+    address = models.CharField(max_length=255, blank=True, default="")
+    latitude = models.DecimalField(
+        max_digits=9,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal(-90)), MaxValueValidator(Decimal(90))],
+    )
+    longitude = models.DecimalField(
+        max_digits=9,
+        decimal_places=6,
+        null=True,
+        blank=True,
+        validators=[MinValueValidator(Decimal(-180)), MaxValueValidator(Decimal(180))],
+    )
+    waitlist_open = models.BooleanField(default=False)
+    requires_ticket = models.BooleanField(default=False)
+    rsvp_before = models.DateTimeField(null=True, blank=True)
+    check_in_starts_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    RECURRING_START_FIELD = "start"
+    RECURRING_END_FIELD = "end"
+    RECURRING_STATUS_FIELD = "status"
+    RECURRING_VISIBILITY_FIELD = "visibility"
+    RECURRING_STATUS_DRAFT = Status.DRAFT.value
+    RECURRING_STATUS_OPEN = Status.OPEN.value
+    RECURRING_STATUS_CANCELLED = Status.CANCELLED.value
+    RECURRING_SHIFTED_FIELDS = ("rsvp_before", "check_in_starts_at")
+    RECURRING_UNCOPIED_FIELDS = ("slug", "created_at", "updated_at")
+    PROPAGATABLE_FIELDS = (
+        "name",
+        "description",
+        "visibility",
+        "capacity",
+        "waitlist_open",
+        "requires_ticket",
+        "address",
+        "latitude",
+        "longitude",
+    )
+    # A new address without its coordinates would put the pin somewhere else.
+    PROPAGATION_COUPLED_FIELDS = (("address", "latitude", "longitude"),)
+
+    class Meta(RecurringEventMixin.Meta):
+        ordering = ("start", "pk")
+        constraints = [
+            *RecurringEventMixin.Meta.constraints,
+            models.UniqueConstraint(
+                fields=["organization", "slug"], name="events_event_unique_slug_per_org"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(end__gt=models.F("start")), name="events_event_end_after_start"
+            ),
+            models.CheckConstraint(
+                condition=models.Q(latitude__isnull=True, longitude__isnull=True)
+                | models.Q(latitude__isnull=False, longitude__isnull=False),
+                name="events_event_location_complete",
+            ),
+        ]
+        indexes = [models.Index(fields=["organization", "start"], name="events_event_org_start")]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.start:%Y-%m-%d %H:%M %Z})"
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.start is not None and self.end is not None and self.end <= self.start:
+            errors["end"] = _("The end must be after the start.")
+        if (self.latitude is None) != (self.longitude is None):
+            field = "longitude" if self.longitude is None else "latitude"
+            errors[field] = _("Give both latitude and longitude, or neither.")
+        if errors:
+            raise ValidationError(errors)
+
+    def prepare_occurrence(
+        self, *, start: dt.datetime, occurrence_index: int, status: str
+    ) -> Event:
+        occurrence = super().prepare_occurrence(
+            start=start, occurrence_index=occurrence_index, status=status
+        )
+        occurrence.slug = occurrence_slug(self.slug, start)
+        return occurrence
+
+    @classmethod
+    def clone_related(cls, template: Event, occurrences: Sequence[Event]) -> None:
+        """Give every new occurrence a copy of the template's ticket tiers.
+
+        One SELECT and one bulk INSERT whatever the number of occurrences. Sales
+        windows move with the occurrence; nothing sold carries over.
+        """
+        tiers = list(template.ticket_tiers.all())
+        if not tiers or not occurrences:
+            return
+        TicketTier.objects.bulk_create(
+            [
+                tier.copy_for(occurrence, delta=occurrence.start - template.start)
+                for occurrence in occurrences
+                for tier in tiers
+            ]
+        )
+
+    def has_bookings(self) -> bool:
+        return self.ticket_tiers.filter(quantity_sold__gt=0).exists()
+
+
+class TicketTier(models.Model):
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="ticket_tiers")
+    name = models.CharField(max_length=100)
+    price = models.DecimalField(max_digits=10, decimal_places=2, default=Decimal("0.00"))
+    quantity = models.PositiveIntegerField()
+    quantity_sold = models.PositiveIntegerField(default=0)
+    sales_start = models.DateTimeField(null=True, blank=True)
+    sales_end = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ("event", "price", "pk")
+        constraints = [
+            models.UniqueConstraint(fields=["event", "name"], name="events_tier_unique_name"),
+            models.CheckConstraint(
+                condition=models.Q(quantity_sold__lte=models.F("quantity")),
+                name="events_tier_not_oversold",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} ({self.price})"
+
+    def clean(self) -> None:
+        if self.sales_start and self.sales_end and self.sales_end <= self.sales_start:
+            raise ValidationError({"sales_end": _("Sales must end after they start.")})
+
+    def copy_for(self, event: Event, *, delta: dt.timedelta) -> TicketTier:
+        """An unsaved copy on ``event`` with the sales window moved by ``delta``."""
+        return TicketTier(
+            event=event,
+            name=self.name,
+            price=self.price,
+            quantity=self.quantity,
+            quantity_sold=0,
+            sales_start=_shift(self.sales_start, delta),
+            sales_end=_shift(self.sales_end, delta),
+        )
+
+
+def _shift(value: dt.datetime | None, delta: dt.timedelta) -> dt.datetime | None:
+    return None if value is None else value + delta
+
+
+class DigestRecord(models.Model):
+    """What the example notifier received: one row per generated-batch digest."""
+
+    series = models.ForeignKey(
+        "revel_recurring.EventSeries", on_delete=models.CASCADE, related_name="+"
+    )
+    notification_type = models.CharField(max_length=64)
+    occurrence_count = models.PositiveIntegerField()
+    recipients = models.JSONField(default=list, blank=True)
+    url = models.CharField(max_length=500, blank=True, default="")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("-created_at", "-pk")
+
+    def __str__(self) -> str:
+        return f"{self.notification_type}: {self.occurrence_count} for series {self.series_id}"
+
+
+__all__ = [
+    "DigestRecord",
+    "Event",
+    "Follow",
+    "Membership",
+    "NotificationPreference",
+    "Organization",
+    "TicketTier",
+    "occurrence_slug",
+]

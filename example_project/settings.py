@@ -1,0 +1,113 @@
+"""Settings for the example host site.
+
+SQLite by default (``example_project/db.sqlite3``, or the file named by
+``EXAMPLE_DB_PATH``); ``DATABASE_URL`` switches to another database such as
+PostgreSQL. Celery runs tasks eagerly in-process unless ``CELERY_BROKER_URL``
+names a real broker (Redis).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import dj_database_url
+
+PROJECT_DIR = Path(__file__).resolve().parent
+
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY", "example-project-insecure-development-key")
+DEBUG = os.environ.get("DJANGO_DEBUG", "1") == "1"
+ALLOWED_HOSTS = ["127.0.0.1", "localhost", "[::1]"]
+
+USE_TZ = True
+TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "Europe/Vienna")
+USE_I18N = True
+LANGUAGE_CODE = "en"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "django_filters",
+    "django_celery_beat",
+    "revel_recurring",
+    "example_project.events",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "example_project.urls"
+WSGI_APPLICATION = "example_project.wsgi.application"
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+STATIC_URL = "static/"
+
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ]
+        },
+    }
+]
+
+_database_url = os.environ.get("DATABASE_URL")
+if _database_url:
+    DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
+    # Its own test database name, so this suite and the package suite (tests/) can run
+    # against the same server without dropping each other's database.
+    DATABASES["default"]["TEST"] = {
+        "NAME": os.environ.get("EXAMPLE_TEST_DB_NAME", "test_revel_example_project")
+    }
+else:
+    DATABASES = {
+        "default": {
+            "ENGINE": "django.db.backends.sqlite3",
+            "NAME": os.environ.get("EXAMPLE_DB_PATH", str(PROJECT_DIR / "db.sqlite3")),
+        }
+    }
+
+REST_FRAMEWORK = {
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+}
+
+REVEL_RECURRING_EVENT_MODEL = "events.Event"
+REVEL_RECURRING_NOTIFIER = "example_project.events.notifier.record_digest"
+
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
+# Without a broker the demo and tests run every task in-process; with one (Redis),
+# tasks go to a real worker: `celery -A example_project worker -l info`.
+CELERY_TASK_ALWAYS_EAGER = not CELERY_BROKER_URL
+CELERY_TASK_EAGER_PROPAGATES = True
+if not CELERY_BROKER_URL:
+    CELERY_BROKER_URL = "memory://"
+CELERY_TIMEZONE = "UTC"
+CELERY_BEAT_SCHEDULER = "django_celery_beat.schedulers:DatabaseScheduler"
+
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {
+        "example_project": {"handlers": ["console"], "level": "INFO"},
+        "revel_recurring": {"handlers": ["console"], "level": "INFO"},
+    },
+}
