@@ -157,17 +157,38 @@ def generate_series_events(
     return created
 
 
+def preview_series_events(
+    series: EventSeries,
+    *,
+    until: dt.datetime | None = None,
+    now: dt.datetime | None = None,
+    backfill: bool = False,
+) -> list[dt.datetime]:
+    """The slots (UTC) a call to :func:`generate_series_events` would create now.
+
+    Reads only; takes no lock, so a concurrent run may get there first.
+    """
+    moment = now or timezone.now()
+    _check_until(until, moment)
+    if not series.is_active or series.recurrence_rule_id is None:
+        return []
+    rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
+    lower, _ = _lower_bound(series, rule, _horizon(series, until, moment))
+    materialized = _materialized_slots(series, lower if backfill else max(lower, moment))
+    plan = plan_generation(
+        series, rule, materialized=materialized, now=moment, until=until, backfill=backfill
+    )
+    return list(plan.slots)
+
+
 def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime]) -> list[Any]:
     if not slots:
         return []
     model = type(template)
-    status = (
-        model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
-    )
-    highest = (
-        model._default_manager.filter(series=series)
-        .aggregate(highest=Max("occurrence_index"))["highest"]
-    )
+    status = model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
+    highest = model._default_manager.filter(series=series).aggregate(
+        highest=Max("occurrence_index")
+    )["highest"]
     start_index = (highest or 0) + 1
     occurrences = [
         template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
@@ -199,4 +220,10 @@ def _send_digest(series: EventSeries, occurrences: list[Any]) -> None:
     dispatch_digest(digest)
 
 
-__all__ = ["GenerationPlan", "SeriesDigest", "generate_series_events", "plan_generation"]
+__all__ = [
+    "GenerationPlan",
+    "SeriesDigest",
+    "generate_series_events",
+    "plan_generation",
+    "preview_series_events",
+]

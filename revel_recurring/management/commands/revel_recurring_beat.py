@@ -1,0 +1,32 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandParser
+
+from ...beat import PERIODIC_TASK_NAME, ensure_periodic_tasks
+
+
+class Command(BaseCommand):
+    help = (
+        "Create the django-celery-beat task for daily generation when it is missing. "
+        "An existing row is left as the operator set it unless --reset is given."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument(
+            "--reset",
+            action="store_true",
+            help="Restore the schedule from REVEL_RECURRING_BEAT_CRONTAB and re-enable the task.",
+        )
+        parser.add_argument("--database", default="default")
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        result = ensure_periodic_tasks(reset=options["reset"], using=options["database"])
+        if result.created:
+            verb = "created"
+        elif result.reset:
+            verb = "reset to defaults"
+        else:
+            verb = "already present, left unchanged"
+        self.stdout.write(f"Periodic task '{PERIODIC_TASK_NAME}' {verb}.")

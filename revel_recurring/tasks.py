@@ -1,0 +1,81 @@
+"""Celery tasks: thin adapters over the services.
+
+Retry policy of ``generate_series``: only transient database errors are retried,
+up to ``REVEL_RECURRING_TASK_MAX_RETRIES`` times. Retry *n* (0-based) waits
+``d/2 + uniform(0, d/2)`` seconds with ``d = min(BACKOFF_MAX, BACKOFF * 2**n)``.
+With the defaults (5 retries, base 5 s, cap 300 s) the nominal delays are 5, 10,
+20, 40 and 80 s: at most 155 s of backoff in total, at least 77.5 s.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+from typing import Any
+
+from celery import shared_task
+
+from .conf import recurring_settings
+from .transient import is_transient_db_error
+
+logger = logging.getLogger(__name__)
+
+
+def retry_delay(retries: int, *, rng: random.Random | None = None) -> float:
+    """Seconds before retry number ``retries`` (0-based): exponential, equal jitter."""
+    nominal = min(
+        recurring_settings.TASK_RETRY_BACKOFF_MAX,
+        recurring_settings.TASK_RETRY_BACKOFF * 2**retries,
+    )
+    return nominal / 2 + (rng or random).uniform(0, nominal / 2)
+
+
+def max_total_backoff() -> float:
+    """The longest a task can spend waiting between attempts, in seconds."""
+    return float(
+        sum(
+            min(
+                recurring_settings.TASK_RETRY_BACKOFF_MAX,
+                recurring_settings.TASK_RETRY_BACKOFF * 2**n,
+            )
+            for n in range(recurring_settings.TASK_MAX_RETRIES)
+        )
+    )
+
+
+@shared_task(name="revel_recurring.generate_all_series")
+def generate_all_series() -> dict[str, int]:
+    """Beat entry point: enqueue one ``generate_series`` per due series.
+
+    Returns ``{"due": n, "dispatched": n, "failed": n}``.
+    """
+    from .services.dispatch import dispatch_due_series
+
+    result = dispatch_due_series(generate_series.delay)
+    logger.info("revel_recurring dispatch: %s", result.as_dict())
+    return result.as_dict()
+
+
+@shared_task(bind=True, name="revel_recurring.generate_series")
+def generate_series(self: Any, series_id: int) -> dict[str, Any]:
+    """Materialize the window of one series; retries transient database errors only."""
+    from .models import EventSeries
+    from .services.generation import generate_series_events
+
+    series = EventSeries.objects.filter(pk=series_id).first()
+    if series is None:
+        return {"series": series_id, "created": 0, "missing": True}
+    try:
+        created = generate_series_events(series)
+    except Exception as exc:
+        if (
+            is_transient_db_error(exc)
+            and self.request.retries < recurring_settings.TASK_MAX_RETRIES
+        ):
+            raise self.retry(
+                exc=exc,
+                countdown=retry_delay(self.request.retries),
+                max_retries=recurring_settings.TASK_MAX_RETRIES,
+            ) from exc
+        raise
+    return {"series": series_id, "created": len(created)}
