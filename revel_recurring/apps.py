@@ -13,7 +13,8 @@ class RevelRecurringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import beat, checks as recurring_checks, receivers
+        from . import beat, receivers
+        from . import checks as recurring_checks
 
         checks.register(recurring_checks.check_event_model, checks.Tags.models)
         checks.register(recurring_checks.check_dotted_paths)

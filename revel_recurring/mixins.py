@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Sequence
-from typing import Any, ClassVar, Self
+from typing import ClassVar, Self
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
