@@ -28,5 +28,8 @@ types: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/generation.py
 
+ci:
+	bash .ci/run
+
 clean:
 	rm -rf $(VENV) .tox build dist *.egg-info example_project/db.sqlite3
