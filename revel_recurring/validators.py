@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from .rules import Frequency, MonthlyType
+from .rules import Frequency, MonthlyType, localize, to_utc
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -48,6 +48,9 @@ def validate_timezone(value: object) -> str:
     if not isinstance(value, str) or not value.strip():
         raise ValidationError("Enter an IANA time zone name such as 'Europe/Vienna'.")
     name = value.strip()
+    if name != value:
+        # The stored value is used verbatim later; ZoneInfo(" Europe/Vienna") fails.
+        raise ValidationError(f"Remove the spaces around the time zone name: use '{name}'.")
     if name.startswith("/") or ".." in name.split("/") or "\\" in name or "\x00" in name:
         raise ValidationError(f"'{value}' is not a time zone name; use one like 'Europe/Vienna'.")
     try:
@@ -77,7 +80,7 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     frequency_raw = data.get("frequency")
     try:
-        frequency: Frequency | None = Frequency(frequency_raw)
+        frequency: Frequency | None = Frequency(str(frequency_raw or ""))
     except ValueError:
         frequency = None
         choices = ", ".join(f.value for f in Frequency)
@@ -116,14 +119,34 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     if count is not None and (not _is_int(count) or count < 1):
         add("count", f"Count must be a whole number of at least 1, got {count!r}.")
 
+    zone_name: str | None = None
     try:
-        validate_timezone(data.get("timezone"))
+        zone_name = validate_timezone(data.get("timezone"))
     except ValidationError as exc:
         for message in exc.messages:
             add("timezone", message)
+    if dtstart is not None and zone_name is not None:
+        _check_dtstart_wall_clock(dtstart, zone_name, add)
 
     if errors:
         raise ValidationError(errors)
+
+
+def _check_dtstart_wall_clock(dtstart: dt.datetime, zone_name: str, add: Any) -> None:
+    # A rule recurs on dtstart's wall clock in its zone and reads an ambiguous wall
+    # clock as the first instant (as DTSTART;TZID does in RFC 5545). A dtstart on the
+    # *second* 01:30 of a fall-back day would therefore yield a first occurrence an
+    # hour before dtstart, which a window starting at dtstart then never generates.
+    zone = zoneinfo.ZoneInfo(zone_name)
+    wall_clock = dtstart.astimezone(zone).replace(tzinfo=None)
+    first = localize(wall_clock, zone)
+    if first != to_utc(dtstart):
+        add(
+            "dtstart",
+            f"{wall_clock:%Y-%m-%d %H:%M} happens twice in {zone_name} (the clocks go back) "
+            f"and a rule always means the first one, {first:%H:%M} UTC; start at that "
+            "instant or at another time.",
+        )
 
 
 def _check_weekdays(value: object, add: Any) -> None:
@@ -149,13 +172,19 @@ def _check_monthly(data: Mapping[str, Any], add: Any) -> None:
     try:
         kind = MonthlyType(monthly_type)
     except ValueError:
-        add("monthly_type", f"monthly_type must be DAY_OF_MONTH or NTH_WEEKDAY, got {monthly_type!r}.")
+        add(
+            "monthly_type",
+            f"monthly_type must be DAY_OF_MONTH or NTH_WEEKDAY, got {monthly_type!r}.",
+        )
         return
     if kind is MonthlyType.DAY_OF_MONTH:
         if day_of_month is None:
             add("day_of_month", "Give day_of_month (1 to 31, or -1 for the last day).")
         elif not _is_int(day_of_month) or not (1 <= day_of_month <= 31 or day_of_month == -1):
-            add("day_of_month", f"day_of_month must be 1 to 31 or -1 (last day), got {day_of_month!r}.")
+            add(
+                "day_of_month",
+                f"day_of_month must be 1 to 31 or -1 (last day), got {day_of_month!r}.",
+            )
         for name, value in (("nth_weekday", nth_weekday), ("weekday", weekday)):
             if value is not None:
                 add(name, f"'{name}' is only used with monthly_type NTH_WEEKDAY; leave it empty.")
