@@ -9,6 +9,7 @@ from django.apps import apps
 from django.core.exceptions import ImproperlyConfigured, ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
 
@@ -194,6 +195,15 @@ class EventSeries(models.Model):
             if kwargs.get("update_fields") is not None:
                 kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
         self.exdates = rules.normalize_exdates(self.exdates or [])
+        if (
+            self.next_due_at is None
+            and self.last_generated_until is None
+            and self.recurrence_rule_id is not None
+        ):
+            # Never generated: due at once, so the next dispatcher pass picks it up.
+            self.next_due_at = timezone.now()
+            if kwargs.get("update_fields") is not None:
+                kwargs["update_fields"] = {*kwargs["update_fields"], "next_due_at"}
         super().save(*args, **kwargs)
 
     @property

@@ -61,5 +61,6 @@ REVEL_RECURRING_NOTIFIER = "tests.testapp.notifier.record_digest"
 REVEL_RECURRING_REGISTER_BEAT_TASKS = True
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
-CELERY_TASK_ALWAYS_EAGER = True
-CELERY_TASK_EAGER_PROPAGATES = True
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "cache+memory://")
+# The real-worker test runs a worker with REVEL_TEST_CELERY_EAGER=0.
+CELERY_TASK_ALWAYS_EAGER = os.environ.get("REVEL_TEST_CELERY_EAGER", "1") == "1"

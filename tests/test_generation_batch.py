@@ -30,6 +30,7 @@ def _clear_recordings() -> None:
 
 def test_failure_on_third_occurrence_rolls_back_everything(monkeypatch: pytest.MonkeyPatch) -> None:
     series = make_series()
+    before = (series.last_generated_until, series.next_due_at)
     original = Event.prepare_occurrence
     calls = {"n": 0}
 
@@ -44,7 +45,7 @@ def test_failure_on_third_occurrence_rolls_back_everything(monkeypatch: pytest.M
         generate_series_events(series, now=NOW)
     series.refresh_from_db()
     assert occurrences(series) == []
-    assert (series.last_generated_until, series.next_due_at) == (None, None)
+    assert (series.last_generated_until, series.next_due_at) == before
 
 
 def test_failure_after_insert_rolls_back_occurrences_and_cursor(
