@@ -1,0 +1,82 @@
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from example_project.events.models import Event, Organization, TicketTier
+from revel_recurring.models import EventSeries, RecurrenceRule
+
+VIENNA = ZoneInfo("Europe/Vienna")
+
+MakeTemplate = Callable[..., Event]
+
+
+@pytest.fixture
+def now() -> dt.datetime:
+    """A fixed clock: Monday 2027-02-01 09:00 Vienna, eight weeks before the DST switch."""
+    return dt.datetime(2027, 2, 1, 9, 0, tzinfo=VIENNA)
+
+
+@pytest.fixture
+def organization(django_user_model: Any) -> Organization:
+    owner = django_user_model.objects.create_user(username="owner", password="x")
+    return Organization.objects.create(name="Runners", slug="runners", owner=owner)
+
+
+@pytest.fixture
+def make_template(organization: Organization, now: dt.datetime) -> MakeTemplate:
+    """A weekly Tuesday 18:30 Vienna series and its template; keyword overrides go to Event."""
+
+    def make(*, tiers: int = 1, auto_publish: bool = True, **overrides: Any) -> Event:
+        start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+        rule = RecurrenceRule.objects.create(
+            frequency=RecurrenceRule.Frequency.WEEKLY,
+            weekdays=[1],
+            dtstart=start,
+            timezone="Europe/Vienna",
+        )
+        series = EventSeries.objects.create(
+            name=overrides.get("name", "Evening Run"),
+            recurrence_rule=rule,
+            auto_publish=auto_publish,
+        )
+        fields: dict[str, Any] = {
+            "organization": organization,
+            "series": series,
+            "is_template": True,
+            "name": "Evening Run",
+            "slug": "evening-run",
+            "description": "Meet at the Lusthaus.",
+            "start": start,
+            "end": start + dt.timedelta(minutes=90),
+            "status": Event.Status.DRAFT,
+            "visibility": Event.Visibility.MEMBERS_ONLY,
+            "capacity": 25,
+            "address": "Freudenau 254, 1020 Wien",
+            "latitude": Decimal("48.198471"),
+            "longitude": Decimal("16.445278"),
+            "waitlist_open": True,
+            "requires_ticket": True,
+            "rsvp_before": start - dt.timedelta(hours=2),
+            "check_in_starts_at": start - dt.timedelta(minutes=30),
+        }
+        fields.update(overrides)
+        template = Event.objects.create(**fields)
+        for number in range(tiers):
+            TicketTier.objects.create(
+                event=template,
+                name=f"Tier {number + 1}",
+                price=Decimal("5.00") * (number + 1),
+                quantity=30,
+                quantity_sold=7,
+                sales_start=start - dt.timedelta(days=14),
+                sales_end=start - dt.timedelta(hours=1),
+            )
+        return template
+
+    return make

@@ -1,0 +1,78 @@
+"""`events_demo` and the `make demo NOSERVE=1` flow."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import re
+import subprocess
+import sys
+from io import StringIO
+from pathlib import Path
+
+import pytest
+from django.core.management import call_command
+
+from example_project.events.models import Event, Organization, TicketTier
+from revel_recurring.models import EventSeries
+
+from .conftest import VIENNA
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def run_demo_command(now: str) -> str:
+    out = StringIO()
+    call_command("events_demo", now=now, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_events_demo_reuses_what_it_created() -> None:
+    first = run_demo_command("2027-02-01T09:00:00+01:00")
+    occurrences = Event.objects.filter(is_template=False).count()
+    second = run_demo_command("2027-02-01T09:00:00+01:00")
+
+    assert "Created series" in first
+    assert "Reusing series" in second
+    assert EventSeries.objects.count() == 1
+    assert Organization.objects.count() == 1
+    assert Event.objects.filter(is_template=True).count() == 1
+    assert TicketTier.objects.filter(event__is_template=True).count() == 1
+    assert occurrences == 8
+    assert Event.objects.filter(is_template=False).count() == occurrences
+    assert "Generated 0 new occurrence(s); 8 materialized in total" in second
+
+
+@pytest.mark.django_db
+def test_events_demo_occurrences_are_tuesdays_1830_vienna_across_dst() -> None:
+    # Eight weeks from 2027-02-20 reach past the switch to summer time on 2027-03-28.
+    run_demo_command("2027-02-20T09:00:00+01:00")
+
+    starts = list(Event.objects.filter(is_template=False).values_list("start", flat=True))
+    assert len(starts) == 8
+    for start in starts:
+        local = start.astimezone(VIENNA)
+        assert (local.weekday(), local.hour, local.minute) == (1, 18, 30)
+    assert {start.astimezone(dt.UTC).hour for start in starts} == {17, 16}
+
+
+def test_demo_script_without_serving(tmp_path: Path) -> None:
+    env = dict(os.environ, NOSERVE="1", EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"))
+
+    result = subprocess.run(
+        [sys.executable, str(REPO_ROOT / "scripts" / "demo.py")],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+
+    assert result.returncode == 0, result.stderr
+    dates = re.findall(
+        r"Tue \d{4}-\d{2}-\d{2} 18:30 CES?T = \d{4}-\d{2}-\d{2} 1[67]:30 UTC", result.stdout
+    )
+    assert len(dates) == 8, result.stdout
+    assert "NOSERVE set" in result.stdout
+    assert (tmp_path / "demo.sqlite3").exists()
