@@ -25,3 +25,7 @@ class InvalidPropagationError(RecurrenceError, ValueError):
 
 class SeriesNotReadyError(RecurrenceError):
     """The series lacks a recurrence rule or a template event."""
+
+
+class NotCancelledError(RecurrenceError, ValueError):
+    """An occurrence to restore is not cancelled (no exdate, not in the cancelled status)."""

@@ -1,19 +1,158 @@
-"""Receivers on the host event model, connected explicitly from ``AppConfig.ready()``."""
+"""Receivers on the host event model, connected explicitly from ``AppConfig.ready()``.
+
+Two concerns live here:
+
+* a deleted occurrence's slot becomes an exdate, so generation never re-creates it;
+* ``is_modified`` tracking: an organiser's real edit of an occurrence's start, end
+  or a propagatable field marks it modified, so drift detection and
+  ``propagate="future_unmodified"`` leave it alone.
+
+Both can be switched off for the current context (thread / asyncio task) with the
+context managers below; the services use them, and hosts may too.
+"""
 
 from __future__ import annotations
 
+import contextlib
+import contextvars
+from collections.abc import Iterator
 from typing import Any
 
-from django.db.models.signals import post_delete
+from django.db.models import Model
+from django.db.models.signals import post_delete, post_save, pre_save
+
+# Set by update_template (and by hosts doing system writes): saves in this context
+# never mark occurrences modified. A ContextVar, so other threads keep tracking.
+_tracking_suspended: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "revel_recurring_tracking_suspended", default=False
+)
+# Series being deleted by delete_series: their occurrences' slots need no exdate,
+# and recording one would lock and write the very row about to disappear.
+_series_being_deleted: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "revel_recurring_series_being_deleted", default=frozenset()
+)
+
+# Attribute set on an instance by pre_save when ``is_modified`` must be written by
+# post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
+_PENDING_FLAG = "_revel_recurring_mark_modified"
+
+
+@contextlib.contextmanager
+def suspend_modification_tracking() -> Iterator[None]:
+    """Saves inside this block never set ``is_modified`` (propagation, imports, fixes).
+
+    Used by ``update_template``; a host's own system writes (a nightly sync, a data
+    migration) can use it too, so that they do not count as organiser edits.
+    """
+    token = _tracking_suspended.set(True)
+    try:
+        yield
+    finally:
+        _tracking_suspended.reset(token)
+
+
+def modification_tracking_suspended() -> bool:
+    """True inside :func:`suspend_modification_tracking`."""
+    return _tracking_suspended.get()
+
+
+@contextlib.contextmanager
+def deleting_series(series_id: int) -> Iterator[None]:
+    """Occurrences of ``series_id`` deleted inside this block record no exdate."""
+    token = _series_being_deleted.set(_series_being_deleted.get() | {series_id})
+    try:
+        yield
+    finally:
+        _series_being_deleted.reset(token)
 
 
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
     """A deleted occurrence's slot becomes an exdate so generation never re-creates it."""
     if instance.is_template or instance.series_id is None or instance.recurrence_id is None:
         return
+    if instance.series_id in _series_being_deleted.get():
+        return
     from .services.exdates import add_exdates
 
     add_exdates(instance.series_id, [instance.recurrence_id])
+
+
+def tracked_field_names(model: Any) -> tuple[str, ...]:
+    """The fields whose change marks an occurrence modified: start, end, propagatable."""
+    names = [model.RECURRING_START_FIELD]
+    if model.RECURRING_END_FIELD:
+        names.append(model.RECURRING_END_FIELD)
+    names.extend(n for n in model.PROPAGATABLE_FIELDS if n not in names)
+    return tuple(names)
+
+
+def _touches_tracked_fields(model: Any, update_fields: frozenset[str]) -> bool:
+    # update_fields may hold field names or attnames ("venue_id"); accept both.
+    for name in tracked_field_names(model):
+        field = model._meta.get_field(name)
+        if name in update_fields or field.attname in update_fields:
+            return True
+    return False
+
+
+def mark_modified_on_edit(
+    sender: Any,
+    instance: Any,
+    raw: bool = False,
+    using: str | None = None,
+    update_fields: frozenset[str] | None = None,
+    **kwargs: Any,
+) -> None:
+    """Set ``is_modified`` when an existing occurrence's organiser-editable fields change.
+
+    Every cheap reason to stop is checked before the one query (the stored row):
+    templates, one-off events, occurrences already modified, new rows, fixture
+    loading, suspended tracking, and saves whose ``update_fields`` name no tracked
+    field. ``bulk_create`` and ``QuerySet.update`` send no signals, so
+    materialization never gets here.
+    """
+    if (
+        raw
+        or instance.is_modified
+        or instance.is_template
+        or instance.series_id is None
+        or instance.pk is None
+        or instance._state.adding
+        or _tracking_suspended.get()
+    ):
+        return
+    if update_fields is not None and not _touches_tracked_fields(sender, update_fields):
+        return
+    fields = [sender._meta.get_field(name) for name in tracked_field_names(sender)]
+    stored = (
+        sender._base_manager.using(using)
+        .filter(pk=instance.pk)
+        .values(*(f.attname for f in fields))
+        .first()
+    )
+    if stored is None:
+        return  # saving with an explicit pk that does not exist yet: an insert
+    if update_fields is not None:
+        fields = [f for f in fields if f.name in update_fields or f.attname in update_fields]
+    # to_python so "2030-01-01T10:00Z" and an aware datetime for the same instant,
+    # or "3" and 3, compare equal; aware datetimes compare by instant.
+    if all(
+        f.to_python(getattr(instance, f.attname)) == f.to_python(stored[f.attname]) for f in fields
+    ):
+        return
+    instance.is_modified = True
+    if update_fields is not None and "is_modified" not in update_fields:
+        setattr(instance, _PENDING_FLAG, True)
+
+
+def write_pending_modified_flag(
+    sender: Any, instance: Any, using: str | None = None, **kwargs: Any
+) -> None:
+    """Persist ``is_modified`` for a save whose ``update_fields`` left it out."""
+    if not getattr(instance, _PENDING_FLAG, False):
+        return
+    delattr(instance, _PENDING_FLAG)
+    sender._base_manager.using(using).filter(pk=instance.pk).update(is_modified=True)
 
 
 def connect_receivers() -> None:
@@ -23,11 +162,21 @@ def connect_receivers() -> None:
     if not recurring_settings.EVENT_MODEL:
         return  # the system check reports it
     try:
-        model = get_event_model()
+        model: type[Model] = get_event_model()
     except Exception:
         return  # reported by revel_recurring.E002 / E003
     post_delete.connect(
         record_deleted_occurrence,
         sender=model,
         dispatch_uid="revel_recurring.record_deleted_occurrence",
+    )
+    pre_save.connect(
+        mark_modified_on_edit,
+        sender=model,
+        dispatch_uid="revel_recurring.mark_modified_on_edit",
+    )
+    post_save.connect(
+        write_pending_modified_flag,
+        sender=model,
+        dispatch_uid="revel_recurring.write_pending_modified_flag",
     )

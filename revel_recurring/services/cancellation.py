@@ -1,0 +1,175 @@
+"""Cancelling one occurrence slot of a series, and the undo.
+
+A slot is cancelled by writing its UTC instant into the series' exdates (so
+generation never materializes it) and, when it is already materialized, by
+setting that host event to the cancelled status. Both happen under the series
+lock: exdates is one JSON column, and two unlocked read-modify-writes of it would
+silently drop one organiser's cancellation.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.db import transaction
+from django.db.models import Q
+
+from .. import rules
+from ..exceptions import NotAnOccurrenceError, NotCancelledError
+from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..signals import occurrence_cancelled, occurrence_restored
+from .lifecycle import _now, _sync, send_after_commit
+from .locking import lock_series
+from .scheduling import refresh_next_due_at
+
+
+def _instant(value: dt.datetime) -> dt.datetime:
+    try:
+        return rules.to_utc(value)
+    except ValueError:
+        raise NotAnOccurrenceError(
+            f"Occurrence {value.isoformat()} has no time zone; give an aware datetime "
+            "(any zone: it is compared as a UTC instant)."
+        ) from None
+
+
+def _find_materialized(series: EventSeries, instant: dt.datetime) -> Any:
+    """The occurrence whose original slot or current start is ``instant``, or None.
+
+    The original slot (``recurrence_id``) wins when both match different rows: it
+    is the identity of a slot, and the row that merely moved onto that instant
+    has a slot of its own.
+    """
+    model = get_event_model()
+    start = model.RECURRING_START_FIELD
+    candidates = list(
+        model._default_manager.filter(series=series, is_template=False).filter(
+            Q(recurrence_id=instant) | Q(**{start: instant})
+        )
+    )
+    for candidate in candidates:
+        if candidate.recurrence_id == instant:
+            return candidate
+    return candidates[0] if candidates else None
+
+
+def _rule_has(series: EventSeries, instant: dt.datetime) -> bool:
+    if series.recurrence_rule_id is None:
+        return False
+    rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
+    series.recurrence_rule = rule
+    return rules.is_occurrence(rule.to_spec(), instant)
+
+
+def _slot_instants(instant: dt.datetime, occurrence: Any) -> set[dt.datetime]:
+    # The requested instant, plus the original slot of the matched occurrence when
+    # it was moved: either form given to restore_occurrence later finds it again.
+    slots = {instant}
+    if occurrence is not None and occurrence.recurrence_id is not None:
+        slots.add(rules.to_utc(occurrence.recurrence_id))
+    return slots
+
+
+def cancel_occurrence(
+    series: EventSeries, occurrence: dt.datetime, *, now: dt.datetime | None = None
+) -> Any:
+    """Cancel the occurrence of ``series`` at instant ``occurrence`` (any time zone).
+
+    Under the series lock: the UTC instant is added to exdates (stored once however
+    many zones it is written in) and, if that slot is materialized (matched by
+    original slot or by current start, as instants), the host event is saved with
+    the cancelled status. Raises :class:`NotAnOccurrenceError` for an instant that
+    is neither an occurrence of the rule nor a materialized occurrence. Cancelling
+    a slot twice changes nothing the second time. Returns the cancelled host event,
+    or None when the slot was not materialized yet. Sends ``occurrence_cancelled``
+    after commit when something changed.
+    """
+    moment = _now(now)
+    instant = _instant(occurrence)
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    with transaction.atomic():
+        locked = lock_series(series.pk)
+        event = _find_materialized(locked, instant)
+        if event is None and not _rule_has(locked, instant):
+            raise NotAnOccurrenceError(
+                f"{rules.format_instant(instant)} is not an occurrence of series "
+                f"'{locked.name}': the rule has no slot then and no occurrence starts then."
+            )
+        exdates = rules.normalize_exdates([*locked.exdates, *_slot_instants(instant, event)])
+        changed = exdates != locked.exdates
+        if changed:
+            locked.exdates = exdates
+            refresh_next_due_at(locked, now=moment)
+            locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+        if event is not None and event.occurrence_status != cancelled:
+            setattr(event, model.RECURRING_STATUS_FIELD, cancelled)
+            # Through save(): host receivers hear of the cancellation (to tell
+            # attendees); status is not a tracked field, so is_modified stays.
+            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+            changed = True
+        if changed:
+            send_after_commit(
+                occurrence_cancelled, series=locked, instant=instant, occurrence=event
+            )
+    _sync(series, locked, "exdates", "next_due_at")
+    return event
+
+
+def restore_occurrence(
+    series: EventSeries, occurrence: dt.datetime, *, now: dt.datetime | None = None
+) -> Any:
+    """Undo :func:`cancel_occurrence` for the slot at instant ``occurrence``.
+
+    The slot's exdate is removed. A cancelled materialized occurrence gets the
+    status generation would give it today: open when the series auto-publishes,
+    draft otherwise (docs/decisions/0005-restore-status.md). A slot not
+    materialized yet is created by the next generation run if it still lies ahead
+    of ``now``; the cursor is moved back before it when it had already passed it.
+    Raises :class:`NotAnOccurrenceError` as cancel does, and
+    :class:`NotCancelledError` when the slot is not cancelled. Returns the restored
+    host event or None. Sends ``occurrence_restored`` after commit.
+    """
+    moment = _now(now)
+    instant = _instant(occurrence)
+    model = get_event_model()
+    with transaction.atomic():
+        locked = lock_series(series.pk)
+        event = _find_materialized(locked, instant)
+        if event is None and not _rule_has(locked, instant):
+            raise NotAnOccurrenceError(
+                f"{rules.format_instant(instant)} is not an occurrence of series "
+                f"'{locked.name}': the rule has no slot then and no occurrence starts then."
+            )
+        slots = _slot_instants(instant, event)
+        excluded = locked.exdate_instants
+        event_cancelled = (
+            event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
+        )
+        if not (slots & excluded) and not event_cancelled:
+            raise NotCancelledError(
+                f"The occurrence at {rules.format_instant(instant)} of series "
+                f"'{locked.name}' is not cancelled; there is nothing to restore."
+            )
+        locked.exdates = rules.normalize_exdates(excluded - slots)
+        cursor = locked.last_generated_until
+        if event is None and cursor is not None and instant <= cursor:
+            # Generation resumes strictly after the cursor; step back just before
+            # the slot so the next run sees it. Materialized slots in between are
+            # skipped by recurrence_id, so nothing is created twice.
+            locked.last_generated_until = instant - dt.timedelta(microseconds=1)
+        refresh_next_due_at(locked, now=moment)
+        locked.save(update_fields=["exdates", "last_generated_until", "next_due_at", "updated_at"])
+        if event_cancelled:
+            status = (
+                model.RECURRING_STATUS_OPEN if locked.auto_publish else model.RECURRING_STATUS_DRAFT
+            )
+            setattr(event, model.RECURRING_STATUS_FIELD, status)
+            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+        send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
+    _sync(series, locked, "exdates", "last_generated_until", "next_due_at")
+    return event
+
+
+__all__ = ["cancel_occurrence", "restore_occurrence"]

@@ -1,0 +1,120 @@
+"""Cadence drift: materialized occurrences that no longer fit the series' current rule.
+
+A rule change never moves what was already materialized (tickets may be sold), so
+after "weekly on Monday" becomes "weekly on Tuesday" the Monday rows stay. This
+module finds them and lets the organiser cancel them in one step.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection
+from typing import Any
+
+from django.db import transaction
+
+from .. import rules
+from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..signals import occurrence_cancelled
+from .lifecycle import _now, _sync, send_after_commit
+from .locking import lock_series
+from .scheduling import refresh_next_due_at
+
+
+def _drifted(
+    series: EventSeries, rule: RecurrenceRule | None, now: dt.datetime
+) -> list[tuple[int, dt.datetime]]:
+    model = get_event_model()
+    start = model.RECURRING_START_FIELD
+    # One query whatever the number of candidates; everything else is pure maths.
+    candidates: list[tuple[int, dt.datetime]] = list(
+        model._default_manager.filter(
+            series_id=series.pk,
+            is_template=False,
+            is_modified=False,
+            **{f"{start}__gte": now},
+        )
+        .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+        .order_by(start, "pk")
+        .values_list("pk", start)
+    )
+    if not candidates or rule is None:
+        return []
+    instants = [(pk, rules.to_utc(value)) for pk, value in candidates]
+    earliest = min(instant for _, instant in instants)
+    latest = max(instant for _, instant in instants)
+    # Exdates are subtracted, not ignored: an occurrence still sitting on an
+    # excluded slot is exactly the stale row the organiser needs to see.
+    expected = (
+        set(rules.occurrences_between(rule.to_spec(), earliest, latest, inclusive=True))
+        - series.exdate_instants
+    )
+    return [(pk, instant) for pk, instant in instants if instant not in expected]
+
+
+def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None) -> list[int]:
+    """Ids of future occurrences whose start no longer matches the series' rule.
+
+    Candidates are occurrences (never the template) starting at or after ``now``,
+    not cancelled and not modified by an organiser (those were moved on purpose).
+    A candidate drifts when its start, as a UTC instant, is not an occurrence of
+    the current rule or sits on an exdate; comparing instants keeps a wall-clock
+    time across a DST change from looking like drift. Reads the candidates in one
+    query (plus the rule when ``series.recurrence_rule`` is not loaded yet).
+    Returns ids in start order; empty for a series without a rule.
+    """
+    rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
+    return [pk for pk, _ in _drifted(series, rule, _now(now))]
+
+
+def cancel_stale_occurrences(
+    series: EventSeries,
+    *,
+    ids: Collection[int] | None = None,
+    now: dt.datetime | None = None,
+) -> list[int]:
+    """Cancel the drifted occurrences of ``series`` (or those of ``ids`` that drift).
+
+    Drift is recomputed under the series lock, so an id that stopped drifting
+    since the organiser looked (modified, already cancelled, or back on the rule)
+    is left alone rather than cancelled by a stale screen. Each cancelled row is
+    saved with the cancelled status and its original slot is recorded as an
+    exdate, in one transaction. Returns the cancelled ids in start order and sends
+    ``occurrence_cancelled`` for each after commit.
+    """
+    moment = _now(now)
+    model = get_event_model()
+    wanted = None if ids is None else set(ids)
+    with transaction.atomic():
+        locked = lock_series(series.pk)
+        rule = (
+            RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
+            if locked.recurrence_rule_id is not None
+            else None
+        )
+        locked.recurrence_rule = rule
+        stale = [pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted]
+        if not stale:
+            return []
+        events: list[Any] = list(model._default_manager.filter(pk__in=stale))
+        order = {pk: position for position, pk in enumerate(stale)}
+        events.sort(key=lambda event: order[event.pk])
+        for event in events:
+            setattr(event, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_CANCELLED)
+            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+        slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
+        locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
+        refresh_next_due_at(locked, now=moment)
+        locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+        for event in events:
+            send_after_commit(
+                occurrence_cancelled,
+                series=locked,
+                instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
+                occurrence=event,
+            )
+    _sync(series, locked, "exdates", "next_due_at")
+    return [event.pk for event in events]
+
+
+__all__ = ["cancel_stale_occurrences", "detect_cadence_drift"]

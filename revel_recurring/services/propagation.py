@@ -1,0 +1,180 @@
+"""Editing a series' template and pushing the edit onto its future occurrences."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, ValidationError
+from django.db import transaction
+
+from .. import rules
+from ..exceptions import InvalidPropagationError, SeriesNotReadyError
+from ..mixins import OCCURRENCE_STATE_FIELDS
+from ..models import EventSeries, get_event_model
+from ..notifications import suppress_event_notifications
+from ..receivers import suspend_modification_tracking
+from ..signals import template_propagated
+from .lifecycle import _now, send_after_commit
+from .locking import lock_series
+
+PropagationScope = Literal["none", "future_unmodified", "all_future"]
+PROPAGATION_SCOPES: tuple[str, ...] = ("none", "future_unmodified", "all_future")
+
+
+def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[tuple[str, Any]]:
+    """(key, model field) for each key of ``changes``; InvalidPropagationError for bad keys.
+
+    A key is a field name or, for a foreign key, its attname (``venue_id``).
+    """
+    fields: list[tuple[str, Any]] = []
+    unknown: list[str] = []
+    managed: list[str] = []
+    local_only: list[str] = []
+    for key in changes:
+        try:
+            field = model._meta.get_field(key)
+        except FieldDoesNotExist:
+            unknown.append(key)
+            continue
+        if not getattr(field, "concrete", False) or field.many_to_many:
+            unknown.append(key)
+        elif (
+            field.primary_key
+            or field.name in OCCURRENCE_STATE_FIELDS
+            or field.name == model.RECURRING_STATUS_FIELD
+        ):
+            managed.append(key)
+        elif scope != "none" and field.name not in model.PROPAGATABLE_FIELDS:
+            local_only.append(key)
+        else:
+            fields.append((key, field))
+    if unknown:
+        raise InvalidPropagationError(
+            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}."
+        )
+    if managed:
+        raise InvalidPropagationError(
+            f"{', '.join(map(repr, managed))} of a template is managed by revel-recurring "
+            "and cannot be changed here."
+        )
+    if local_only:
+        allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
+        raise InvalidPropagationError(
+            f"{', '.join(map(repr, local_only))} cannot be propagated (propagatable: "
+            f"{allowed}). Change it on the template alone with propagate='none'."
+        )
+    return fields
+
+
+def _propagated_fields(model: Any, changed: list[Any]) -> list[Any]:
+    names = {field.name for field in changed}
+    # A coupled group (an address and its coordinates) is written whole whenever
+    # one member changes, so no occurrence ends up with half of each version.
+    for group in model.PROPAGATION_COUPLED_FIELDS:
+        if names & set(group):
+            names |= set(group)
+    return [model._meta.get_field(name) for name in sorted(names)]
+
+
+def _occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
+    where = f"occurrence {event.pk} on {rules.format_instant(event.occurrence_start)}"
+    messages = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD_ERRORS: exc.messages}
+    return ValidationError(
+        {key: [f"{where}: {message}" for message in values] for key, values in messages.items()}
+    )
+
+
+def update_template(
+    series: EventSeries,
+    changes: Mapping[str, Any],
+    *,
+    propagate: PropagationScope | str = "none",
+    now: dt.datetime | None = None,
+) -> int:
+    """Change the template of ``series`` and optionally its future occurrences.
+
+    ``changes`` maps host field names to values. With ``propagate="none"`` any
+    editable field of the template may change (not the pk, the status, or the
+    mixin's per-occurrence fields). With ``"future_unmodified"`` or ``"all_future"``
+    every name must be in the host's ``PROPAGATABLE_FIELDS``; those values, plus
+    the rest of any ``PROPAGATION_COUPLED_FIELDS`` group they touch, are written
+    onto occurrences starting at or after ``now`` that are not cancelled (and, for
+    ``"future_unmodified"``, not ``is_modified``). Past and cancelled occurrences
+    are never touched. Bad scope or field names raise
+    :class:`~revel_recurring.exceptions.InvalidPropagationError`.
+
+    Each write is ``full_clean()`` + ``save()`` on the instance, so the host's
+    validation and invariants run; per-event notifications are suppressed and the
+    writes never mark occurrences modified. The template and every occurrence
+    commit together: one invalid occurrence raises its ``ValidationError`` and
+    nothing is saved. Returns the number of occurrences changed (rows already
+    holding the values are skipped). Sends ``template_propagated`` after commit
+    when a propagation scope was given.
+    """
+    if propagate not in PROPAGATION_SCOPES:
+        raise InvalidPropagationError(
+            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}."
+        )
+    moment = _now(now)
+    model = get_event_model()
+    fields = _resolve_fields(model, changes, propagate)
+    with (
+        transaction.atomic(),
+        suppress_event_notifications(),
+        suspend_modification_tracking(),
+    ):
+        # The series lock orders this against generation: a batch materialized
+        # before it is propagated to below, one materialized after it copies the
+        # updated template. Either way no occurrence keeps the old values.
+        locked = lock_series(series.pk)
+        template = (
+            model._default_manager.select_for_update()
+            .filter(series=locked, is_template=True)
+            .first()
+        )
+        if template is None:
+            raise SeriesNotReadyError(f"Series '{locked.name}' has no template to update.")
+        for key, _ in fields:
+            setattr(template, key, changes[key])
+        template.full_clean()
+        template.save()
+        if propagate == "none":
+            return 0
+        written = _propagated_fields(model, [field for _, field in fields])
+        targets = (
+            model._default_manager.select_for_update()
+            .filter(
+                series=locked,
+                is_template=False,
+                **{f"{model.RECURRING_START_FIELD}__gte": moment},
+            )
+            .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+            .order_by(model.RECURRING_START_FIELD, "pk")
+        )
+        if propagate == "future_unmodified":
+            targets = targets.filter(is_modified=False)
+        updated = 0
+        for event in targets:
+            if all(getattr(event, f.attname) == getattr(template, f.attname) for f in written):
+                continue
+            for field in written:
+                setattr(event, field.attname, getattr(template, field.attname))
+            try:
+                event.full_clean()
+            except ValidationError as exc:
+                raise _occurrence_error(event, exc) from exc
+            event.save()
+            updated += 1
+        send_after_commit(
+            template_propagated,
+            series=locked,
+            fields=[field.name for field in written],
+            scope=propagate,
+            updated=updated,
+        )
+    return updated
+
+
+__all__ = ["PROPAGATION_SCOPES", "PropagationScope", "update_template"]
