@@ -10,6 +10,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from revel_recurring.models import RecurringEventMixin
@@ -227,10 +228,10 @@ class Event(RecurringEventMixin, models.Model):
     def clean(self) -> None:
         errors: dict[str, str] = {}
         if self.start is not None and self.end is not None and self.end <= self.start:
-            errors["end"] = _("The end must be after the start.")
+            errors["end"] = gettext("The end must be after the start.")
         if (self.latitude is None) != (self.longitude is None):
             field = "longitude" if self.longitude is None else "latitude"
-            errors[field] = _("Give both latitude and longitude, or neither.")
+            errors[field] = gettext("Give both latitude and longitude, or neither.")
         if errors:
             raise ValidationError(errors)
 

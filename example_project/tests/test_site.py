@@ -1,6 +1,11 @@
 from __future__ import annotations
 
+import json
+import os
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -8,13 +13,15 @@ from django.test import Client
 
 from example_project.events.models import Event
 
-pytestmark = pytest.mark.django_db
+ROOT = str(Path(__file__).resolve().parents[2])
 
 
+@pytest.mark.django_db
 def test_models_match_migrations() -> None:
     call_command("makemigrations", "events", "--check", "--dry-run", verbosity=0)
 
 
+@pytest.mark.django_db
 def test_series_pages_list_the_materialized_dates(client: Client) -> None:
     call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
 
@@ -27,6 +34,7 @@ def test_series_pages_list_the_materialized_dates(client: Client) -> None:
     assert page.content.count(b"18:30") == 8
 
 
+@pytest.mark.django_db
 def test_admin_pages_render(admin_client: Client) -> None:
     call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
 
@@ -42,3 +50,42 @@ def test_admin_pages_render(admin_client: Client) -> None:
     ]
     for url in urls:
         assert admin_client.get(url).status_code == 200, url
+
+
+def _settings_in_subprocess(**env: str) -> dict[str, object]:
+    code = (
+        "import json; from django.conf import settings as s; print(json.dumps({"
+        "'engine': s.DATABASES['default']['ENGINE'], 'name': s.DATABASES['default']['NAME'],"
+        "'eager': s.CELERY_TASK_ALWAYS_EAGER, 'broker': s.CELERY_BROKER_URL}))"
+    )
+    environment = {
+        key: value
+        for key, value in os.environ.items()
+        if key not in {"DATABASE_URL", "CELERY_BROKER_URL", "EXAMPLE_DB_PATH"}
+    }
+    environment.update(env, DJANGO_SETTINGS_MODULE="example_project.settings", PYTHONPATH=ROOT)
+    output = subprocess.run(
+        [sys.executable, "-c", code], env=environment, capture_output=True, text=True, check=True
+    ).stdout
+    result: dict[str, object] = json.loads(output)
+    return result
+
+
+def test_settings_default_to_sqlite_and_eager_celery() -> None:
+    values = _settings_in_subprocess()
+
+    assert values["engine"] == "django.db.backends.sqlite3"
+    assert values["name"] == str(Path(ROOT) / "example_project" / "db.sqlite3")
+    assert values["eager"] is True
+
+
+def test_settings_follow_database_url_and_broker_url() -> None:
+    values = _settings_in_subprocess(
+        DATABASE_URL="postgres://postgres@127.0.0.1:5432/example",
+        CELERY_BROKER_URL="redis://127.0.0.1:6379/0",
+    )
+
+    assert values["engine"] == "django.db.backends.postgresql"
+    assert values["name"] == "example"
+    assert values["eager"] is False
+    assert values["broker"] == "redis://127.0.0.1:6379/0"

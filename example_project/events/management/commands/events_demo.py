@@ -53,10 +53,13 @@ class Command(BaseCommand):
             )
             if template is None:
                 template = _create_series(organization, now)
-                self.stdout.write(f'Created series "{template.series.name}".')
+                verb = "Created"
             else:
-                self.stdout.write(f'Reusing series "{template.series.name}".')
+                verb = "Reusing"
         series = template.series
+        if series is None:
+            raise CommandError(f"The demo template {template.pk} lost its series; delete it.")
+        self.stdout.write(f'{verb} series "{series.name}".')
         created = generate_series_events(series, now=now)
         self._report(series, created)
 
