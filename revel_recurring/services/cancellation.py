@@ -143,6 +143,9 @@ def restore_occurrence(
                 f"'{locked.name}': the rule has no slot then and no occurrence starts then."
             )
         slots = _slot_instants(instant, event)
+        if event is not None:
+            # Cancelled by its moved start, restored by its slot (or the reverse).
+            slots.add(rules.to_utc(event.occurrence_start))
         excluded = locked.exdate_instants
         event_cancelled = (
             event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
