@@ -107,7 +107,9 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "loggers": {
-        "example_project": {"handlers": ["console"], "level": "INFO"},
-        "revel_recurring": {"handlers": ["console"], "level": "INFO"},
+        # No propagation: a Celery worker also logs through the root logger, and
+        # every digest line would appear twice.
+        "example_project": {"handlers": ["console"], "level": "INFO", "propagate": False},
+        "revel_recurring": {"handlers": ["console"], "level": "INFO", "propagate": False},
     },
 }
