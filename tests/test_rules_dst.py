@@ -363,3 +363,12 @@ def test_exdate_given_in_local_time_skips_the_occurrence() -> None:
     rule = spec(Frequency.WEEKLY, dt.datetime(2025, 3, 17, 10, 0, tzinfo=VIENNA))
     skip = rules.exdate_instants(["2025-03-24T10:00:00+01:00"])
     assert rules.first_occurrence_after(rule, utc(2025, 3, 20), skip=skip) == utc(2025, 3, 31, 8)
+
+
+def test_window_opening_after_the_gap_wall_clock_still_finds_the_shifted_occurrence() -> None:
+    # The gap-day occurrence is 03:30 EDT although its rule says 02:30; a window that
+    # opens at 03:10 EDT must still contain it (wall clock 02:30 < 03:10, instant later).
+    rule = spec(Frequency.DAILY, dt.datetime(2025, 3, 7, 2, 30, tzinfo=NEW_YORK))
+    after = dt.datetime(2025, 3, 9, 3, 10, tzinfo=NEW_YORK)  # 07:10Z
+    assert rules.occurrences_between(rule, after, utc(2025, 3, 9, 8)) == [utc(2025, 3, 9, 7, 30)]
+    assert rules.first_occurrence_after(rule, after) == utc(2025, 3, 9, 7, 30)
