@@ -66,9 +66,11 @@ class DefaultRecurringAdapter:
                 seen.setdefault(person, None)
         return [p for p in seen if self.wants_notification(p, SERIES_EVENTS_GENERATED)]
 
-    def build_digest(self, series: Any, occurrences: Sequence[Any]) -> SeriesDigest:
-        """The one digest for a generated batch."""
-        template = series.get_template()
+    def build_digest(
+        self, series: Any, occurrences: Sequence[Any], *, template: Any = None
+    ) -> SeriesDigest:
+        """The one digest for a generated batch (``template`` saves a lookup)."""
+        template = template if template is not None else series.get_template()
         recipients = (
             self.get_digest_recipients(series, template, occurrences) if template else []
         )

@@ -122,7 +122,13 @@ class RecurringEventMixin(models.Model):
         for field in self._meta.concrete_fields:
             if field.primary_key or field.name in skip:
                 continue
-            setattr(occurrence, field.attname, copy.deepcopy(getattr(self, field.attname)))
+            value = getattr(self, field.attname)
+            # Only containers (JSON fields) can be shared by reference and later
+            # mutated; deep-copying every str/Decimal/datetime would cost time on
+            # the hot path for nothing.
+            if isinstance(value, (dict, list)):
+                value = copy.deepcopy(value)
+            setattr(occurrence, field.attname, value)
         delta = start - self.occurrence_start
         setattr(occurrence, self.RECURRING_START_FIELD, start)
         end_field = self.RECURRING_END_FIELD

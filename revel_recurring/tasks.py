@@ -9,12 +9,14 @@ With the defaults (5 retries, base 5 s, cap 300 s) the nominal delays are 5, 10,
 
 from __future__ import annotations
 
+import datetime as dt
 import logging
 import random
 from typing import Any
 
 from celery import shared_task
 
+from . import rules
 from .conf import recurring_settings
 from .transient import is_transient_db_error
 
@@ -43,38 +45,45 @@ def max_total_backoff() -> float:
     )
 
 
+def _parse_now(now: str | None) -> dt.datetime | None:
+    return rules.parse_instant(now) if now else None
+
+
 @shared_task(name="revel_recurring.generate_all_series")
-def generate_all_series() -> dict[str, int]:
+def generate_all_series(now: str | None = None) -> dict[str, int]:
     """Beat entry point: enqueue one ``generate_series`` per due series.
 
-    Returns ``{"due": n, "dispatched": n, "failed": n}``.
+    ``now`` (ISO 8601, aware; default: the current time) is the moment "due" is
+    judged against; it is passed on to each per-series task so the whole pass
+    sees one clock. Returns ``{"due": n, "dispatched": n, "failed": n}``.
     """
     from .services.dispatch import dispatch_due_series
 
-    result = dispatch_due_series(generate_series.delay)
+    def enqueue(series_id: int) -> object:
+        return generate_series.delay(series_id, now=now)
+
+    result = dispatch_due_series(enqueue, now=_parse_now(now))
     logger.info("revel_recurring dispatch: %s", result.as_dict())
     return result.as_dict()
 
 
 @shared_task(bind=True, name="revel_recurring.generate_series")
-def generate_series(self: Any, series_id: int) -> dict[str, Any]:
-    """Materialize the window of one series; retries transient database errors only."""
-    from .models import EventSeries
+def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[str, Any]:
+    """Materialize the window of one series; retries transient database errors only.
+
+    ``now`` (ISO 8601, aware) overrides the current time, as in ``generate_all_series``.
+    """
     from .services.generation import generate_series_events
 
-    series = EventSeries.objects.filter(pk=series_id).first()
-    if series is None:
-        return {"series": series_id, "created": 0, "missing": True}
     try:
-        created = generate_series_events(series)
+        # The id goes straight to the locked read: no separate load of the series.
+        created = generate_series_events(series_id, now=_parse_now(now))
     except Exception as exc:
-        if (
-            is_transient_db_error(exc)
-            and self.request.retries < recurring_settings.TASK_MAX_RETRIES
-        ):
+        retries = self.request.retries
+        if is_transient_db_error(exc) and retries < recurring_settings.TASK_MAX_RETRIES:
             raise self.retry(
                 exc=exc,
-                countdown=retry_delay(self.request.retries),
+                countdown=retry_delay(retries),
                 max_retries=recurring_settings.TASK_MAX_RETRIES,
             ) from exc
         raise

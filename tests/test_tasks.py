@@ -71,12 +71,8 @@ def test_generate_all_series_runs_the_due_series_eagerly() -> None:
     assert tasks.generate_all_series.apply().get()["due"] == 0
 
 
-def test_generate_series_on_a_missing_series_reports_it() -> None:
-    assert tasks.generate_series.apply(args=[987654]).get() == {
-        "series": 987654,
-        "created": 0,
-        "missing": True,
-    }
+def test_generate_series_on_a_missing_series_creates_nothing() -> None:
+    assert tasks.generate_series.apply(args=[987654]).get() == {"series": 987654, "created": 0}
 
 
 def test_transient_error_is_retried_then_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from django.db import transaction
-from django.db.models import Max
+from django.db import connections, transaction
+from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from .. import rules
@@ -109,7 +109,7 @@ def _materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datet
 
 
 def generate_series_events(
-    series: EventSeries,
+    series: EventSeries | int,
     *,
     until: dt.datetime | None = None,
     now: dt.datetime | None = None,
@@ -117,10 +117,12 @@ def generate_series_events(
 ) -> list[Any]:
     """Materialize every occurrence of ``series`` inside its rolling window.
 
-    Returns the created host events, in start order (empty when there was nothing
-    to do). ``until`` replaces the horizon ``now + generation_window_weeks`` and may
-    reach at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead. Occurrences that
-    start before ``now`` are skipped unless ``backfill`` (for imports).
+    ``series`` is an EventSeries or its primary key (the Celery task passes the
+    key and saves a query; a missing series then generates nothing). Returns the
+    created host events, in start order (empty when there was nothing to do).
+    ``until`` replaces the horizon ``now + generation_window_weeks`` and may reach
+    at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead. Occurrences that start
+    before ``now`` are skipped unless ``backfill`` (for imports).
 
     Runs in one transaction under the series row lock: all occurrences, their
     related rows and the cursor commit together or not at all. After commit, one
@@ -128,21 +130,28 @@ def generate_series_events(
     """
     moment = now or timezone.now()
     _check_until(until, moment)
-    if not series.is_active or series.recurrence_rule_id is None:
-        return []
-    event_model = get_event_model()
+    if isinstance(series, EventSeries):
+        if not series.is_active or series.recurrence_rule_id is None:
+            return []
+        series_id = series.pk
+    else:
+        series_id = series
     with transaction.atomic(), suppress_event_notifications():
-        locked = lock_series(series.pk)
+        try:
+            locked = lock_series(series_id, with_rule=True)
+        except EventSeries.DoesNotExist:
+            return []
         # The locked row is the truth: another caller may have paused the series,
         # moved the cursor or changed the rule while we waited for the lock.
-        if not locked.is_active or locked.recurrence_rule_id is None:
+        if not locked.is_active:
             return []
-        rule = RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
-        template = event_model._default_manager.filter(series=locked, is_template=True).first()
+        rule = locked.recurrence_rule
+        assert rule is not None  # the INNER join guarantees it
+        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment))
+        since = lower if backfill else max(lower, moment)
+        template, materialized = _template_and_taken_slots(locked, since)
         if template is None:
             return []
-        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment))
-        materialized = _materialized_slots(locked, lower if backfill else max(lower, moment))
         plan = plan_generation(
             locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
         )
@@ -151,10 +160,49 @@ def generate_series_events(
         locked.next_due_at = plan.next_due_at
         locked.save(update_fields=["last_generated_until", "next_due_at", "updated_at"])
         if created:
-            transaction.on_commit(lambda: _send_digest(locked, created))
-    series.last_generated_until = locked.last_generated_until
-    series.next_due_at = locked.next_due_at
+            transaction.on_commit(lambda: _send_digest(locked, template, created))
+    if isinstance(series, EventSeries):
+        series.last_generated_until = locked.last_generated_until
+        series.next_due_at = locked.next_due_at
     return created
+
+
+def _template_and_taken_slots(
+    series: EventSeries, since: dt.datetime
+) -> tuple[Any, set[dt.datetime]]:
+    """The template (or None) and the slots already materialized from ``since`` on.
+
+    The template comes annotated with the series' highest occurrence_index. On
+    PostgreSQL the taken slots ride along as an ARRAY subquery, so both answers
+    cost one round trip; elsewhere they take a second query.
+    """
+    model = get_event_model()
+    manager = model._default_manager
+    highest = (
+        manager.filter(series=OuterRef("series_id"))
+        .order_by()
+        .values("series")
+        .annotate(highest=Max("occurrence_index"))
+        .values("highest")
+    )
+    taken_query = manager.filter(
+        series=OuterRef("series_id"), recurrence_id__gte=since
+    ).values("recurrence_id")
+    queryset = manager.filter(series=series, is_template=True).annotate(
+        _revel_highest_index=Subquery(highest)
+    )
+    on_postgres = connections[manager.db].vendor == "postgresql"
+    if on_postgres:
+        from django.contrib.postgres.expressions import ArraySubquery
+
+        queryset = queryset.annotate(_revel_taken=ArraySubquery(taken_query))
+    rows = list(queryset[:1])
+    template = rows[0] if rows else None
+    if template is None:
+        return None, set()
+    if on_postgres:
+        return template, set(template._revel_taken)
+    return template, _materialized_slots(series, since)
 
 
 def preview_series_events(
@@ -186,10 +234,7 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
         return []
     model = type(template)
     status = model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
-    highest = model._default_manager.filter(series=series).aggregate(
-        highest=Max("occurrence_index")
-    )["highest"]
-    start_index = (highest or 0) + 1
+    start_index = (template._revel_highest_index or 0) + 1
     occurrences = [
         template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
         for i, slot in enumerate(slots)
@@ -199,11 +244,11 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
     return list(created)
 
 
-def _send_digest(series: EventSeries, occurrences: list[Any]) -> None:
+def _send_digest(series: EventSeries, template: Any, occurrences: list[Any]) -> None:
     from ..adapter import get_adapter
 
     try:
-        digest = get_adapter().build_digest(series, occurrences)
+        digest = get_adapter().build_digest(series, occurrences, template=template)
     except Exception:
         logger.exception("revel_recurring could not build the digest for series %s", series.pk)
         return
