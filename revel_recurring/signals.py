@@ -1,4 +1,10 @@
-"""Signals sent by revel-recurring. All are sent after the transaction commits."""
+"""Signals sent by revel-recurring.
+
+All are sent with ``sender=EventSeries`` after the transaction commits
+(``transaction.on_commit``) through ``send_robust``: a failing receiver is logged,
+never raised into the caller whose write already committed. docs/lifecycle.md
+lists them.
+"""
 
 from __future__ import annotations
 
@@ -9,27 +15,35 @@ from django.dispatch import Signal
 #: ``occurrences`` (list of host events, in start order), ``digest`` (SeriesDigest).
 series_events_generated = Signal()
 
-#: One occurrence slot was cancelled.
-#: sender: the EventSeries class; kwargs: ``series``, ``instant`` (UTC datetime),
+#: One occurrence slot was cancelled (``cancel_occurrence`` when it changed
+#: something; ``cancel_stale_occurrences`` once per cancelled row).
+#: sender: the EventSeries class; kwargs: ``series``, ``instant`` (UTC datetime:
+#: the instant asked for, or the row's original slot for stale rows),
 #: ``occurrence`` (the host event set to cancelled, or None if not materialized).
 occurrence_cancelled = Signal()
 
-#: A cancelled slot was restored.
-#: sender: the EventSeries class; kwargs: ``series``, ``instant``, ``occurrence`` (or None).
+#: A cancelled slot was restored by ``restore_occurrence``.
+#: sender: the EventSeries class; kwargs: ``series``, ``instant`` (UTC datetime),
+#: ``occurrence`` (the host event back in draft/open status, or None when the slot
+#: is left to the next generation run).
 occurrence_restored = Signal()
 
+#: ``pause_series`` deactivated a series (not sent when it was already paused).
 #: sender: the EventSeries class; kwargs: ``series``.
 series_paused = Signal()
 
+#: ``resume_series`` reactivated a series (not sent when it was already active).
 #: sender: the EventSeries class; kwargs: ``series``.
 series_resumed = Signal()
 
-#: The rule or window of a series changed.
-#: sender: the EventSeries class; kwargs: ``series``, ``changed_fields`` (set of names),
-#: ``cursor_reset`` (bool).
+#: ``update_series_recurrence`` changed the rule, window or auto_publish.
+#: sender: the EventSeries class; kwargs: ``series``, ``changed_fields`` (frozenset
+#: of rule field names plus "generation_window_weeks" / "auto_publish"),
+#: ``cursor_reset`` (bool: a generated cursor was reset to None).
 series_recurrence_changed = Signal()
 
-#: A template edit was pushed onto occurrences.
-#: sender: the EventSeries class; kwargs: ``series``, ``fields`` (list of names),
-#: ``scope`` (str), ``updated`` (int, occurrences changed).
+#: ``update_template`` ran with a propagation scope (sent even if no row changed).
+#: sender: the EventSeries class; kwargs: ``series``, ``fields`` (sorted list of the
+#: names written, coupled fields included), ``scope`` ("future_unmodified" or
+#: "all_future"), ``updated`` (int, occurrences changed).
 template_propagated = Signal()
