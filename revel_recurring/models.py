@@ -112,10 +112,17 @@ class RecurrenceRule(models.Model):
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
+        also_saved = ["rrule_string", "updated_at"]
+        if self.dtstart.microsecond:
+            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
+            # first occurrence would fall just before dtstart and a generation window
+            # starting at dtstart would skip it.
+            self.dtstart = self.dtstart.replace(microsecond=0)
+            also_saved.append("dtstart")
         self.rrule_string = rules.to_rrule_string(self.to_spec())
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, "rrule_string", "updated_at"}
+            kwargs["update_fields"] = {*update_fields, *also_saved}
         super().save(*args, **kwargs)
 
 
