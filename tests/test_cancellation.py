@@ -202,3 +202,14 @@ def test_restore_a_moved_occurrence_by_either_instant() -> None:
     restore_occurrence(series, monday(4), now=NOW)
     assert fresh(series).exdates == []
     assert Event.objects.get(pk=moved.pk).state == Event.RECURRING_STATUS_DRAFT
+
+
+def test_restoring_a_past_unmaterialized_slot_leaves_the_cursor() -> None:
+    series = weekly_series(window_weeks=2)
+    cancel_occurrence(series, monday(1), now=NOW)
+    Event.objects.filter(series=series, recurrence_id=monday(1)).delete()
+    cursor = fresh(series).last_generated_until
+    later = NOW + dt.timedelta(weeks=1, days=2)
+    restore_occurrence(series, monday(1), now=later)
+    assert fresh(series).last_generated_until == cursor
+    assert fresh(series).exdates == []

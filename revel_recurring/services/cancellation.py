@@ -157,7 +157,7 @@ def restore_occurrence(
             )
         locked.exdates = rules.normalize_exdates(excluded - slots)
         cursor = locked.last_generated_until
-        if event is None and cursor is not None and instant <= cursor:
+        if event is None and cursor is not None and moment <= instant <= cursor:
             # Generation resumes strictly after the cursor; step back just before
             # the slot so the next run sees it. Materialized slots in between are
             # skipped by recurrence_id, so nothing is created twice.
