@@ -55,7 +55,9 @@ class RuleSpec:
     """The fields of a recurrence rule, already validated.
 
     ``dtstart`` and ``until`` are aware datetimes in any zone; ``timezone`` is the
-    IANA zone whose wall clock the occurrences keep.
+    IANA zone whose wall clock the occurrences keep. dtstart is read to the whole
+    second (RFC 5545 DATE-TIME has no fraction and dateutil drops it), which is why
+    RecurrenceRule stores it that way.
     """
 
     frequency: Frequency
@@ -118,7 +120,8 @@ def build_rrule(spec: RuleSpec) -> du.rrule:
         if spec.monthly_type == MonthlyType.DAY_OF_MONTH:
             kwargs["bymonthday"] = spec.day_of_month
         elif spec.monthly_type == MonthlyType.NTH_WEEKDAY:
-            assert spec.weekday is not None and spec.nth_weekday is not None
+            assert spec.weekday is not None
+            assert spec.nth_weekday is not None
             kwargs["byweekday"] = _DU_WEEKDAYS[spec.weekday](spec.nth_weekday)
     return du.rrule(**kwargs)  # type: ignore[arg-type]
 
@@ -227,8 +230,7 @@ def to_rrule_string(spec: RuleSpec) -> str:
             assert spec.weekday is not None
             parts.append(f"BYDAY={spec.nth_weekday}{_ICAL_WEEKDAYS[spec.weekday]}")
     return (
-        f"DTSTART;TZID={spec.timezone}:{_ical_stamp(spec.local_dtstart)}\n"
-        f"RRULE:{';'.join(parts)}"
+        f"DTSTART;TZID={spec.timezone}:{_ical_stamp(spec.local_dtstart)}\nRRULE:{';'.join(parts)}"
     )
 
 

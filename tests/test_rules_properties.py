@@ -38,9 +38,10 @@ def rule_specs(draw: st.DrawFn, *, end: str | None = None) -> RuleSpec:
     # hours and the quarter hours (Lord Howe's gap is 02:00-02:30) more often.
     hour = draw(st.sampled_from((0, 1, 2, 3)) | st.integers(0, 23))
     minute = draw(st.sampled_from((0, 15, 30, 45)) | st.integers(0, 59))
+    second = draw(st.just(0) | st.integers(0, 59))
     # fold=0 is the only reading a rule can have (see validators); a wall clock in a
     # gap becomes the instant after it, whose own wall clock then exists.
-    dtstart = dt.datetime.combine(day, dt.time(hour, minute)).replace(tzinfo=zone)
+    dtstart = dt.datetime.combine(day, dt.time(hour, minute, second)).replace(tzinfo=zone)
     if draw(st.booleans()):
         dtstart = dtstart.astimezone(UTC)  # the zone of dtstart itself must not matter
 
