@@ -1,0 +1,331 @@
+"""Generation benchmark on PostgreSQL (``make bench``); prints its figures.
+
+1. One full window for N weekly series (8 occurrences and one seat tier each),
+   three ways, each from the same starting state:
+   - revel-recurring: ``generate_all_series`` in eager Celery mode (dispatch +
+     one locked, bulk-inserting transaction per series);
+   - the per-series floor: one transaction per series holding one bulk INSERT per
+     table and nothing else (slots computed beforehand, outside the timing);
+   - naive: one ``full_clean()`` + ``save()`` per occurrence and per tier inside
+     the same per-series transactions.
+2. A steady-state daily pass: M series already generated to their horizon, the
+   clock moved one day; about one in seven has a new occurrence due.
+
+Uses the example project's host (events.Event with a TicketTier each, its
+constraints, its clone_related) in a scratch database ``revel_bench`` on the
+server named by DATABASE_URL (default: the local PostgreSQL).
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import os
+import sys
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlparse, urlunparse
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
+BENCH_DB = "revel_bench"
+
+
+def _prepare_database() -> None:
+    import psycopg
+
+    parts = urlparse(SERVER_URL)
+    with psycopg.connect(urlunparse(parts._replace(path="/postgres")), autocommit=True) as conn:
+        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
+        conn.execute(f"CREATE DATABASE {BENCH_DB}")
+    os.environ["DATABASE_URL"] = urlunparse(parts._replace(path=f"/{BENCH_DB}"))
+    os.environ["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
+    os.environ.pop("CELERY_BROKER_URL", None)  # eager mode
+    import django
+
+    django.setup()
+    from django.core.management import call_command
+
+    call_command("migrate", verbosity=0)
+    from django.conf import settings
+
+    # The host's notifier (a DigestRecord insert per batch in the example project)
+    # is host work, not generation: it is switched off so all three approaches
+    # write the same rows.
+    settings.REVEL_RECURRING_NOTIFIER = None
+
+
+class QueryCounter:
+    def __init__(self) -> None:
+        self.count = 0
+
+    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool,
+                 context: Any) -> Any:
+        self.count += 1
+        return execute(sql, params, many, context)
+
+
+@contextmanager
+def counting() -> Iterator[QueryCounter]:
+    from django.db import connection
+
+    counter = QueryCounter()
+    with connection.execute_wrapper(counter):
+        yield counter
+
+
+def _weekday_start(base: dt.datetime, number: int) -> dt.datetime:
+    from zoneinfo import ZoneInfo
+
+    # Spread series over the seven weekdays and a few evening hours.
+    local = base.astimezone(ZoneInfo("Europe/Vienna")).replace(
+        hour=17 + number % 4, minute=0, second=0, microsecond=0
+    )
+    return local + dt.timedelta(days=number % 7)
+
+
+def _models() -> tuple[Any, Any, Any]:
+    from example_project.events.models import Event, Organization, TicketTier
+
+    return Event, Organization, TicketTier
+
+
+def create_series(count: int, base: dt.datetime, *, prefix: str = "s") -> list[int]:
+    """Rules, series, templates and one ticket tier each, inserted in bulk."""
+    from django.contrib.auth import get_user_model
+
+    from revel_recurring import rules
+    from revel_recurring.models import EventSeries, RecurrenceRule
+
+    Event, Organization, TicketTier = _models()
+    owner, _ = get_user_model().objects.get_or_create(username="bench-owner")
+    organization, _ = Organization.objects.get_or_create(
+        slug="bench", defaults={"name": "Bench", "owner": owner}
+    )
+    rule_objects = []
+    for number in range(count):
+        rule = RecurrenceRule(
+            frequency="WEEKLY", dtstart=_weekday_start(base, number), timezone="Europe/Vienna"
+        )
+        rule.rrule_string = rules.to_rrule_string(rule.to_spec())
+        rule_objects.append(rule)
+    rule_objects = RecurrenceRule.objects.bulk_create(rule_objects, batch_size=2000)
+    series_objects = EventSeries.objects.bulk_create(
+        [
+            EventSeries(
+                name=f"Series {prefix}{n}",
+                slug=f"series-{prefix}{n}",
+                recurrence_rule=rule,
+                auto_publish=True,
+                next_due_at=base - dt.timedelta(days=1),
+            )
+            for n, rule in enumerate(rule_objects)
+        ],
+        batch_size=2000,
+    )
+    templates = Event.objects.bulk_create(
+        [
+            Event(
+                organization=organization,
+                series=series,
+                is_template=True,
+                name=series.name,
+                slug=series.slug,
+                description="A weekly evening with a long description. " * 5,
+                visibility="public",
+                capacity=50,
+                address="Praterstrasse 1, Vienna",
+                latitude="48.216000",
+                longitude="16.390000",
+                requires_ticket=True,
+                start=rule.dtstart,
+                end=rule.dtstart + dt.timedelta(hours=2),
+                rsvp_before=rule.dtstart - dt.timedelta(hours=3),
+                check_in_starts_at=rule.dtstart - dt.timedelta(minutes=30),
+            )
+            for series, rule in zip(series_objects, rule_objects, strict=True)
+        ],
+        batch_size=2000,
+    )
+    TicketTier.objects.bulk_create(
+        [
+            TicketTier(
+                event=t,
+                name="General",
+                price="12.50",
+                quantity=100,
+                sales_start=t.start - dt.timedelta(days=14),
+                sales_end=t.start,
+            )
+            for t in templates
+        ],
+        batch_size=2000,
+    )
+    return [s.pk for s in series_objects]
+
+
+def reset_generated(base: dt.datetime) -> None:
+    from revel_recurring.models import EventSeries
+
+    Event, _, TicketTier = _models()
+    TicketTier.objects.filter(event__is_template=False)._raw_delete(TicketTier.objects.db)
+    Event.objects.filter(is_template=False)._raw_delete(Event.objects.db)
+    EventSeries.objects.update(
+        last_generated_until=None, next_due_at=base - dt.timedelta(days=1), exdates=[]
+    )
+
+
+def occurrence_count() -> int:
+    Event, _, _ = _models()
+    return int(Event.objects.filter(is_template=False).count())
+
+
+def run_revel(now: dt.datetime) -> tuple[float, int, int]:
+    from revel_recurring.tasks import generate_all_series
+
+    with counting() as counter:
+        started = time.perf_counter()
+        result = generate_all_series.apply(kwargs={"now": now.isoformat()}).get()
+        elapsed = time.perf_counter() - started
+    assert result["failed"] == 0, result
+    return elapsed, occurrence_count(), counter.count
+
+
+def _plans(now: dt.datetime) -> list[tuple[Any, list[Any], list[dt.datetime]]]:
+    """Per series: template, its tiers and its slots, computed outside the timing."""
+    from revel_recurring import rules
+    from revel_recurring.models import EventSeries
+
+    Event, _, _ = _models()
+    horizon = now + dt.timedelta(weeks=8)
+    series_list = list(EventSeries.objects.select_related("recurrence_rule").order_by("pk"))
+    templates = {
+        t.series_id: t
+        for t in Event.objects.filter(is_template=True).prefetch_related("ticket_tiers")
+    }
+    plans = []
+    for series in series_list:
+        template = templates[series.pk]
+        slots = rules.occurrences_between(
+            series.recurrence_rule.to_spec(), now, horizon, inclusive=True
+        )
+        plans.append((template, list(template.ticket_tiers.all()), slots))
+    return plans
+
+
+def run_floor(now: dt.datetime) -> tuple[float, int, int]:
+    from django.db import transaction
+
+    Event, _, TicketTier = _models()
+    plans = _plans(now)
+    with counting() as counter:
+        started = time.perf_counter()
+        for template, tiers, slots in plans:
+            with transaction.atomic():
+                events = Event.objects.bulk_create(
+                    [
+                        template.prepare_occurrence(start=slot, occurrence_index=i, status="open")
+                        for i, slot in enumerate(slots, start=1)
+                    ]
+                )
+                TicketTier.objects.bulk_create(
+                    [
+                        tier.copy_for(event, delta=event.start - template.start)
+                        for event in events
+                        for tier in tiers
+                    ]
+                )
+        elapsed = time.perf_counter() - started
+    return elapsed, occurrence_count(), counter.count
+
+
+def run_naive(now: dt.datetime) -> tuple[float, int, int]:
+    from django.db import transaction
+
+    Event, _, _ = _models()
+    plans = _plans(now)
+    with counting() as counter:
+        started = time.perf_counter()
+        for template, tiers, slots in plans:
+            with transaction.atomic():
+                for index, slot in enumerate(slots, start=1):
+                    event = template.prepare_occurrence(
+                        start=slot, occurrence_index=index, status="open"
+                    )
+                    event.full_clean()
+                    event.save()
+                    for tier in tiers:
+                        copy = tier.copy_for(event, delta=event.start - template.start)
+                        copy.full_clean()
+                        copy.save()
+        elapsed = time.perf_counter() - started
+    return elapsed, occurrence_count(), counter.count
+
+
+def steady_state(count: int, base: dt.datetime) -> None:
+    from revel_recurring.services.dispatch import iter_due_series_ids
+    from revel_recurring.tasks import generate_all_series
+
+    print(f"\nSteady state: {count} weekly series generated to their horizon")
+    create_series(count, base, prefix="steady")
+    started = time.perf_counter()
+    generate_all_series.apply(kwargs={"now": base.isoformat()}).get()
+    print(f"  setup (first windows through generate_all_series): "
+          f"{time.perf_counter() - started:.1f} s, "
+          f"{occurrence_count()} occurrences")
+    tomorrow = base + dt.timedelta(days=1)
+    expected_due = len(list(iter_due_series_ids(now=tomorrow, chunk_size=10_000)))
+    before = occurrence_count()
+    with counting() as counter:
+        started = time.perf_counter()
+        result = generate_all_series.apply(kwargs={"now": tomorrow.isoformat()}).get()
+        elapsed = time.perf_counter() - started
+    created = occurrence_count() - before
+    print(f"  clock +1 day: due {result['due']} (expected {expected_due}), dispatched "
+          f"{result['dispatched']}, failed {result['failed']}, occurrences created {created}")
+    print(f"  pass wall time {elapsed:.2f} s; {1000 * elapsed / max(result['due'], 1):.2f} ms "
+          f"per due series; {counter.count / max(result['due'], 1):.1f} queries per due series")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--series", type=int, default=1000)
+    parser.add_argument("--steady-series", type=int, default=10_000)
+    args = parser.parse_args()
+    _prepare_database()
+    from django.db import connection
+
+    base = dt.datetime.now(dt.UTC).replace(microsecond=0)
+    print(f"PostgreSQL {connection.cursor().connection.info.server_version}; "
+          f"{args.series} weekly series, 8 occurrences + 1 tier each")
+    create_series(args.series, base)
+    results: dict[str, tuple[float, int, int]] = {}
+    for label, runner in (("revel-recurring", run_revel), ("floor", run_floor),
+                          ("naive", run_naive)):
+        reset_generated(base)
+        results[label] = runner(base)
+    reset_generated(base)
+    print(f"{'approach':<17}{'seconds':>9}{'occurrences':>13}{'occ/s':>10}{'queries/series':>16}")
+    for label, (elapsed, created, queries) in results.items():
+        print(f"{label:<17}{elapsed:>9.2f}{created:>13}{created / elapsed:>10.0f}"
+              f"{queries / args.series:>16.1f}")
+    revel, floor, naive = (results[k][0] for k in ("revel-recurring", "floor", "naive"))
+    print(f"revel / floor = {revel / floor:.2f}x (target <= 2x); "
+          f"naive / revel = {naive / revel:.1f}x (target >= 10x)")
+    from revel_recurring.models import EventSeries, RecurrenceRule
+
+    Event, _, TicketTier = _models()
+    TicketTier.objects.all()._raw_delete(TicketTier.objects.db)
+    Event.objects.all()._raw_delete(Event.objects.db)
+    EventSeries.objects.all()._raw_delete(EventSeries.objects.db)
+    RecurrenceRule.objects.all()._raw_delete(RecurrenceRule.objects.db)
+    steady_state(args.steady_series, base)
+
+
+if __name__ == "__main__":
+    main()
