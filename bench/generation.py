@@ -247,7 +247,6 @@ def run_floor(now: dt.datetime) -> tuple[float, int, int]:
 def run_naive(now: dt.datetime) -> tuple[float, int, int]:
     from django.db import transaction
 
-    Event, _, _ = _models()
     plans = _plans(now)
     with counting() as counter:
         started = time.perf_counter()
