@@ -26,8 +26,8 @@ LORD_HOWE = ZoneInfo("Australia/Lord_Howe")
 KOLKATA = ZoneInfo("Asia/Kolkata")
 
 
-def utc(*parts: int) -> dt.datetime:
-    return dt.datetime(*parts, tzinfo=UTC)  # type: ignore[misc]
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0) -> dt.datetime:
+    return dt.datetime(year, month, day, hour, minute, tzinfo=UTC)
 
 
 def spec(frequency: Frequency, dtstart: dt.datetime, **fields: Any) -> RuleSpec:

@@ -129,12 +129,11 @@ def assert_dst_policy(spec: RuleSpec, occurrence: dt.datetime) -> None:
         assert occurrence == candidates[0], (occurrence, intended)
         return
     # A gap: the offset jumps forward at the transition, by this much.
-    gap = (
-        intended.replace(tzinfo=zone, fold=1).utcoffset()
-        - intended.replace(  # type: ignore[operator]
-            tzinfo=zone, fold=0
-        ).utcoffset()
-    )
+    offset_before = intended.replace(tzinfo=zone, fold=0).utcoffset()
+    offset_after = intended.replace(tzinfo=zone, fold=1).utcoffset()
+    assert offset_before is not None
+    assert offset_after is not None
+    gap = offset_after - offset_before
     assert gap > dt.timedelta(0)
     assert local == intended + gap, (occurrence, intended, gap)
 
