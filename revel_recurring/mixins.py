@@ -139,7 +139,7 @@ class RecurringEventMixin(models.Model):
             if value is not None:
                 setattr(occurrence, name, value + delta)
         setattr(occurrence, self.RECURRING_STATUS_FIELD, status)
-        occurrence.series_id = self.series_id  # type: ignore[attr-defined]
+        occurrence.series_id = self.series_id
         occurrence.is_template = False
         occurrence.is_modified = False
         occurrence.occurrence_index = occurrence_index

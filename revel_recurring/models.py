@@ -128,15 +128,17 @@ class RecurrenceRule(models.Model):
 
 def _unique_slug(name: str, exclude_pk: int | None) -> str:
     base = slugify(name)[:200] or "series"
-    taken = set(
-        EventSeries.objects.filter(slug__startswith=base)
-        .exclude(pk=exclude_pk)
-        .values_list("slug", flat=True)
-    )
+    candidates = EventSeries.objects.filter(slug__startswith=base)
+    if exclude_pk is not None:
+        candidates = candidates.exclude(pk=exclude_pk)
+    taken = set(candidates.values_list("slug", flat=True))
     slug, suffix = base, 2
     while slug in taken:
         slug, suffix = f"{base}-{suffix}", suffix + 1
     return slug
+
+
+EventSeriesManager = models.Manager.from_queryset(EventSeriesQuerySet)
 
 
 class EventSeries(models.Model):
@@ -173,7 +175,7 @@ class EventSeries(models.Model):
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
-    objects = EventSeriesQuerySet.as_manager()
+    objects = EventSeriesManager()
 
     class Meta:
         verbose_name = _("event series")

@@ -29,7 +29,8 @@ def retry_delay(retries: int, *, rng: random.Random | None = None) -> float:
         recurring_settings.TASK_RETRY_BACKOFF_MAX,
         recurring_settings.TASK_RETRY_BACKOFF * 2**retries,
     )
-    return nominal / 2 + (rng or random).uniform(0, nominal / 2)
+    jitter = rng.uniform(0, nominal / 2) if rng is not None else random.uniform(0, nominal / 2)
+    return float(nominal / 2 + jitter)
 
 
 def max_total_backoff() -> float:

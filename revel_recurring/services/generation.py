@@ -101,11 +101,13 @@ def plan_generation(
 
 
 def _materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
-    return set(
-        get_event_model()
+    return {
+        slot
+        for slot in get_event_model()
         ._default_manager.filter(series=series, recurrence_id__gte=since)
         .values_list("recurrence_id", flat=True)
-    )
+        if slot is not None
+    }
 
 
 def generate_series_events(
@@ -201,7 +203,7 @@ def _template_and_taken_slots(
     if template is None:
         return None, set()
     if on_postgres:
-        return template, set(template._revel_taken)
+        return template, set(getattr(template, "_revel_taken", None) or ())
     return template, _materialized_slots(series, since)
 
 

@@ -40,11 +40,13 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     """
     rule = series.recurrence_rule
     after = max(now, series.last_generated_until) if series.last_generated_until else now
-    materialized = set(
-        get_event_model()
+    materialized = {
+        slot
+        for slot in get_event_model()
         ._default_manager.filter(series=series, recurrence_id__gte=after)
         .values_list("recurrence_id", flat=True)
-    )
+        if slot is not None
+    }
     # An exclusive search from `now` would miss a slot exactly at now when
     # nothing has been generated yet; step back one microsecond to include it.
     if series.last_generated_until is None or series.last_generated_until < now:
