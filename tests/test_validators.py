@@ -312,3 +312,10 @@ def test_generation_window_weeks_in_range_passes(value: int) -> None:
 def test_generation_window_weeks_out_of_range_raises(value: object) -> None:
     with pytest.raises(ValidationError):
         validate_generation_window_weeks(value)
+
+
+def test_dtstart_written_as_a_gap_wall_clock_is_valid() -> None:
+    # 02:30 does not exist on 9 Mar 2025 in New York; the aware value still names one
+    # instant (07:30Z = 03:30 EDT), and the rule then recurs at 03:30.
+    in_gap = dt.datetime(2025, 3, 9, 2, 30, tzinfo=ZoneInfo("America/New_York"))
+    validate_rule(rule(frequency="DAILY", dtstart=in_gap, timezone="America/New_York"))
