@@ -20,7 +20,7 @@ def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
         return [
             checks.Error(
                 "REVEL_RECURRING_EVENT_MODEL is not set.",
-                hint="Set it to your Event model, e.g. REVEL_RECURRING_EVENT_MODEL = 'events.Event'.",
+                hint="Name your Event model, e.g. REVEL_RECURRING_EVENT_MODEL = 'events.Event'.",
                 id="revel_recurring.E001",
             )
         ]
@@ -29,7 +29,7 @@ def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
     except (ValueError, LookupError):
         return [
             checks.Error(
-                f"REVEL_RECURRING_EVENT_MODEL refers to '{label}', which is not an installed model.",
+                f"REVEL_RECURRING_EVENT_MODEL refers to '{label}', which is not installed.",
                 hint="Use 'app_label.ModelName' of a model in an app listed in INSTALLED_APPS.",
                 id="revel_recurring.E002",
             )

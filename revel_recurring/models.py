@@ -79,6 +79,23 @@ class RecurrenceRule(models.Model):
     def __str__(self) -> str:
         return self.rrule_string or f"{self.frequency} rule"
 
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        # An invalid rule never reaches the database: rrule_string could not be
+        # computed for it and generation would fail later, far from the cause.
+        validate_rule(self.field_values())
+        also_saved = ["rrule_string", "updated_at"]
+        if self.dtstart.microsecond:
+            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
+            # first occurrence would fall just before dtstart and a generation window
+            # starting at dtstart would skip it.
+            self.dtstart = self.dtstart.replace(microsecond=0)
+            also_saved.append("dtstart")
+        self.rrule_string = rules.to_rrule_string(self.to_spec())
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, *also_saved}
+        super().save(*args, **kwargs)
+
     def field_values(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in RULE_FIELDS}
 
@@ -107,23 +124,6 @@ class RecurrenceRule(models.Model):
     def get_occurrences(self, after: dt.datetime, before: dt.datetime) -> list[dt.datetime]:
         """Occurrences strictly between two aware datetimes, as UTC instants."""
         return rules.occurrences_between(self.to_spec(), after, before)
-
-    def save(self, *args: Any, **kwargs: Any) -> None:
-        # An invalid rule never reaches the database: rrule_string could not be
-        # computed for it and generation would fail later, far from the cause.
-        validate_rule(self.field_values())
-        also_saved = ["rrule_string", "updated_at"]
-        if self.dtstart.microsecond:
-            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
-            # first occurrence would fall just before dtstart and a generation window
-            # starting at dtstart would skip it.
-            self.dtstart = self.dtstart.replace(microsecond=0)
-            also_saved.append("dtstart")
-        self.rrule_string = rules.to_rrule_string(self.to_spec())
-        update_fields = kwargs.get("update_fields")
-        if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, *also_saved}
-        super().save(*args, **kwargs)
 
 
 def _unique_slug(name: str, exclude_pk: int | None) -> str:
@@ -192,12 +192,6 @@ class EventSeries(models.Model):
     def __str__(self) -> str:
         return self.name
 
-    def clean(self) -> None:
-        if not 1 <= (self.generation_window_weeks or 0) <= 52:
-            raise ValidationError(
-                {"generation_window_weeks": _("The generation window must be 1 to 52 weeks.")}
-            )
-
     def save(self, *args: Any, **kwargs: Any) -> None:
         if not self.slug:
             self.slug = _unique_slug(self.name, self.pk)
@@ -205,15 +199,23 @@ class EventSeries(models.Model):
                 kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
         self.exdates = rules.normalize_exdates(self.exdates or [])
         if (
-            self.next_due_at is None
+            self._state.adding
+            and self.next_due_at is None
             and self.last_generated_until is None
             and self.recurrence_rule_id is not None
         ):
-            # Never generated: due at once, so the next dispatcher pass picks it up.
+            # A new series is due at once, so the next dispatcher pass picks it up.
+            # Later changes go through the services, which recompute next_due_at.
             self.next_due_at = timezone.now()
             if kwargs.get("update_fields") is not None:
                 kwargs["update_fields"] = {*kwargs["update_fields"], "next_due_at"}
         super().save(*args, **kwargs)
+
+    def clean(self) -> None:
+        if not 1 <= (self.generation_window_weeks or 0) <= 52:
+            raise ValidationError(
+                {"generation_window_weeks": _("The generation window must be 1 to 52 weeks.")}
+            )
 
     @property
     def exdate_instants(self) -> frozenset[dt.datetime]:

@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from django.db.models import Model
-from django.db.models.signals import post_delete, post_save, pre_save
+from django.db.models.signals import post_save, pre_delete, pre_save
 
 # Set by update_template (and by hosts doing system writes): saves in this context
 # never mark occurrences modified. A ContextVar, so other threads keep tracking.
@@ -67,7 +67,14 @@ def deleting_series(series_id: int) -> Iterator[None]:
 
 
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
-    """A deleted occurrence's slot becomes an exdate so generation never re-creates it."""
+    """A deleted occurrence's slot becomes an exdate so generation never re-creates it.
+
+    Connected to ``pre_delete``: Django sends it inside the deletion's transaction
+    and before the DELETE statement, so the series row is locked before the
+    occurrence row is. That is the order every service takes them in; locking the
+    series after the DELETE (``post_delete``) could deadlock against a service
+    writing the same occurrence. If the delete fails, the exdate rolls back with it.
+    """
     if instance.is_template or instance.series_id is None or instance.recurrence_id is None:
         return
     if instance.series_id in _series_being_deleted.get():
@@ -165,7 +172,7 @@ def connect_receivers() -> None:
         model: type[Model] = get_event_model()
     except Exception:
         return  # reported by revel_recurring.E002 / E003
-    post_delete.connect(
+    pre_delete.connect(
         record_deleted_occurrence,
         sender=model,
         dispatch_uid="revel_recurring.record_deleted_occurrence",

@@ -55,3 +55,6 @@ class Seat(models.Model):
     label = models.CharField(max_length=50)
     quantity = models.PositiveIntegerField(default=0)
     booked = models.PositiveIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.quantity})"
