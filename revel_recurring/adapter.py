@@ -71,9 +71,7 @@ class DefaultRecurringAdapter:
     ) -> SeriesDigest:
         """The one digest for a generated batch (``template`` saves a lookup)."""
         template = template if template is not None else series.get_template()
-        recipients = (
-            self.get_digest_recipients(series, template, occurrences) if template else []
-        )
+        recipients = self.get_digest_recipients(series, template, occurrences) if template else []
         return SeriesDigest(
             series=series,
             occurrences=tuple(occurrences),

@@ -19,7 +19,7 @@ class RecurringSettings:
 
     @property
     def EVENT_MODEL(self) -> str | None:
-        """"app_label.ModelName" of the host Event model using RecurringEventMixin."""
+        """The host Event model, as "app_label.ModelName"; it must use RecurringEventMixin."""
         value = self._get("EVENT_MODEL", None)
         return str(value) if value else None
 

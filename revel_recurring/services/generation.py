@@ -187,9 +187,9 @@ def _template_and_taken_slots(
         .annotate(highest=Max("occurrence_index"))
         .values("highest")
     )
-    taken_query = manager.filter(
-        series=OuterRef("series_id"), recurrence_id__gte=since
-    ).values("recurrence_id")
+    taken_query = manager.filter(series=OuterRef("series_id"), recurrence_id__gte=since).values(
+        "recurrence_id"
+    )
     queryset = manager.filter(series=series, is_template=True).annotate(
         _revel_highest_index=Subquery(highest)
     )
