@@ -64,8 +64,9 @@ class QueryCounter:
     def __init__(self) -> None:
         self.count = 0
 
-    def __call__(self, execute: Callable[..., Any], sql: str, params: Any, many: bool,
-                 context: Any) -> Any:
+    def __call__(
+        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
+    ) -> Any:
         self.count += 1
         return execute(sql, params, many, context)
 
@@ -274,9 +275,11 @@ def steady_state(count: int, base: dt.datetime) -> None:
     create_series(count, base, prefix="steady")
     started = time.perf_counter()
     generate_all_series.apply(kwargs={"now": base.isoformat()}).get()
-    print(f"  setup (first windows through generate_all_series): "
-          f"{time.perf_counter() - started:.1f} s, "
-          f"{occurrence_count()} occurrences")
+    print(
+        f"  setup (first windows through generate_all_series): "
+        f"{time.perf_counter() - started:.1f} s, "
+        f"{occurrence_count()} occurrences"
+    )
     tomorrow = base + dt.timedelta(days=1)
     expected_due = len(list(iter_due_series_ids(now=tomorrow, chunk_size=10_000)))
     before = occurrence_count()
@@ -285,10 +288,14 @@ def steady_state(count: int, base: dt.datetime) -> None:
         result = generate_all_series.apply(kwargs={"now": tomorrow.isoformat()}).get()
         elapsed = time.perf_counter() - started
     created = occurrence_count() - before
-    print(f"  clock +1 day: due {result['due']} (expected {expected_due}), dispatched "
-          f"{result['dispatched']}, failed {result['failed']}, occurrences created {created}")
-    print(f"  pass wall time {elapsed:.2f} s; {1000 * elapsed / max(result['due'], 1):.2f} ms "
-          f"per due series; {counter.count / max(result['due'], 1):.1f} queries per due series")
+    print(
+        f"  clock +1 day: due {result['due']} (expected {expected_due}), dispatched "
+        f"{result['dispatched']}, failed {result['failed']}, occurrences created {created}"
+    )
+    print(
+        f"  pass wall time {elapsed:.2f} s; {1000 * elapsed / max(result['due'], 1):.2f} ms "
+        f"per due series; {counter.count / max(result['due'], 1):.1f} queries per due series"
+    )
 
 
 def main() -> None:
@@ -300,22 +307,31 @@ def main() -> None:
     from django.db import connection
 
     base = dt.datetime.now(dt.UTC).replace(microsecond=0)
-    print(f"PostgreSQL {connection.cursor().connection.info.server_version}; "
-          f"{args.series} weekly series, 8 occurrences + 1 tier each")
+    print(
+        f"PostgreSQL {connection.cursor().connection.info.server_version}; "
+        f"{args.series} weekly series, 8 occurrences + 1 tier each"
+    )
     create_series(args.series, base)
     results: dict[str, tuple[float, int, int]] = {}
-    for label, runner in (("revel-recurring", run_revel), ("floor", run_floor),
-                          ("naive", run_naive)):
+    for label, runner in (
+        ("revel-recurring", run_revel),
+        ("floor", run_floor),
+        ("naive", run_naive),
+    ):
         reset_generated(base)
         results[label] = runner(base)
     reset_generated(base)
     print(f"{'approach':<17}{'seconds':>9}{'occurrences':>13}{'occ/s':>10}{'queries/series':>16}")
     for label, (elapsed, created, queries) in results.items():
-        print(f"{label:<17}{elapsed:>9.2f}{created:>13}{created / elapsed:>10.0f}"
-              f"{queries / args.series:>16.1f}")
+        print(
+            f"{label:<17}{elapsed:>9.2f}{created:>13}{created / elapsed:>10.0f}"
+            f"{queries / args.series:>16.1f}"
+        )
     revel, floor, naive = (results[k][0] for k in ("revel-recurring", "floor", "naive"))
-    print(f"revel / floor = {revel / floor:.2f}x (target <= 2x); "
-          f"naive / revel = {naive / revel:.1f}x (target >= 10x)")
+    print(
+        f"revel / floor = {revel / floor:.2f}x (target <= 2x); "
+        f"naive / revel = {naive / revel:.1f}x (target >= 10x)"
+    )
     from revel_recurring.models import EventSeries, RecurrenceRule
 
     Event, _, TicketTier = _models()
@@ -323,7 +339,8 @@ def main() -> None:
     Event.objects.all()._raw_delete(Event.objects.db)
     EventSeries.objects.all()._raw_delete(EventSeries.objects.db)
     RecurrenceRule.objects.all()._raw_delete(RecurrenceRule.objects.db)
-    steady_state(args.steady_series, base)
+    if args.steady_series:
+        steady_state(args.steady_series, base)
 
 
 if __name__ == "__main__":

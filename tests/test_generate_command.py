@@ -37,8 +37,9 @@ def test_dry_run_writes_nothing() -> None:
 def test_selected_series_and_until() -> None:
     chosen, other = make_series(name="Chosen"), make_series(name="Other")
     until = (timezone.now() + dt.timedelta(weeks=12)).isoformat()
-    call_command("revel_recurring_generate", "--series", str(chosen.pk), "--until", until,
-                 stdout=StringIO())
+    call_command(
+        "revel_recurring_generate", "--series", str(chosen.pk), "--until", until, stdout=StringIO()
+    )
     assert len(occurrences(chosen)) == 12
     assert occurrences(other) == []
 

@@ -117,9 +117,7 @@ def test_retries_stop_after_the_configured_maximum(
         calls["n"] += 1
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr(
-        "revel_recurring.services.generation.generate_series_events", always_locked
-    )
+    monkeypatch.setattr("revel_recurring.services.generation.generate_series_events", always_locked)
     with pytest.raises(OperationalError):
         tasks.generate_series.apply(args=[series.pk]).get()
     assert calls["n"] == 3  # the first attempt and two retries
