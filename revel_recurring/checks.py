@@ -90,8 +90,40 @@ def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
     return errors
 
 
+_WHOLE_NUMBER_SETTINGS = (
+    "DEFAULT_WINDOW_WEEKS",
+    "MAX_WINDOW_WEEKS",
+    "DISPATCH_CHUNK_SIZE",
+    "TASK_MAX_RETRIES",
+    "TASK_RETRY_BACKOFF",
+    "TASK_RETRY_BACKOFF_MAX",
+)
+
+
 def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     errors: list[checks.CheckMessage] = []
+    for name in _WHOLE_NUMBER_SETTINGS:
+        try:
+            value = getattr(recurring_settings, name)
+        except (TypeError, ValueError):
+            errors.append(
+                checks.Error(
+                    f"REVEL_RECURRING_{name} must be a whole number, got "
+                    f"{recurring_settings._get(name, None)!r}.",
+                    id="revel_recurring.E009",
+                )
+            )
+            continue
+        minimum = 1 if name == "DISPATCH_CHUNK_SIZE" else 0
+        if not name.endswith("WINDOW_WEEKS") and value < minimum:
+            errors.append(
+                checks.Error(
+                    f"REVEL_RECURRING_{name} must be at least {minimum}, got {value}.",
+                    id="revel_recurring.E009",
+                )
+            )
+    if errors:
+        return errors  # the range checks below would fail on the same values
     default = recurring_settings.DEFAULT_WINDOW_WEEKS
     maximum = recurring_settings.MAX_WINDOW_WEEKS
     if not 1 <= default <= 52:

@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from pytest_django.fixtures import Settings
 
 # Every id asserted below; test_every_check_id_is_tested keeps this honest.
-TESTED_IDS = {f"revel_recurring.E00{n}" for n in range(1, 9)}
+TESTED_IDS = {f"revel_recurring.E00{n}" for n in range(1, 10)}
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str | None]:
@@ -259,3 +259,16 @@ def test_number_errors_are_reported_together(settings: Settings) -> None:
         "revel_recurring.E007",
         "revel_recurring.E008",
     ]
+
+
+@pytest.mark.parametrize(
+    ("name", "value"),
+    [("DEFAULT_WINDOW_WEEKS", "eight"), ("TASK_MAX_RETRIES", None), ("DISPATCH_CHUNK_SIZE", -5)],
+)
+def test_e009_number_settings_must_be_whole_numbers(
+    name: str, value: object, settings: Settings
+) -> None:
+    setattr(settings, f"REVEL_RECURRING_{name}", value)
+    errors = check_numbers()
+    assert [e.id for e in errors] == ["revel_recurring.E009"]
+    assert f"REVEL_RECURRING_{name}" in errors[0].msg
