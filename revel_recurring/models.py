@@ -163,6 +163,11 @@ class EventSeries(models.Model):
         default=8, validators=[MinValueValidator(1), MaxValueValidator(52)]
     )
     last_generated_until = models.DateTimeField(null=True, blank=True, editable=False)
+    last_occurrence_index = models.PositiveIntegerField(
+        default=0,
+        editable=False,
+        help_text=_("The highest occurrence_index handed out; never reused."),
+    )
     next_due_at = models.DateTimeField(
         null=True,
         blank=True,

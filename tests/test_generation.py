@@ -194,6 +194,14 @@ def test_indices_continue_monotonically_across_runs() -> None:
     assert indices == [1, 2, 3, 5, 6, 7, 8, 9, 10]
 
 
+def test_index_of_a_deleted_newest_occurrence_is_not_reused() -> None:
+    series = make_series()
+    generate_series_events(series, now=NOW)
+    occurrences(series)[-1].delete()  # index 8
+    generate_series_events(series, now=NOW + dt.timedelta(weeks=1))
+    assert [e.occurrence_index for e in occurrences(series)][-2:] == [7, 9]
+
+
 @pytest.mark.parametrize(("auto_publish", "state"), [(True, "on_sale"), (False, "planned")])
 def test_auto_publish_decides_the_status(auto_publish: bool, state: str) -> None:
     series = make_series(auto_publish=auto_publish)

@@ -251,7 +251,9 @@ class Event(RecurringEventMixin, models.Model):
         One SELECT and one bulk INSERT whatever the number of occurrences. Sales
         windows move with the occurrence; nothing sold carries over.
         """
-        tiers = list(template.ticket_tiers.all())
+        # order_by("pk"): the model's default ordering starts with the event FK,
+        # which would join the events table for nothing here.
+        tiers = list(template.ticket_tiers.order_by("pk"))
         if not tiers or not occurrences:
             return
         TicketTier.objects.bulk_create(

@@ -9,7 +9,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections, transaction
-from django.db.models import Max, OuterRef, Subquery
 from django.utils import timezone
 
 from .. import rules
@@ -160,7 +159,16 @@ def generate_series_events(
         created = _materialize(locked, template, plan.slots)
         locked.last_generated_until = plan.horizon
         locked.next_due_at = plan.next_due_at
-        locked.save(update_fields=["last_generated_until", "next_due_at", "updated_at"])
+        locked.last_occurrence_index += len(created)
+        locked.updated_at = timezone.now()
+        # A plain UPDATE of the three columns: save() would re-run the model's
+        # normalisation of fields this function never touched.
+        EventSeries.objects.filter(pk=locked.pk).update(
+            last_generated_until=locked.last_generated_until,
+            next_due_at=locked.next_due_at,
+            last_occurrence_index=locked.last_occurrence_index,
+            updated_at=locked.updated_at,
+        )
         if created:
             transaction.on_commit(lambda: _send_digest(locked, template, created))
     if isinstance(series, EventSeries):
@@ -174,34 +182,22 @@ def _template_and_taken_slots(
 ) -> tuple[Any, set[dt.datetime]]:
     """The template (or None) and the slots already materialized from ``since`` on.
 
-    The template comes annotated with the series' highest occurrence_index. On
-    PostgreSQL the taken slots ride along as an ARRAY subquery, so both answers
-    cost one round trip; elsewhere they take a second query.
+    Read after the series lock is held, so both reflect every writer that held it
+    before us. On PostgreSQL the slots ride along with the template as an ARRAY
+    subquery (one round trip); other backends use a second query.
     """
-    model = get_event_model()
-    manager = model._default_manager
-    highest = (
-        manager.filter(series=OuterRef("series_id"))
-        .order_by()
-        .values("series")
-        .annotate(highest=Max("occurrence_index"))
-        .values("highest")
-    )
-    taken_query = manager.filter(series=OuterRef("series_id"), recurrence_id__gte=since).values(
-        "recurrence_id"
-    )
-    queryset = manager.filter(series=series, is_template=True).annotate(
-        _revel_highest_index=Subquery(highest)
-    )
-    on_postgres = connections[manager.db].vendor == "postgresql"
+    manager = get_event_model()._default_manager
+    queryset = manager.filter(series=series, is_template=True)
+    on_postgres = connections[queryset.db].vendor == "postgresql"
     if on_postgres:
         from django.contrib.postgres.expressions import ArraySubquery
 
-        queryset = queryset.annotate(_revel_taken=ArraySubquery(taken_query))
+        taken = manager.filter(series=series, recurrence_id__gte=since).values("recurrence_id")
+        queryset = queryset.annotate(_revel_taken=ArraySubquery(taken))
     rows = list(queryset[:1])
-    template = rows[0] if rows else None
-    if template is None:
+    if not rows:
         return None, set()
+    template = rows[0]
     if on_postgres:
         return template, set(getattr(template, "_revel_taken", None) or ())
     return template, _materialized_slots(series, since)
@@ -236,7 +232,10 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
         return []
     model = type(template)
     status = model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
-    start_index = (template._revel_highest_index or 0) + 1
+    # A counter on the series row (written under its lock) rather than MAX() over
+    # the occurrences: indices keep increasing even when the newest occurrence
+    # was deleted, and the batch saves a query.
+    start_index = series.last_occurrence_index + 1
     occurrences = [
         template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
         for i, slot in enumerate(slots)
