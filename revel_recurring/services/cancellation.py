@@ -71,6 +71,20 @@ def _slot_instants(instant: dt.datetime, occurrence: Any) -> set[dt.datetime]:
     return slots
 
 
+def _locate(series: EventSeries, instant: dt.datetime) -> Any:
+    """The materialized occurrence at ``instant`` (or None when it is only a rule slot).
+
+    Raises NotAnOccurrenceError when the instant is neither.
+    """
+    event = _find_materialized(series, instant)
+    if event is None and not _rule_has(series, instant):
+        raise NotAnOccurrenceError(
+            f"{rules.format_instant(instant)} is not an occurrence of series "
+            f"'{series.name}': the rule has no slot then and no occurrence starts then."
+        )
+    return event
+
+
 def cancel_occurrence(
     series: EventSeries, occurrence: dt.datetime, *, now: dt.datetime | None = None
 ) -> Any:
@@ -91,12 +105,7 @@ def cancel_occurrence(
     cancelled = model.RECURRING_STATUS_CANCELLED
     with transaction.atomic():
         locked = lock_series(series.pk)
-        event = _find_materialized(locked, instant)
-        if event is None and not _rule_has(locked, instant):
-            raise NotAnOccurrenceError(
-                f"{rules.format_instant(instant)} is not an occurrence of series "
-                f"'{locked.name}': the rule has no slot then and no occurrence starts then."
-            )
+        event = _locate(locked, instant)
         exdates = rules.normalize_exdates([*locked.exdates, *_slot_instants(instant, event)])
         changed = exdates != locked.exdates
         if changed:
@@ -136,12 +145,7 @@ def restore_occurrence(
     model = get_event_model()
     with transaction.atomic():
         locked = lock_series(series.pk)
-        event = _find_materialized(locked, instant)
-        if event is None and not _rule_has(locked, instant):
-            raise NotAnOccurrenceError(
-                f"{rules.format_instant(instant)} is not an occurrence of series "
-                f"'{locked.name}': the rule has no slot then and no occurrence starts then."
-            )
+        event = _locate(locked, instant)
         slots = _slot_instants(instant, event)
         if event is not None:
             # Cancelled by its moved start, restored by its slot (or the reverse).
