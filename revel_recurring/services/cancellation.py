@@ -62,12 +62,29 @@ def _rule_has(series: EventSeries, instant: dt.datetime) -> bool:
     return rules.is_occurrence(rule.to_spec(), instant)
 
 
-def _slot_instants(instant: dt.datetime, occurrence: Any) -> set[dt.datetime]:
-    # The requested instant, plus the original slot of the matched occurrence when
-    # it was moved: either form given to restore_occurrence later finds it again.
-    slots = {instant}
-    if occurrence is not None and occurrence.recurrence_id is not None:
-        slots.add(rules.to_utc(occurrence.recurrence_id))
+def _slot_instants(
+    series: EventSeries, instant: dt.datetime, occurrence: Any, *also: dt.datetime
+) -> set[dt.datetime]:
+    """The exdate instants that stand for this occurrence.
+
+    The original slot of the matched occurrence, plus the requested instant (and
+    ``also``, e.g. its current start) so either form given to restore_occurrence
+    later finds it again. An instant that is *another* slot of the rule (a moved
+    occurrence sitting on a later slot's time) is left out: excluding it would
+    cancel, or restore, that other slot as a side effect.
+    """
+    if occurrence is None or occurrence.recurrence_id is None:
+        return {instant, *also}
+    own = rules.to_utc(occurrence.recurrence_id)
+    rule = (
+        RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
+        if series.recurrence_rule_id is not None
+        else None
+    )
+    slots = {own}
+    for value in (instant, *also):
+        if value == own or rule is None or not rules.is_occurrence(rule.to_spec(), value):
+            slots.add(value)
     return slots
 
 
@@ -106,7 +123,9 @@ def cancel_occurrence(
     with transaction.atomic():
         locked = lock_series(series.pk)
         event = _locate(locked, instant)
-        exdates = rules.normalize_exdates([*locked.exdates, *_slot_instants(instant, event)])
+        exdates = rules.normalize_exdates(
+            [*locked.exdates, *_slot_instants(locked, instant, event)]
+        )
         changed = exdates != locked.exdates
         if changed:
             locked.exdates = exdates
@@ -146,14 +165,17 @@ def restore_occurrence(
     with transaction.atomic():
         locked = lock_series(series.pk)
         event = _locate(locked, instant)
-        slots = _slot_instants(instant, event)
-        if event is not None:
-            # Cancelled by its moved start, restored by its slot (or the reverse).
-            slots.add(rules.to_utc(event.occurrence_start))
+        # Cancelled by its moved start, restored by its slot (or the reverse).
+        moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
+        slots = _slot_instants(locked, instant, event, *moved_to)
         excluded = locked.exdate_instants
         event_cancelled = (
             event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
         )
+        if event is not None and not event_cancelled and not slots & excluded:
+            # A live occurrence was moved onto a slot that is itself cancelled:
+            # the instant names that slot, not the occurrence sitting on it.
+            event, slots = None, {instant}
         if not (slots & excluded) and not event_cancelled:
             raise NotCancelledError(
                 f"The occurrence at {rules.format_instant(instant)} of series "
