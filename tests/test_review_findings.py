@@ -6,8 +6,10 @@ import datetime as dt
 
 import pytest
 
+from revel_recurring.exceptions import GenerationWindowError
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
-from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation import generate_series_events, preview_series_events
+from tests.factories import make_series
 from tests.lifecycle_fixtures import NOW, fresh, monday, occurrences, weekly_series
 from tests.testapp.models import Event
 
@@ -58,3 +60,11 @@ def test_a_cancelled_slot_under_a_postponed_occurrence_can_still_be_restored() -
     assert Event.objects.get(pk=last.pk).state == Event.RECURRING_STATUS_DRAFT
     created = generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
     assert [e.recurrence_id for e in created] == [monday(8)]
+
+
+def test_naive_until_is_a_recurrence_error_not_a_raw_exception() -> None:
+    series = make_series()
+    with pytest.raises(GenerationWindowError, match="aware"):
+        generate_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)
+    with pytest.raises(GenerationWindowError, match="aware"):
+        preview_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)

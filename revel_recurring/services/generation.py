@@ -35,6 +35,11 @@ class GenerationPlan:
 def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
     if until is None:
         return
+    if until.tzinfo is None or until.utcoffset() is None:
+        raise GenerationWindowError(
+            f"Cannot generate up to {until.isoformat()}: give an aware date and time "
+            "(with a UTC offset)."
+        )
     limit = now + dt.timedelta(weeks=recurring_settings.MAX_WINDOW_WEEKS)
     if rules.to_utc(until) > limit:
         raise GenerationWindowError(
