@@ -68,3 +68,14 @@ def test_naive_until_is_a_recurrence_error_not_a_raw_exception() -> None:
         generate_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)
     with pytest.raises(GenerationWindowError, match="aware"):
         preview_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)
+
+
+def test_saving_the_instance_generation_was_given_keeps_indices_monotonic() -> None:
+    # create_recurring_series (and any caller of generate_series_events) keeps the
+    # instance it passed in; a later save() of it must not rewind the counter.
+    series = weekly_series(window_weeks=2)
+    assert series.last_occurrence_index == 2
+    series.description = "Bring a mat"
+    series.save()
+    generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
+    assert [e.occurrence_index for e in occurrences(series)] == [1, 2, 3]

@@ -177,8 +177,12 @@ def generate_series_events(
         if created:
             transaction.on_commit(lambda: _send_digest(locked, template, created))
     if isinstance(series, EventSeries):
+        # Mirror every column written above: a later save() of the caller's
+        # instance must not rewind the cursor or the index counter.
         series.last_generated_until = locked.last_generated_until
         series.next_due_at = locked.next_due_at
+        series.last_occurrence_index = locked.last_occurrence_index
+        series.updated_at = locked.updated_at
     return created
 
 
