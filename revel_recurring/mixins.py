@@ -16,7 +16,14 @@ from django.utils.translation import gettext_lazy as _
 # Fields the mixin owns per occurrence; they are never copied from the template
 # and never propagated.
 OCCURRENCE_STATE_FIELDS = frozenset(
-    {"series", "is_template", "is_modified", "occurrence_index", "recurrence_id"}
+    {
+        "series",
+        "is_template",
+        "is_modified",
+        "occurrence_index",
+        "recurrence_id",
+        "status_before_cancellation",
+    }
 )
 
 
@@ -45,6 +52,13 @@ class RecurringEventMixin(models.Model):
         blank=True,
         editable=False,
         help_text=_("The occurrence's original slot (UTC); never changes when it is moved."),
+    )
+    status_before_cancellation = models.CharField(
+        max_length=64,
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The status a cancelled occurrence had; restoring it puts this back."),
     )
 
     #: Host field holding the start instant.
@@ -100,6 +114,28 @@ class RecurringEventMixin(models.Model):
     @property
     def occurrence_status(self) -> str:
         return str(getattr(self, self.RECURRING_STATUS_FIELD))
+
+    def mark_cancelled(self) -> list[str]:
+        """Set the cancelled status, remembering the current one; returns fields to save.
+
+        No-op (returns ``[]``) when the occurrence is already cancelled, so a
+        second cancellation never overwrites the remembered status.
+        """
+        if self.occurrence_status == self.RECURRING_STATUS_CANCELLED:
+            return []
+        self.status_before_cancellation = self.occurrence_status
+        setattr(self, self.RECURRING_STATUS_FIELD, self.RECURRING_STATUS_CANCELLED)
+        return [self.RECURRING_STATUS_FIELD, "status_before_cancellation"]
+
+    def mark_restored(self, *, fallback: str) -> list[str]:
+        """Put back the status from before the cancellation; returns fields to save.
+
+        ``fallback`` is used for an occurrence cancelled without a remembered
+        status (e.g. by a host's own code writing the status directly).
+        """
+        setattr(self, self.RECURRING_STATUS_FIELD, self.status_before_cancellation or fallback)
+        self.status_before_cancellation = ""
+        return [self.RECURRING_STATUS_FIELD, "status_before_cancellation"]
 
     def prepare_occurrence(
         self,

@@ -162,6 +162,36 @@ def test_restore_in_an_auto_publishing_series_reopens_sales() -> None:
     assert Event.objects.get(pk=event.pk).state == Event.RECURRING_STATUS_OPEN
 
 
+@pytest.mark.parametrize(
+    ("auto_publish", "status_before"),
+    [(False, "on_sale"), (True, "planned"), (False, "sold_out")],
+    ids=["published-by-hand", "kept-as-draft", "host-specific-status"],
+)
+def test_restore_puts_back_the_status_the_occurrence_had(
+    auto_publish: bool, status_before: str
+) -> None:
+    series = weekly_series(auto_publish=auto_publish)
+    target = next(e for e in occurrences(series) if e.recurrence_id == monday(2))
+    Event.objects.filter(pk=target.pk).update(state=status_before)
+    cancel_occurrence(series, monday(2), now=NOW)
+    cancelled = Event.objects.get(pk=target.pk)
+    assert (cancelled.state, cancelled.status_before_cancellation) == (CALLED_OFF, status_before)
+    cancel_occurrence(series, monday(2), now=NOW)  # twice: the remembered status stays
+    assert Event.objects.get(pk=target.pk).status_before_cancellation == status_before
+    restore_occurrence(series, monday(2), now=NOW)
+    restored = Event.objects.get(pk=target.pk)
+    assert (restored.state, restored.status_before_cancellation) == (status_before, "")
+
+
+def test_restore_without_a_remembered_status_uses_the_series_default() -> None:
+    series = weekly_series(auto_publish=True)
+    target = next(e for e in occurrences(series) if e.recurrence_id == monday(2))
+    # Cancelled by the host's own code: status written directly, slot excluded.
+    Event.objects.filter(pk=target.pk).update(state=CALLED_OFF)
+    restore_occurrence(series, monday(2), now=NOW)
+    assert Event.objects.get(pk=target.pk).state == Event.RECURRING_STATUS_OPEN
+
+
 def test_restoring_an_unmaterialized_slot_inside_the_window_generates_it_next_run() -> None:
     series = weekly_series(window_weeks=2)
     cancel_occurrence(series, monday(1), now=NOW)

@@ -118,8 +118,6 @@ def cancel_occurrence(
     """
     moment = _now(now)
     instant = _instant(occurrence)
-    model = get_event_model()
-    cancelled = model.RECURRING_STATUS_CANCELLED
     with transaction.atomic():
         locked = lock_series(series.pk)
         event = _locate(locked, instant)
@@ -131,11 +129,11 @@ def cancel_occurrence(
             locked.exdates = exdates
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
-        if event is not None and event.occurrence_status != cancelled:
-            setattr(event, model.RECURRING_STATUS_FIELD, cancelled)
+        fields = event.mark_cancelled() if event is not None else []
+        if fields:
             # Through save(): host receivers hear of the cancellation (to tell
             # attendees); status is not a tracked field, so is_modified stays.
-            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+            event.save(update_fields=fields)
             changed = True
         if changed:
             send_after_commit(
@@ -150,9 +148,10 @@ def restore_occurrence(
 ) -> Any:
     """Undo :func:`cancel_occurrence` for the slot at instant ``occurrence``.
 
-    The slot's exdate is removed. A cancelled materialized occurrence gets the
-    status generation would give it today: open when the series auto-publishes,
-    draft otherwise (docs/decisions/0005-restore-status.md). A slot not
+    The slot's exdate is removed. A cancelled materialized occurrence gets back the
+    status it had before its cancellation (kept in ``status_before_cancellation``);
+    one cancelled without a remembered status gets the status generation would
+    give it today (open when the series auto-publishes, draft otherwise). A slot not
     materialized yet is created by the next generation run if it still lies ahead
     of ``now``; the cursor is moved back before it when it had already passed it.
     Raises :class:`NotAnOccurrenceError` as cancel does, and
@@ -191,11 +190,10 @@ def restore_occurrence(
         refresh_next_due_at(locked, now=moment)
         locked.save(update_fields=["exdates", "last_generated_until", "next_due_at", "updated_at"])
         if event_cancelled:
-            status = (
+            fallback = (
                 model.RECURRING_STATUS_OPEN if locked.auto_publish else model.RECURRING_STATUS_DRAFT
             )
-            setattr(event, model.RECURRING_STATUS_FIELD, status)
-            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+            event.save(update_fields=event.mark_restored(fallback=fallback))
         send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
     _sync(series, locked, "exdates", "last_generated_until", "next_due_at")
     return event

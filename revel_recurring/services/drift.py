@@ -100,8 +100,7 @@ def cancel_stale_occurrences(
         order = {pk: position for position, pk in enumerate(stale)}
         events.sort(key=lambda event: order[event.pk])
         for event in events:
-            setattr(event, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_CANCELLED)
-            event.save(update_fields=[model.RECURRING_STATUS_FIELD])
+            event.save(update_fields=event.mark_cancelled())
         slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
         locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
         refresh_next_due_at(locked, now=moment)
