@@ -154,8 +154,13 @@ class EventSeries(models.Model):
         blank=True,
         related_name="series",
     )
+    # Not editable in forms: the cancellation services change it under the series
+    # lock; a form saving a copy read before a cancellation would undo it.
     exdates = models.JSONField(
-        default=list, blank=True, help_text=_("Excluded occurrence instants, UTC.")
+        default=list,
+        blank=True,
+        editable=False,
+        help_text=_("Excluded occurrence instants, UTC."),
     )
     is_active = models.BooleanField(default=True)
     auto_publish = models.BooleanField(default=False)

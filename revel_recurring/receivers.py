@@ -162,6 +162,24 @@ def write_pending_modified_flag(
     sender._base_manager.using(using).filter(pk=instance.pk).update(is_modified=True)
 
 
+def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
+    """A newly created template makes its parked series due again.
+
+    Generation parks a series that has no template (``next_due_at`` cleared) so
+    the beat does not pick it up every day for nothing; this undoes that as soon
+    as a template exists. One UPDATE, only when a template row is created.
+    """
+    if not created or not instance.is_template or instance.series_id is None:
+        return
+    from django.utils import timezone
+
+    from .models import EventSeries
+
+    EventSeries.objects.filter(
+        pk=instance.series_id, next_due_at__isnull=True, recurrence_rule__isnull=False
+    ).update(next_due_at=timezone.now())
+
+
 def connect_receivers() -> None:
     from .conf import recurring_settings
     from .models import get_event_model
@@ -186,4 +204,9 @@ def connect_receivers() -> None:
         write_pending_modified_flag,
         sender=model,
         dispatch_uid="revel_recurring.write_pending_modified_flag",
+    )
+    post_save.connect(
+        rearm_series_for_new_template,
+        sender=model,
+        dispatch_uid="revel_recurring.rearm_series_for_new_template",
     )

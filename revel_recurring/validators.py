@@ -13,7 +13,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from .rules import Frequency, MonthlyType, localize, to_utc
+from .rules import Frequency, MonthlyType, RuleSpec, first_occurrence_after, localize, to_utc
 
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
@@ -130,6 +130,50 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     if errors:
         raise ValidationError(errors)
+    _check_produces_occurrences(data)
+
+
+def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
+    """A rule every field of which is valid may still have no occurrence at all.
+
+    "Day 31 every 12 months" from April never meets a 31st; "weekly on Monday"
+    from a Tuesday until the Wednesday after has nothing in between. Such a series
+    would silently never generate; say so on the field to change.
+    """
+    weekdays = data.get("weekdays") or ()
+    monthly_type = data.get("monthly_type") or None
+    spec = RuleSpec(
+        frequency=Frequency(data["frequency"]),
+        dtstart=data["dtstart"],
+        timezone=str(data["timezone"]).strip(),
+        interval=data.get("interval", 1),
+        weekdays=tuple(weekdays),
+        monthly_type=MonthlyType(monthly_type) if monthly_type else None,
+        day_of_month=data.get("day_of_month"),
+        nth_weekday=data.get("nth_weekday"),
+        weekday=data.get("weekday"),
+    )
+    first = first_occurrence_after(spec, spec.dtstart, inclusive=True)
+    if first is None:
+        raise ValidationError(
+            {
+                "interval": (
+                    f"This rule never produces an occurrence: no month or year it lands "
+                    f"on every {spec.interval} steps has the requested day. Change the "
+                    f"interval or the day."
+                )
+            }
+        )
+    until = data.get("until")
+    if until is not None and first > until:
+        raise ValidationError(
+            {
+                "until": (
+                    f"The first occurrence is {first.isoformat()}, after 'until'; the "
+                    "series would have no occurrence. Move 'until' later."
+                )
+            }
+        )
 
 
 def _check_dtstart_wall_clock(dtstart: dt.datetime, zone_name: str, add: Any) -> None:

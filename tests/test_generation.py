@@ -258,6 +258,34 @@ def test_series_without_template_generates_nothing_and_keeps_cursor() -> None:
     assert series.last_generated_until is None
 
 
+def test_series_without_template_is_parked_until_a_template_exists() -> None:
+    series = make_series()
+    Event.objects.filter(series=series).delete()
+    generate_series_events(series, now=NOW)
+    series.refresh_from_db()
+    assert series.next_due_at is None  # not picked up by every daily pass
+    assert not EventSeries.objects.due(now=NOW + dt.timedelta(days=3)).exists()
+    Event.objects.create(
+        series=series,
+        is_template=True,
+        title="Back",
+        starts_at=dt.datetime(2026, 3, 2, 9, tzinfo=UTC),
+    )
+    assert list(EventSeries.objects.due().values_list("pk", flat=True)) == [series.pk]
+    assert len(generate_series_events(series, now=NOW)) == 8
+
+
+def test_backfill_on_a_generated_series_fills_the_past() -> None:
+    series = make_series(dtstart=dt.datetime(2026, 1, 5, 10, tzinfo=VIENNA))
+    generate_series_events(series, now=NOW)
+    assert min(e.starts_at for e in occurrences(series)) >= NOW
+    created = generate_series_events(series, now=NOW, backfill=True)
+    # The eight January/February Mondays; the window's Mondays exist already.
+    assert [e.starts_at.date() for e in created][:2] == [dt.date(2026, 1, 5), dt.date(2026, 1, 12)]
+    assert len(created) == 8
+    assert len(occurrences(series)) == 16
+
+
 def test_locked_state_wins_over_a_stale_instance() -> None:
     series = make_series()
     EventSeries.objects.filter(pk=series.pk).update(is_active=False)

@@ -15,6 +15,8 @@ import itertools
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import pytest
+from django.core.exceptions import ValidationError
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
@@ -160,8 +162,18 @@ windows = st.tuples(st.integers(-400, 1500), st.integers(0, 800), st.integers(0,
 
 @PROPERTY_SETTINGS
 @given(rule_specs())
-def test_generated_rules_are_valid(spec: RuleSpec) -> None:
-    validate_rule(spec_fields(spec))
+def test_generated_rules_are_valid_unless_they_have_no_occurrence(spec: RuleSpec) -> None:
+    # The strategy draws every field combination the validators accept one by one;
+    # the validators also refuse a rule that, as a whole, never occurs.
+    pattern = dataclasses.replace(spec, until=None, count=None)
+    first = rules.first_occurrence_after(pattern, spec.dtstart, inclusive=True)
+    occurs = first is not None and (spec.until is None or first <= rules.to_utc(spec.until))
+    if occurs:
+        validate_rule(spec_fields(spec))
+        return
+    with pytest.raises(ValidationError) as raised:
+        validate_rule(spec_fields(spec))
+    assert set(raised.value.message_dict) == ({"interval"} if first is None else {"until"})
 
 
 @PROPERTY_SETTINGS

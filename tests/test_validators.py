@@ -319,3 +319,18 @@ def test_dtstart_written_as_a_gap_wall_clock_is_valid() -> None:
     # instant (07:30Z = 03:30 EDT), and the rule then recurs at 03:30.
     in_gap = dt.datetime(2025, 3, 9, 2, 30, tzinfo=ZoneInfo("America/New_York"))
     validate_rule(rule(frequency="DAILY", dtstart=in_gap, timezone="America/New_York"))
+
+
+def test_a_pattern_that_never_occurs_is_keyed_interval() -> None:
+    # Every 12 months from April: always April, which has no 31st.
+    april = dt.datetime(2025, 4, 1, 10, tzinfo=VIENNA)
+    data = monthly(monthly_type="DAY_OF_MONTH", day_of_month=31, interval=12, dtstart=april)
+    assert error_keys(data) == {"interval"}
+    validate_rule({**data, "interval": 1})  # monthly on the 31st does occur
+
+
+def test_until_before_the_first_occurrence_is_keyed_until() -> None:
+    tuesday = dt.datetime(2025, 3, 18, 10, tzinfo=VIENNA)
+    data = rule(weekdays=[0], dtstart=tuesday, until=tuesday + dt.timedelta(days=1))
+    assert error_keys(data) == {"until"}
+    validate_rule({**data, "until": tuesday + dt.timedelta(days=6)})  # reaches Monday

@@ -44,7 +44,7 @@ class Migration(migrations.Migration):
                 ('name', models.CharField(max_length=255)),
                 ('slug', models.SlugField(blank=True, max_length=255, unique=True)),
                 ('description', models.TextField(blank=True, default='')),
-                ('exdates', models.JSONField(blank=True, default=list, help_text='Excluded occurrence instants, UTC.')),
+                ('exdates', models.JSONField(blank=True, default=list, editable=False, help_text='Excluded occurrence instants, UTC.')),
                 ('is_active', models.BooleanField(default=True)),
                 ('auto_publish', models.BooleanField(default=False)),
                 ('generation_window_weeks', models.PositiveSmallIntegerField(default=8, validators=[django.core.validators.MinValueValidator(1), django.core.validators.MaxValueValidator(52)])),

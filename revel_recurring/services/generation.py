@@ -54,11 +54,15 @@ def _horizon(series: EventSeries, until: dt.datetime | None, now: dt.datetime) -
 
 
 def _lower_bound(
-    series: EventSeries, rule: RecurrenceRule, horizon: dt.datetime
+    series: EventSeries, rule: RecurrenceRule, horizon: dt.datetime, *, backfill: bool = False
 ) -> tuple[dt.datetime, bool]:
-    """Where the window starts and whether that instant itself is included."""
+    """Where the window starts and whether that instant itself is included.
+
+    A backfill always starts at dtstart: it exists to fill the past, and slots
+    already materialized or excluded are skipped anyway.
+    """
     cursor = series.last_generated_until
-    if cursor is None:
+    if cursor is None or backfill:
         return rules.to_utc(rule.dtstart), True
     # A cursor beyond the horizon (the window shrank, or an explicit until below
     # it) is clamped: the cursor moves back to the horizon and later runs go on
@@ -84,7 +88,7 @@ def plan_generation(
     (by original UTC slot, so moved or deleted occurrences stay gone) too.
     """
     horizon = _horizon(series, until, now)
-    lower, inclusive = _lower_bound(series, rule, horizon)
+    lower, inclusive = _lower_bound(series, rule, horizon, backfill=backfill)
     search_from = lower if backfill else max(lower, now)
     exdates = series.exdate_instants
     slots = tuple(
@@ -153,10 +157,22 @@ def generate_series_events(
             return []
         rule = locked.recurrence_rule
         assert rule is not None  # the INNER join guarantees it
-        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment))
+        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment), backfill=backfill)
         since = lower if backfill else max(lower, moment)
         template, materialized = _template_and_taken_slots(locked, since)
         if template is None:
+            # Parked, not retried daily: a template created later re-arms it
+            # (receivers.rearm_series_for_new_template), as does a cadence change.
+            logger.warning(
+                "revel_recurring: series %s has no template; nothing generated and the "
+                "series is not dispatched again until it gets one",
+                locked.pk,
+            )
+            if locked.next_due_at is not None:
+                EventSeries.objects.filter(pk=locked.pk).update(next_due_at=None)
+                locked.next_due_at = None
+                if isinstance(series, EventSeries):
+                    series.next_due_at = None
             return []
         plan = plan_generation(
             locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
@@ -228,7 +244,7 @@ def preview_series_events(
     if not series.is_active or series.recurrence_rule_id is None:
         return []
     rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
-    lower, _ = _lower_bound(series, rule, _horizon(series, until, moment))
+    lower, _ = _lower_bound(series, rule, _horizon(series, until, moment), backfill=backfill)
     materialized = _materialized_slots(series, lower if backfill else max(lower, moment))
     plan = plan_generation(
         series, rule, materialized=materialized, now=moment, until=until, backfill=backfill
