@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from zoneinfo import ZoneInfo
 
 from dateutil import rrule as du
+from dateutil.relativedelta import relativedelta
 
 UTC = dt.UTC
 
@@ -100,20 +101,58 @@ def localize(wall_clock: dt.datetime, zone: ZoneInfo) -> dt.datetime:
     return wall_clock.replace(tzinfo=zone, fold=0).astimezone(UTC)
 
 
-def build_rrule(spec: RuleSpec) -> du.rrule:
+def _aligned_start(spec: RuleSpec, target: dt.datetime) -> dt.datetime:
+    """dtstart moved forward by whole periods of the rule, to at least a period before
+    ``target`` (naive, rule zone); the occurrences from ``target`` on are unchanged.
+
+    dateutil walks a rule from dtstart, so without this every call on a series
+    that has run for years would step through all its past occurrences. Whole
+    periods keep the phase of the interval (which weeks, months or years are
+    "on"); the time of day and the weekday of a WEEKLY rule come with them, and
+    the day and month of a YEARLY rule are passed explicitly by build_rrule.
+    Months and years are added with relativedelta, which may pull the day back
+    (31 -> 30): an earlier start is still a correct one. Not used with COUNT,
+    which counts from the real dtstart.
+    """
+    start = spec.local_dtstart
+    if spec.count is not None or target <= start:
+        return start
+    frequency, step = Frequency(spec.frequency), spec.interval
+    if frequency in (Frequency.DAILY, Frequency.WEEKLY):
+        days = step * (7 if frequency is Frequency.WEEKLY else 1)
+        periods = (target - start).days // days - 1
+        return start + dt.timedelta(days=days * periods) if periods > 0 else start
+    if frequency is Frequency.MONTHLY:
+        months = (target.year - start.year) * 12 + target.month - start.month
+        periods = months // step - 1
+        return start + relativedelta(months=step * periods) if periods > 0 else start
+    periods = (target.year - start.year) // step - 1
+    return start + relativedelta(years=step * periods) if periods > 0 else start
+
+
+def build_rrule(spec: RuleSpec, *, skip_to: dt.datetime | None = None) -> du.rrule:
     """A dateutil rule producing naive wall-clock times in the rule zone.
 
     UNTIL is deliberately left out: it is an instant, and comparing it against wall
     clock would be off by the zone offset. :func:`iter_occurrences` applies it in UTC.
+    ``skip_to`` (naive, rule zone) lets the rule start later without changing any
+    occurrence from that moment on (see :func:`_aligned_start`).
     """
     kwargs: dict[str, object] = {
         "freq": _DU_FREQ[Frequency(spec.frequency)],
-        "dtstart": spec.local_dtstart,
+        "dtstart": spec.local_dtstart if skip_to is None else _aligned_start(spec, skip_to),
         "interval": spec.interval,
         "count": spec.count,
         "wkst": du.MO,
     }
     frequency = Frequency(spec.frequency)
+    if frequency is Frequency.YEARLY:
+        # What dateutil would derive from dtstart, fixed here so that a start moved
+        # by _aligned_start (Feb 29 -> Feb 28) cannot change the pattern.
+        kwargs["bymonth"] = spec.local_dtstart.month
+        kwargs["bymonthday"] = spec.local_dtstart.day
+    if frequency is Frequency.WEEKLY and not spec.weekdays:
+        kwargs["byweekday"] = _DU_WEEKDAYS[spec.local_dtstart.weekday()]
     if frequency is Frequency.WEEKLY and spec.weekdays:
         kwargs["byweekday"] = [_DU_WEEKDAYS[d] for d in sorted(set(spec.weekdays))]
     elif frequency is Frequency.MONTHLY:
@@ -131,10 +170,11 @@ def iter_occurrences(
 ) -> Iterator[dt.datetime]:
     """Yield every occurrence as a UTC instant, in order, honouring UNTIL.
 
-    ``start_wall_clock`` (naive, rule zone) skips ahead cheaply; COUNT is still
-    counted from dtstart because dateutil walks the set from the beginning.
+    ``start_wall_clock`` (naive, rule zone) skips ahead: without COUNT the rule
+    starts a whole number of periods later (cost independent of the series' age);
+    with COUNT dateutil has to walk from dtstart to count.
     """
-    rule = build_rrule(spec)
+    rule = build_rrule(spec, skip_to=start_wall_clock)
     zone = spec.zone
     until = to_utc(spec.until) if spec.until is not None else None
     source: Iterable[dt.datetime] = (
