@@ -89,3 +89,17 @@ def test_settings_follow_database_url_and_broker_url() -> None:
     assert values["name"] == "example"
     assert values["eager"] is False
     assert values["broker"] == "redis://127.0.0.1:6379/0"
+
+
+def test_system_checks_pass() -> None:
+    # revel_recurring's own checks (E001...) included: the host is wired correctly.
+    call_command("check", fail_level="WARNING", stdout=StringIO())
+
+
+@pytest.mark.django_db(transaction=True)
+def test_migrations_apply_from_zero_and_forward() -> None:
+    call_command("migrate", "events", "zero", verbosity=0)
+    call_command("migrate", "revel_recurring", "zero", verbosity=0)
+    call_command("migrate", verbosity=0)
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+    assert Event.objects.filter(is_template=False).count() == 8
