@@ -132,7 +132,8 @@ def generate_series_events(
     created host events, in start order (empty when there was nothing to do).
     ``until`` replaces the horizon ``now + generation_window_weeks`` and may reach
     at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead. Occurrences that start
-    before ``now`` are skipped unless ``backfill`` (for imports).
+    before ``now`` are skipped unless ``backfill`` (for imports), which walks from
+    dtstart and fills every past slot not yet materialized or excluded.
 
     Runs in one transaction under the series row lock: all occurrences, their
     related rows and the cursor commit together or not at all. After commit, one
@@ -146,6 +147,7 @@ def generate_series_events(
         series_id = series.pk
     else:
         series_id = series
+    created: list[Any] = []
     with transaction.atomic(), suppress_event_notifications():
         try:
             locked = lock_series(series_id, with_rule=True)
@@ -161,45 +163,53 @@ def generate_series_events(
         since = lower if backfill else max(lower, moment)
         template, materialized = _template_and_taken_slots(locked, since)
         if template is None:
-            # Parked, not retried daily: a template created later re-arms it
-            # (receivers.rearm_series_for_new_template), as does a cadence change.
-            logger.warning(
-                "revel_recurring: series %s has no template; nothing generated and the "
-                "series is not dispatched again until it gets one",
-                locked.pk,
+            _park(locked)
+        else:
+            plan = plan_generation(
+                locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
             )
-            if locked.next_due_at is not None:
-                EventSeries.objects.filter(pk=locked.pk).update(next_due_at=None)
-                locked.next_due_at = None
-                if isinstance(series, EventSeries):
-                    series.next_due_at = None
-            return []
-        plan = plan_generation(
-            locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
-        )
-        created = _materialize(locked, template, plan.slots)
-        locked.last_generated_until = plan.horizon
-        locked.next_due_at = plan.next_due_at
-        locked.last_occurrence_index += len(created)
-        locked.updated_at = timezone.now()
-        # A plain UPDATE of the three columns: save() would re-run the model's
-        # normalisation of fields this function never touched.
-        EventSeries.objects.filter(pk=locked.pk).update(
-            last_generated_until=locked.last_generated_until,
-            next_due_at=locked.next_due_at,
-            last_occurrence_index=locked.last_occurrence_index,
-            updated_at=locked.updated_at,
-        )
-        if created:
-            transaction.on_commit(lambda: _send_digest(locked, template, created))
+            created = _materialize(locked, template, plan.slots)
+            _write_cursor(locked, plan, created=len(created))
+            if created:
+                transaction.on_commit(lambda: _send_digest(locked, template, created))
     if isinstance(series, EventSeries):
-        # Mirror every column written above: a later save() of the caller's
-        # instance must not rewind the cursor or the index counter.
-        series.last_generated_until = locked.last_generated_until
-        series.next_due_at = locked.next_due_at
-        series.last_occurrence_index = locked.last_occurrence_index
-        series.updated_at = locked.updated_at
+        # Mirror every column written: a later save() of the caller's instance
+        # must not rewind the cursor or the index counter.
+        for name in _CURSOR_COLUMNS:
+            setattr(series, name, getattr(locked, name))
     return created
+
+
+_CURSOR_COLUMNS = ("last_generated_until", "next_due_at", "last_occurrence_index", "updated_at")
+
+
+def _write_cursor(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
+    series.last_generated_until = plan.horizon
+    series.next_due_at = plan.next_due_at
+    series.last_occurrence_index += created
+    series.updated_at = timezone.now()
+    # A plain UPDATE of these columns: save() would rewrite (and re-normalise)
+    # every other column too.
+    EventSeries.objects.filter(pk=series.pk).update(
+        **{name: getattr(series, name) for name in _CURSOR_COLUMNS}
+    )
+
+
+def _park(series: EventSeries) -> None:
+    """A series without a template leaves the dispatcher's view until it gets one.
+
+    Otherwise the beat would select it every day for nothing. A template created
+    later re-arms it (receivers.rearm_series_for_new_template), as does any
+    change that recomputes ``next_due_at``.
+    """
+    logger.warning(
+        "revel_recurring: series %s has no template; nothing generated, and it is not "
+        "dispatched again until it gets one",
+        series.pk,
+    )
+    if series.next_due_at is not None:
+        series.next_due_at = None
+        EventSeries.objects.filter(pk=series.pk).update(next_due_at=None)
 
 
 def _template_and_taken_slots(
