@@ -1,7 +1,10 @@
-"""`make test`: the suite on SQLite, then on PostgreSQL when one is reachable.
+"""`make test`: the suite on SQLite, then on PostgreSQL and MariaDB when reachable.
 
 PostgreSQL is used when DATABASE_URL is set, or when a server answers on
 127.0.0.1:5432 (then postgres://postgres@127.0.0.1:5432/test is used).
+MariaDB (the backend without ``FOR UPDATE OF``) runs ``tests/`` when
+REVEL_TEST_MARIADB_URL is set or a server answers on 127.0.0.1:3306 (then
+mysql://root@127.0.0.1:3306/test is used).
 Prints which backends ran; exits non-zero if any run failed.
 
 Each backend runs ``tests/`` with ``tests.settings`` and, once it exists,
@@ -23,6 +26,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_PG = "postgres://postgres@127.0.0.1:5432/test"
+LOCAL_MARIADB = "mysql://root@127.0.0.1:3306/test"
 
 # (settings module, test paths); a pair is skipped while its paths do not exist.
 SUITES = (
@@ -34,17 +38,32 @@ SUITES = (
 NO_TESTS_COLLECTED = 5
 
 
+def _answers(port: int) -> bool:
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=1):
+            return True
+    except OSError:
+        return False
+
+
 def postgres_url() -> str | None:
     if os.environ.get("DATABASE_URL"):
         return os.environ["DATABASE_URL"]
-    try:
-        with socket.create_connection(("127.0.0.1", 5432), timeout=1):
-            return LOCAL_PG
-    except OSError:
-        return None
+    return LOCAL_PG if _answers(5432) else None
 
 
-def run(label: str, env_updates: dict[str, str | None], extra: list[str]) -> bool:
+def mariadb_url() -> str | None:
+    if os.environ.get("REVEL_TEST_MARIADB_URL"):
+        return os.environ["REVEL_TEST_MARIADB_URL"]
+    return LOCAL_MARIADB if _answers(3306) else None
+
+
+def run(
+    label: str,
+    env_updates: dict[str, str | None],
+    extra: list[str],
+    suites: tuple[tuple[str, list[str]], ...] = SUITES,
+) -> bool:
     env = dict(os.environ)
     for key, value in env_updates.items():
         if value is None:
@@ -53,7 +72,7 @@ def run(label: str, env_updates: dict[str, str | None], extra: list[str]) -> boo
             env[key] = value
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(ROOT), env.get("PYTHONPATH")]))
     ok = True
-    for settings, paths in SUITES:
+    for settings, paths in suites:
         if not any((ROOT / p).exists() for p in paths):
             continue
         print(f"\n=== {label}: {settings} ===", flush=True)
@@ -68,7 +87,9 @@ def run(label: str, env_updates: dict[str, str | None], extra: list[str]) -> boo
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(add_help=False)
-    parser.add_argument("--backend", choices=("auto", "sqlite", "postgresql"), default="auto")
+    parser.add_argument(
+        "--backend", choices=("auto", "sqlite", "postgresql", "mariadb"), default="auto"
+    )
     options, extra = parser.parse_known_args(argv)
     results: dict[str, bool] = {}
     if options.backend in ("auto", "sqlite"):
@@ -79,6 +100,13 @@ def main(argv: list[str]) -> int:
     elif options.backend == "postgresql":
         results["postgresql"] = False
         print("PostgreSQL: asked for, but no DATABASE_URL and nothing on 127.0.0.1:5432")
+    maria = mariadb_url() if options.backend in ("auto", "mariadb") else None
+    if maria:
+        # The app's own suite only: the example project is a SQLite/PostgreSQL site.
+        results["mariadb"] = run("MariaDB", {"DATABASE_URL": maria}, extra, SUITES[:1])
+    elif options.backend == "mariadb":
+        results["mariadb"] = False
+        print("MariaDB: asked for, but no REVEL_TEST_MARIADB_URL and nothing on 127.0.0.1:3306")
     summary = ", ".join(f"{k} ({'passed' if v else 'FAILED'})" for k, v in results.items())
     print(f"\nBackends run: {summary}")
     if options.backend == "auto" and not url:
