@@ -19,7 +19,7 @@ WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturd
 
 # Which optional fields each frequency reads; anything else set is an error rather
 # than silently ignored, so an organiser never believes a field took effect.
-_FIELDS_USED_BY: dict[Frequency, frozenset[str]] = {
+FIELDS_USED_BY: dict[Frequency, frozenset[str]] = {
     Frequency.DAILY: frozenset(),
     Frequency.WEEKLY: frozenset({"weekdays"}),
     Frequency.MONTHLY: frozenset({"monthly_type", "day_of_month", "nth_weekday", "weekday"}),
@@ -91,7 +91,7 @@ def validate_rule(data: Mapping[str, Any]) -> None:
         add("interval", f"Interval must be a whole number of at least 1, got {interval!r}.")
 
     if frequency is not None:
-        used = _FIELDS_USED_BY[frequency]
+        used = FIELDS_USED_BY[frequency]
         for name in OPTIONAL_RULE_FIELDS:
             if name not in used and _is_set(name, data.get(name)):
                 add(name, f"'{name}' is not used by a {frequency.value} rule; leave it empty.")

@@ -18,7 +18,7 @@ from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
 from .locking import lock_series
-from .scheduling import next_due_at, window_length
+from .scheduling import materialized_slots, next_due_at, window_length
 
 logger = logging.getLogger(__name__)
 
@@ -106,16 +106,6 @@ def plan_generation(
             series, rule, after=horizon, materialized=materialized | set(slots)
         ),
     )
-
-
-def _materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
-    return {
-        slot
-        for slot in get_event_model()
-        ._default_manager.filter(series=series, recurrence_id__gte=since)
-        .values_list("recurrence_id", flat=True)
-        if slot is not None
-    }
 
 
 def generate_series_events(
@@ -235,7 +225,7 @@ def _template_and_taken_slots(
     template = rows[0]
     if on_postgres:
         return template, set(getattr(template, "_revel_taken", None) or ())
-    return template, _materialized_slots(series, since)
+    return template, materialized_slots(series, since)
 
 
 def preview_series_events(
@@ -255,7 +245,7 @@ def preview_series_events(
         return []
     rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
     lower, _ = _lower_bound(series, rule, _horizon(series, until, moment), backfill=backfill)
-    materialized = _materialized_slots(series, lower if backfill else max(lower, moment))
+    materialized = materialized_slots(series, lower if backfill else max(lower, moment))
     plan = plan_generation(
         series, rule, materialized=materialized, now=moment, until=until, backfill=backfill
     )

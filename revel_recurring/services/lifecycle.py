@@ -27,7 +27,7 @@ from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..receivers import deleting_series
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
-    _FIELDS_USED_BY,
+    FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
     validate_generation_window_weeks,
     validate_rule,
@@ -236,7 +236,7 @@ def update_series_recurrence(
             old = rule.field_values()
             merged = {**old, **changes}
             if _normalized("frequency", merged["frequency"]) != old["frequency"]:
-                used = _FIELDS_USED_BY.get(merged["frequency"], frozenset())
+                used = FIELDS_USED_BY.get(merged["frequency"], frozenset())
                 for name in OPTIONAL_RULE_FIELDS:
                     if name not in used and name not in changes:
                         merged[name] = _UNSET[name]

@@ -13,6 +13,17 @@ def window_length(series: EventSeries) -> dt.timedelta:
     return dt.timedelta(weeks=series.generation_window_weeks)
 
 
+def materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
+    """Original slots (UTC) of the series' occurrences from ``since`` on."""
+    return {
+        slot
+        for slot in get_event_model()
+        ._default_manager.filter(series=series, recurrence_id__gte=since)
+        .values_list("recurrence_id", flat=True)
+        if slot is not None
+    }
+
+
 def next_due_at(
     series: EventSeries,
     rule: RecurrenceRule | None,
@@ -40,13 +51,7 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     """
     rule = series.recurrence_rule
     after = max(now, series.last_generated_until) if series.last_generated_until else now
-    materialized = {
-        slot
-        for slot in get_event_model()
-        ._default_manager.filter(series=series, recurrence_id__gte=after)
-        .values_list("recurrence_id", flat=True)
-        if slot is not None
-    }
+    materialized = materialized_slots(series, after)
     # An exclusive search from `now` would miss a slot exactly at now when
     # nothing has been generated yet; step back one microsecond to include it.
     if series.last_generated_until is None or series.last_generated_until < now:
