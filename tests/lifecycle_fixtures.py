@@ -12,10 +12,26 @@ from django.dispatch import Signal
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
+from tests.factories import UTC, VIENNA, occurrences
 from tests.testapp.models import Event
 
-UTC = dt.UTC
-VIENNA = ZoneInfo("Europe/Vienna")
+# UTC, VIENNA and occurrences come from tests.factories and are re-exported so
+# the lifecycle tests import everything they share from one place.
+__all__ = [
+    "DURATION",
+    "FIRST_MONDAY",
+    "NEW_YORK",
+    "NOW",
+    "UTC",
+    "VIENNA",
+    "captured",
+    "fresh",
+    "monday",
+    "occurrences",
+    "template_of",
+    "weekly_series",
+]
+
 NEW_YORK = ZoneInfo("America/New_York")
 
 # Sunday before the first occurrence; the 8-week window then holds the Mondays
@@ -62,10 +78,6 @@ def weekly_series(
         generate=generate,
         now=now,
     )
-
-
-def occurrences(series: EventSeries) -> list[Event]:
-    return list(Event.objects.filter(series=series, is_template=False).order_by("starts_at"))
 
 
 def template_of(series: EventSeries) -> Event:
