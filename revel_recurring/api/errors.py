@@ -6,6 +6,8 @@ Every view of the API passes its exceptions through :func:`translate`, so no
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
 from rest_framework import exceptions, status
@@ -19,8 +21,12 @@ from ..exceptions import (
     SeriesHasBookingsError,
     SeriesNotReadyError,
 )
+from ..models import RULE_FIELDS
 from ..transient import is_transient_db_error
 from .serializers import drf_errors
+
+# Series fields a create error may name; every other non-rule key is the template's.
+_SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
 
 
 class Conflict(exceptions.APIException):
@@ -55,3 +61,30 @@ def translate(exc: Exception) -> Exception:
     if isinstance(exc, DatabaseError) and is_transient_db_error(exc):
         return TryAgain()
     return exc
+
+
+def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A create error of the service, keyed where the client sent the value:
+    rule fields under ``recurrence``, event fields under ``template``."""
+    flat = drf_errors(exc)
+    if not isinstance(flat, dict):
+        return {"non_field_errors": flat}
+    nested: dict[str, Any] = {}
+    for key, messages in flat.items():
+        if key in RULE_FIELDS:
+            nested.setdefault("recurrence", {})[key] = messages
+        elif key in _SERIES_KEYS:
+            nested[key] = messages
+        else:
+            nested.setdefault("template", {})[key] = messages
+    return nested
+
+
+def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
+    """An error of ``update_series_recurrence``: rule fields under ``recurrence``."""
+    flat = drf_errors(exc)
+    if not isinstance(flat, dict):
+        return flat
+    rule = {key: value for key, value in flat.items() if key in RULE_FIELDS}
+    rest = {key: value for key, value in flat.items() if key not in RULE_FIELDS}
+    return {**rest, "recurrence": rule} if rule else rest
