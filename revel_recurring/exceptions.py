@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from django.core.exceptions import ObjectDoesNotExist
+
 
 class RecurrenceError(Exception):
     """Base class of every error revel-recurring raises on purpose."""
@@ -29,3 +31,23 @@ class SeriesNotReadyError(RecurrenceError):
 
 class NotCancelledError(RecurrenceError, ValueError):
     """An occurrence to restore is not cancelled (no exdate, not in the cancelled status)."""
+
+
+class SeriesNotFoundError(RecurrenceError, ObjectDoesNotExist):
+    """The series no longer exists (deleted, possibly while this call waited for its lock).
+
+    Also an ``ObjectDoesNotExist``, so code written against ``EventSeries.DoesNotExist``
+    keeps working.
+    """
+
+
+class SeriesBusyError(RecurrenceError):
+    """Occurrence rows a service needs stayed locked by another transaction; try again.
+
+    Raised after the service gave up its own locks and retried a few times (see
+    docs/locking.md); transient, so the Celery task retries it.
+    """
+
+
+class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
+    """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""

@@ -19,7 +19,13 @@ from .mixins import RecurringEventMixin
 from .querysets import EventSeriesQuerySet
 from .validators import validate_rule
 
-__all__ = ["EventSeries", "RecurrenceRule", "RecurringEventMixin", "get_event_model"]
+__all__ = [
+    "EventSeries",
+    "PendingExdate",
+    "RecurrenceRule",
+    "RecurringEventMixin",
+    "get_event_model",
+]
 
 RULE_FIELDS = (
     "frequency",
@@ -238,6 +244,32 @@ class EventSeries(models.Model):
     def occurrences(self) -> Any:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
+
+
+class PendingExdate(models.Model):
+    """A deleted occurrence's slot, waiting to be folded into its series' exdates.
+
+    A host deleting an occurrence (``pre_delete``) writes one of these instead of
+    locking the series row: the host's transaction may already hold occurrence row
+    locks, and taking the series lock after them would invert the lock order (see
+    docs/locking.md). The row has no database foreign key and no unique index, so
+    inserting it never waits for anyone. Every service folds the pending rows of a
+    series into ``EventSeries.exdates`` while it holds the series lock, and
+    generation reads them after the slots already materialized, so a deleted slot
+    is never re-created.
+    """
+
+    series = models.ForeignKey(
+        EventSeries, on_delete=models.CASCADE, db_constraint=False, related_name="+"
+    )
+    instant = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("pending exdate")
+        verbose_name_plural = _("pending exdates")
+
+    def __str__(self) -> str:
+        return f"{self.series_id}: {rules.format_instant(self.instant)}"
 
 
 def get_event_model() -> type[RecurringEventMixin]:

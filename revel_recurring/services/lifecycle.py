@@ -17,7 +17,6 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
@@ -33,7 +32,7 @@ from ..validators import (
     validate_rule,
 )
 from .generation import generate_series_events
-from .locking import lock_series
+from .locking import aware_now, lock_rows, lock_series, retry_on_lock_conflict
 from .scheduling import refresh_next_due_at
 
 logger = logging.getLogger(__name__)
@@ -65,7 +64,7 @@ def send_after_commit(signal: Signal, **kwargs: Any) -> None:
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
-    return rules.to_utc(now) if now is not None else timezone.now()
+    return aware_now(now)
 
 
 def _sync(target: EventSeries, source: EventSeries, *names: str) -> None:
@@ -338,23 +337,28 @@ def delete_series(series: EventSeries) -> int:
     template included.
     """
     model = get_event_model()
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        events = list(model._default_manager.filter(series=locked))
-        booked = [event.pk for event in events if event.has_bookings()]
-        if booked:
-            ids = ", ".join(map(str, sorted(booked)))
-            raise SeriesHasBookingsError(
-                f"Series '{locked.name}' cannot be deleted: occurrences {ids} have bookings. "
-                "Cancel or refund those bookings first, or pause the series instead."
-            )
-        with deleting_series(locked.pk):
-            model._default_manager.filter(series=locked).delete()
-        rule_id = locked.recurrence_rule_id
-        locked.delete()
-        if rule_id is not None:
-            RecurrenceRule.objects.filter(pk=rule_id).delete()
-    return len(events)
+
+    def attempt() -> int:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            events = list(lock_rows(model._default_manager.filter(series=locked).order_by("pk")))
+            booked = [event.pk for event in events if event.has_bookings()]
+            if booked:
+                ids = ", ".join(map(str, sorted(booked)))
+                raise SeriesHasBookingsError(
+                    f"Series '{locked.name}' cannot be deleted: occurrences {ids} have "
+                    "bookings. Cancel or refund those bookings first, or pause the series "
+                    "instead."
+                )
+            with deleting_series(locked.pk):
+                model._default_manager.filter(series=locked).delete()
+            rule_id = locked.recurrence_rule_id
+            locked.delete()
+            if rule_id is not None:
+                RecurrenceRule.objects.filter(pk=rule_id).delete()
+        return len(events)
+
+    return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 
 
 __all__ = [
