@@ -36,8 +36,8 @@ class NotCancelledError(RecurrenceError, ValueError):
 class SeriesNotFoundError(RecurrenceError, ObjectDoesNotExist):
     """The series no longer exists (deleted, possibly while this call waited for its lock).
 
-    Also an ``ObjectDoesNotExist``, so code written against ``EventSeries.DoesNotExist``
-    keeps working.
+    Also an ``ObjectDoesNotExist``, which callers that caught Django's lookup error
+    may keep catching.
     """
 
 
