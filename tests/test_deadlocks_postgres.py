@@ -13,6 +13,7 @@ series. Every worker must finish without any error at all.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import threading
 from collections.abc import Callable
@@ -113,10 +114,8 @@ def test_host_deletes_race_delete_series_without_deadlock() -> None:
             return work
 
         def delete(series_id: int = series.pk) -> None:
-            try:
+            with contextlib.suppress(ObjectDoesNotExist):
                 delete_series(EventSeries.objects.get(pk=series_id))
-            except ObjectDoesNotExist:
-                pass
 
         workers = [save_then_delete(event.pk) for event in events[:4]]
         workers += [delete, *_services(series.pk, events[5].starts_at, round_number)]
