@@ -89,13 +89,14 @@ class RecurrenceRule(models.Model):
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
-        also_saved = ["rrule_string", "updated_at"]
-        if self.dtstart.microsecond:
-            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
-            # first occurrence would fall just before dtstart and a generation window
-            # starting at dtstart would skip it.
-            self.dtstart = self.dtstart.replace(microsecond=0)
-            also_saved.append("dtstart")
+        also_saved = ["rrule_string", "updated_at", "dtstart", "until"]
+        # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
+        # first occurrence would fall just before dtstart and a generation window
+        # starting at dtstart would skip it. Both instants go in as UTC: any Python
+        # offset is valid, PostgreSQL refuses those beyond +/-15:59.
+        self.dtstart = rules.to_utc(self.dtstart.replace(microsecond=0))
+        if self.until is not None:
+            self.until = rules.to_utc(self.until)
         self.rrule_string = rules.to_rrule_string(self.to_spec())
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:

@@ -53,5 +53,5 @@ def is_lock_conflict(exc: BaseException) -> bool:
     sqlstate = getattr(cause, "sqlstate", None) or getattr(cause, "pgcode", None)
     if sqlstate:
         return sqlstate in _LOCK_CONFLICT_SQLSTATES
-    args = getattr(cause, "args", ())
+    args: tuple[object, ...] = getattr(cause, "args", ())
     return bool(args) and args[0] in _LOCK_CONFLICT_MYSQL_CODES

@@ -29,6 +29,7 @@ from ..validators import (
     FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
     validate_generation_window_weeks,
+    validate_no_nul_characters,
     validate_rule,
 )
 from .generation import generate_series_events
@@ -65,6 +66,16 @@ def send_after_commit(signal: Signal, **kwargs: Any) -> None:
 
 def _now(now: dt.datetime | None) -> dt.datetime:
     return aware_now(now)
+
+
+def utc_instants(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with aware datetimes as UTC (the same instants, offsets every database stores)."""
+    return {
+        key: rules.to_utc(value)
+        if isinstance(value, dt.datetime) and value.utcoffset() is not None
+        else value
+        for key, value in values.items()
+    }
 
 
 def _sync(target: EventSeries, source: EventSeries, *names: str) -> None:
@@ -131,6 +142,7 @@ def create_recurring_series(
         generation_window_weeks=window,
         is_active=is_active,
     )
+    validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = _build_template(template_data, dtstart=rule.dtstart)
     with transaction.atomic():
@@ -169,9 +181,10 @@ def _build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Any:
             )
     if errors:
         raise ValidationError(errors)
-    template = model(**data)
+    validate_no_nul_characters(data)
+    template = model(**utc_instants(data))
     if model.RECURRING_START_FIELD not in data:
-        setattr(template, model.RECURRING_START_FIELD, dtstart)
+        setattr(template, model.RECURRING_START_FIELD, rules.to_utc(dtstart))
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
     template.full_clean(exclude=["series"])

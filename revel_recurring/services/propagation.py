@@ -16,7 +16,8 @@ from ..models import EventSeries, get_event_model
 from ..notifications import suppress_event_notifications
 from ..receivers import suspend_modification_tracking
 from ..signals import template_propagated
-from .lifecycle import _now, send_after_commit
+from ..validators import validate_no_nul_characters
+from .lifecycle import _now, send_after_commit, utc_instants
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
@@ -120,6 +121,8 @@ def update_template(
     moment = _now(now)
     model = get_event_model()
     fields = _resolve_fields(model, changes, propagate)
+    validate_no_nul_characters(changes)
+    changes = utc_instants(changes)
 
     def attempt() -> int:
         with (
