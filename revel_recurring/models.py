@@ -89,7 +89,10 @@ class RecurrenceRule(models.Model):
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
-        also_saved = ["rrule_string", "updated_at", "dtstart", "until"]
+        also_saved = ["rrule_string", "updated_at", "dtstart", "until", "weekdays", "monthly_type"]
+        # The validators read None as "not set"; the columns are NOT NULL.
+        self.weekdays = list(self.weekdays or [])
+        self.monthly_type = self.monthly_type or ""
         # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
         # first occurrence would fall just before dtstart and a generation window
         # starting at dtstart would skip it. Both instants go in as UTC: any Python

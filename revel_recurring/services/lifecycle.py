@@ -247,8 +247,10 @@ def update_series_recurrence(
             rule = RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
             old = rule.field_values()
             merged = {**old, **changes}
-            if _normalized("frequency", merged["frequency"]) != old["frequency"]:
-                used = FIELDS_USED_BY.get(merged["frequency"], frozenset())
+            new_frequency = merged["frequency"]
+            known = any(f == new_frequency for f in rules.Frequency)
+            if known and new_frequency != old["frequency"]:
+                used = FIELDS_USED_BY[rules.Frequency(new_frequency)]
                 for name in OPTIONAL_RULE_FIELDS:
                     if name not in used and name not in changes:
                         merged[name] = _UNSET[name]
