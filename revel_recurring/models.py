@@ -90,9 +90,13 @@ class RecurrenceRule(models.Model):
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
         also_saved = ["rrule_string", "updated_at", "dtstart", "until", "weekdays", "monthly_type"]
-        # The validators read None as "not set"; the columns are NOT NULL.
+        # The validators read None and "" as "not set"; store the column's own empty.
         self.weekdays = list(self.weekdays or [])
         self.monthly_type = self.monthly_type or ""
+        for name in ("day_of_month", "nth_weekday", "weekday"):
+            if getattr(self, name) == "":
+                setattr(self, name, None)
+                also_saved.append(name)
         # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
         # first occurrence would fall just before dtstart and a generation window
         # starting at dtstart would skip it. Both instants go in as UTC: any Python

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from django.db import transaction
 
@@ -13,17 +13,23 @@ from ..models import EventSeries, PendingExdate
 from .locking import lock_series
 
 
-def absorb_pending_exdates(series: EventSeries) -> bool:
+def absorb_pending_exdates(
+    series: EventSeries, *, pending: Collection[dt.datetime] | None = None
+) -> bool:
     """Fold the series' pending exdates into ``series.exdates``; the caller holds its lock.
 
-    Returns whether any were found. Rows committed after this read are folded by
-    the next holder of the lock; until then generation reads them itself.
+    ``pending`` are the instants when the caller read them already (generation
+    reads them with the template). Returns whether any were found. Rows committed
+    after the read are folded by the next holder of the lock.
     """
-    pending = list(PendingExdate.objects.filter(series_id=series.pk).values_list("pk", "instant"))
+    if pending is None:
+        pending = list(
+            PendingExdate.objects.filter(series_id=series.pk).values_list("instant", flat=True)
+        )
     if not pending:
         return False
-    merged = rules.normalize_exdates([*series.exdates, *(instant for _, instant in pending)])
-    PendingExdate.objects.filter(pk__in=[pk for pk, _ in pending]).delete()
+    merged = rules.normalize_exdates([*series.exdates, *pending])
+    PendingExdate.objects.filter(series_id=series.pk, instant__in=list(pending)).delete()
     if merged != series.exdates:
         series.exdates = merged
         EventSeries.objects.filter(pk=series.pk).update(exdates=merged)

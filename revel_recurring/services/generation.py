@@ -14,7 +14,7 @@ from django.utils import timezone
 from .. import rules
 from ..conf import recurring_settings
 from ..exceptions import GenerationWindowError, SeriesNotFoundError
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
 from .exdates import absorb_pending_exdates
@@ -159,10 +159,8 @@ def generate_series_events(
             return []
         lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment), backfill=backfill)
         since = lower if backfill else max(lower, moment)
-        template, materialized = _template_and_taken_slots(locked, since)
-        # Pending exdates are read *after* the materialized slots: a host delete
-        # committing in between is then seen here, so its slot is never re-created.
-        absorb_pending_exdates(locked)
+        template, materialized, pending = _template_and_taken_slots(locked, since)
+        absorb_pending_exdates(locked, pending=pending)
         if template is None:
             _park(locked)
         else:
@@ -215,12 +213,16 @@ def _park(series: EventSeries) -> None:
 
 def _template_and_taken_slots(
     series: EventSeries, since: dt.datetime
-) -> tuple[Any, set[dt.datetime]]:
-    """The template (or None) and the slots already materialized from ``since`` on.
+) -> tuple[Any, set[dt.datetime], list[dt.datetime] | None]:
+    """The template (or None), the slots materialized from ``since`` on, pending exdates.
 
-    Read after the series lock is held, so both reflect every writer that held it
-    before us. On PostgreSQL the slots ride along with the template as an ARRAY
-    subquery (one round trip); other backends use a second query.
+    Read after the series lock is held, so all reflect every writer that held it
+    before us. Pending exdates (slots of occurrences hosts deleted) must be read
+    in the same statement as the materialized slots or after it: a delete that
+    commits in between is then seen in one or the other, never in neither. On
+    PostgreSQL the slots and the pending exdates ride along with the template as
+    ARRAY subqueries (one statement); elsewhere the pending ones are left to
+    ``absorb_pending_exdates`` (None), which reads them afterwards.
     """
     manager = get_event_model()._default_manager
     queryset = manager.filter(series=series, is_template=True)
@@ -229,14 +231,21 @@ def _template_and_taken_slots(
         from django.contrib.postgres.expressions import ArraySubquery
 
         taken = manager.filter(series=series, recurrence_id__gte=since).values("recurrence_id")
-        queryset = queryset.annotate(_revel_taken=ArraySubquery(taken))
+        pending = PendingExdate.objects.filter(series_id=series.pk).values("instant")
+        queryset = queryset.annotate(
+            _revel_taken=ArraySubquery(taken), _revel_pending=ArraySubquery(pending)
+        )
     rows = list(queryset[:1])
     if not rows:
-        return None, set()
+        return None, set(), None
     template = rows[0]
     if on_postgres:
-        return template, set(getattr(template, "_revel_taken", None) or ())
-    return template, materialized_slots(series, since)
+        return (
+            template,
+            set(getattr(template, "_revel_taken", None) or ()),
+            list(getattr(template, "_revel_pending", None) or ()),
+        )
+    return template, materialized_slots(series, since), None
 
 
 def preview_series_events(
