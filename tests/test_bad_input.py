@@ -230,3 +230,16 @@ def test_until_before_the_whole_second_of_dtstart_names_until() -> None:
     start = FIRST_MONDAY.replace(microsecond=500_000)
     message = _errors(dtstart=start, until=FIRST_MONDAY - dt.timedelta(seconds=1))["until"][0]
     assert "later than the start" in message
+
+
+@pytest.mark.parametrize("value", ["12", None, 1.0, True])
+def test_generate_refuses_a_series_that_is_neither_a_series_nor_a_key(value: Any) -> None:
+    with pytest.raises(InvalidArgumentError, match="EventSeries or its primary key"):
+        generate_series_events(value, now=NOW)
+
+
+def test_a_non_boolean_auto_publish_is_keyed_by_its_field() -> None:
+    series = weekly_series()
+    with pytest.raises(ValidationError) as caught:
+        update_series_recurrence(series, auto_publish="yes", now=NOW)  # type: ignore[arg-type]
+    assert list(caught.value.message_dict) == ["auto_publish"]

@@ -13,7 +13,7 @@ from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
-from ..exceptions import GenerationWindowError, SeriesNotFoundError
+from ..exceptions import GenerationWindowError, InvalidArgumentError, SeriesNotFoundError
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
@@ -141,8 +141,12 @@ def generate_series_events(
         if not series.is_active or series.recurrence_rule_id is None:
             return []
         series_id = series.pk
-    else:
+    elif isinstance(series, int) and not isinstance(series, bool):
         series_id = series
+    else:
+        raise InvalidArgumentError(
+            f"'series' must be an EventSeries or its primary key, got {series!r}."
+        )
     created: list[Any] = []
     with transaction.atomic(), suppress_event_notifications():
         try:

@@ -233,6 +233,8 @@ def update_series_recurrence(
     moment = _now(now)
     changes = dict(rule_changes or {})
     _check_rule_keys(changes)
+    if auto_publish is not None and not isinstance(auto_publish, bool):
+        raise ValidationError({"auto_publish": f"Give True or False, got {auto_publish!r}."})
     if generation_window_weeks is not None:
         _check_window(generation_window_weeks)
     with transaction.atomic():
