@@ -267,12 +267,15 @@ class Event(RecurringEventMixin, models.Model):
         tiers = list(template.ticket_tiers.order_by("pk"))
         if not tiers or not occurrences:
             return
+        # ignore_conflicts: copy_template_related passes occurrences that may hold
+        # some of these tiers already; (event, name) is unique, so those are skipped.
         TicketTier.objects.bulk_create(
             [
                 tier.copy_for(occurrence, delta=occurrence.start - template.start)
                 for occurrence in occurrences
                 for tier in tiers
-            ]
+            ],
+            ignore_conflicts=True,
         )
 
     def has_bookings(self) -> bool:
