@@ -29,6 +29,7 @@ from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
     FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
+    validate_dtstart_zone,
     validate_generation_window_weeks,
     validate_rule,
 )
@@ -129,6 +130,7 @@ def create_recurring_series(
     _check_rule_keys(rule_data)
     rule_values = {**_UNSET, **rule_data}
     validate_rule(rule_values)
+    validate_dtstart_zone(rule_values["dtstart"], rule_values["timezone"])
     _check_window(window)
     rule = RecurrenceRule(**rule_values)
     series = EventSeries(
@@ -274,6 +276,8 @@ def update_series_recurrence(
                 for name in RULE_FIELDS
                 if _normalized(name, merged[name]) != _normalized(name, old[name])
             }
+            if "dtstart" in changed:
+                validate_dtstart_zone(merged["dtstart"], merged["timezone"])
             if changed:
                 for name in changed:
                     setattr(rule, name, merged[name])
