@@ -16,8 +16,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from revel_recurring.validators import (
-    validate_generation_window_weeks,
     validate_dtstart_zone,
+    validate_generation_window_weeks,
     validate_rule,
     validate_timezone,
 )
