@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ObjectDoesNotExist, ValidationError
 
 
 class RecurrenceError(Exception):
@@ -91,3 +91,23 @@ class TemplateProtectedError(RecurrenceError):
     Use ``delete_series`` to delete the whole series, or
     ``revel_recurring.services.templates.replace_template`` to give it a new one.
     """
+
+
+class SeriesNotFoundError(RecurrenceError, ObjectDoesNotExist):
+    """The series no longer exists (deleted, possibly while this call waited for its lock).
+
+    Also an ``ObjectDoesNotExist``, which callers that caught Django's lookup error
+    may keep catching.
+    """
+
+
+class SeriesBusyError(RecurrenceError):
+    """Occurrence rows a service needs stayed locked by another transaction; try again.
+
+    Raised after the service gave up its own locks and retried a few times (see
+    docs/locking.md); transient, so the Celery task retries it.
+    """
+
+
+class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
+    """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""

@@ -19,7 +19,13 @@ from .mixins import RecurringEventMixin
 from .querysets import EventSeriesQuerySet
 from .validators import validate_rule
 
-__all__ = ["EventSeries", "RecurrenceRule", "RecurringEventMixin", "get_event_model"]
+__all__ = [
+    "EventSeries",
+    "PendingExdate",
+    "RecurrenceRule",
+    "RecurringEventMixin",
+    "get_event_model",
+]
 
 RULE_FIELDS = (
     "frequency",
@@ -83,13 +89,14 @@ class RecurrenceRule(models.Model):
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
-        also_saved = ["rrule_string", "updated_at"]
-        if self.dtstart.microsecond:
-            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
-            # first occurrence would fall just before dtstart and a generation window
-            # starting at dtstart would skip it.
-            self.dtstart = self.dtstart.replace(microsecond=0)
-            also_saved.append("dtstart")
+        also_saved = ["rrule_string", "updated_at", "dtstart", "until"]
+        # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
+        # first occurrence would fall just before dtstart and a generation window
+        # starting at dtstart would skip it. Both instants go in as UTC: any Python
+        # offset is valid, PostgreSQL refuses those beyond +/-15:59.
+        self.dtstart = rules.to_utc(self.dtstart.replace(microsecond=0))
+        if self.until is not None:
+            self.until = rules.to_utc(self.until)
         self.rrule_string = rules.to_rrule_string(self.to_spec())
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
@@ -238,6 +245,32 @@ class EventSeries(models.Model):
     def occurrences(self) -> Any:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
+
+
+class PendingExdate(models.Model):
+    """A deleted occurrence's slot, waiting to be folded into its series' exdates.
+
+    A host deleting an occurrence (``pre_delete``) writes one of these instead of
+    locking the series row: the host's transaction may already hold occurrence row
+    locks, and taking the series lock after them would invert the lock order (see
+    docs/locking.md). The row has no database foreign key and no unique index, so
+    inserting it never waits for anyone. Every service folds the pending rows of a
+    series into ``EventSeries.exdates`` while it holds the series lock, and
+    generation reads them after the slots already materialized, so a deleted slot
+    is never re-created.
+    """
+
+    series = models.ForeignKey(
+        EventSeries, on_delete=models.CASCADE, db_constraint=False, related_name="+"
+    )
+    instant = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("pending exdate")
+        verbose_name_plural = _("pending exdates")
+
+    def __str__(self) -> str:
+        return f"{self.series_id}: {rules.format_instant(self.instant)}"
 
 
 def get_event_model() -> type[RecurringEventMixin]:

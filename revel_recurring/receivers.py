@@ -107,19 +107,21 @@ def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
     """A deleted occurrence's slot becomes an exdate so generation never re-creates it.
 
-    Connected to ``pre_delete``: Django sends it inside the deletion's transaction
-    and before the DELETE statement, so the series row is locked before the
-    occurrence row is. That is the order every service takes them in; locking the
-    series after the DELETE (``post_delete``) could deadlock against a service
-    writing the same occurrence. If the delete fails, the exdate rolls back with it.
+    Connected to ``pre_delete``, so it runs inside the deletion's transaction and
+    rolls back with it. It never takes the series lock: the host's transaction
+    may already hold occurrence rows (it saved one, or deletes several series'
+    occurrences in one statement), and a series lock taken after them would
+    deadlock against a service that holds the series and wants those rows. The
+    slot is written as a :class:`~revel_recurring.models.PendingExdate` (an
+    INSERT that waits for nobody) and folded into ``exdates`` after commit.
     """
     if instance.is_template or instance.series_id is None or instance.recurrence_id is None:
         return
     if instance.series_id in _series_being_deleted.get():
         return
-    from .services.exdates import add_exdates
+    from .services.exdates import record_pending_exdates
 
-    add_exdates(instance.series_id, [instance.recurrence_id])
+    record_pending_exdates(instance.series_id, [instance.recurrence_id])
 
 
 def tracked_field_names(model: Any) -> tuple[str, ...]:
@@ -205,17 +207,18 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
 
     Generation parks a series that has no template (``next_due_at`` cleared) so
     the beat does not pick it up every day for nothing; this undoes that as soon
-    as a template exists. One UPDATE, only when a template row is created.
+    as a template exists. Only when a template row is created, and only after the
+    host's transaction commits: writing the series row inside it would take the
+    series lock after whatever rows the host already holds.
     """
     if not created or not instance.is_template or instance.series_id is None:
         return
-    from django.utils import timezone
+    from django.db import transaction
 
-    from .models import EventSeries
+    from .services.scheduling import rearm_parked_series
 
-    EventSeries.objects.filter(
-        pk=instance.series_id, next_due_at__isnull=True, recurrence_rule__isnull=False
-    ).update(next_due_at=timezone.now())
+    series_id = instance.series_id
+    transaction.on_commit(lambda: rearm_parked_series(series_id), robust=True)
 
 
 def connect_receivers() -> None:

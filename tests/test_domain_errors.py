@@ -84,3 +84,13 @@ def test_errors_about_no_single_input_are_non_field_errors() -> None:
     assert error.message_dict == {NON_FIELD_ERRORS: ["Series 'x' cannot be deleted."]}
     assert isinstance(error.as_validation_error(), ValidationError)
     assert isinstance(error, RecurrenceError)
+
+
+def test_cancelling_by_a_date_asks_for_an_aware_datetime() -> None:
+    series = weekly_series()
+
+    with pytest.raises(NotAnOccurrenceError) as caught:
+        cancel_occurrence(series, dt.date(2026, 3, 9), now=NOW)  # type: ignore[arg-type]
+
+    assert "aware datetime" in str(caught.value)
+    assert list(caught.value.message_dict) == ["occurrence"]

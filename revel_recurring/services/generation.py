@@ -13,12 +13,13 @@ from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
-from ..exceptions import GenerationWindowError
+from ..exceptions import GenerationWindowError, SeriesNotFoundError
 from ..host_model import check_copied_unique_values
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
-from .locking import lock_series
+from .exdates import absorb_pending_exdates
+from .locking import aware_now, lock_series
 from .scheduling import materialized_slots, next_due_at, window_length
 
 logger = logging.getLogger(__name__)
@@ -36,6 +37,11 @@ class GenerationPlan:
 def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
     if until is None:
         return
+    if not isinstance(until, dt.datetime):
+        raise GenerationWindowError(
+            f"Cannot generate up to {until!r}: 'until' must be a datetime with a UTC offset, "
+            f"not {type(until).__name__}."
+        )
     if until.tzinfo is None or until.utcoffset() is None:
         raise GenerationWindowError(
             f"Cannot generate up to {until.isoformat()}: give an aware date and time "
@@ -130,7 +136,7 @@ def generate_series_events(
     related rows and the cursor commit together or not at all. After commit, one
     digest is sent for the batch; a failing notifier is logged, never raised.
     """
-    moment = now or timezone.now()
+    moment = aware_now(now)
     _check_until(until, moment)
     if isinstance(series, EventSeries):
         if not series.is_active or series.recurrence_rule_id is None:
@@ -141,18 +147,23 @@ def generate_series_events(
     created: list[Any] = []
     with transaction.atomic(), suppress_event_notifications():
         try:
-            locked = lock_series(series_id, with_rule=True)
-        except EventSeries.DoesNotExist:
+            # The rule is read in its own query after the lock (never joined into
+            # the locking statement): after a wait, PostgreSQL re-reads only the
+            # locked row, so a joined rule would be the one from before the wait.
+            locked = lock_series(series_id, with_rule=True, absorb_exdates=False)
+        except SeriesNotFoundError:
             return []
         # The locked row is the truth: another caller may have paused the series,
         # moved the cursor or changed the rule while we waited for the lock.
-        if not locked.is_active:
+        rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+        if not locked.is_active or rule is None:
             return []
-        rule = locked.recurrence_rule
-        assert rule is not None  # the INNER join guarantees it
         lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment), backfill=backfill)
         since = lower if backfill else max(lower, moment)
         template, materialized = _template_and_taken_slots(locked, since)
+        # Pending exdates are read *after* the materialized slots: a host delete
+        # committing in between is then seen here, so its slot is never re-created.
+        absorb_pending_exdates(locked)
         if template is None:
             _park(locked)
         else:
@@ -166,7 +177,7 @@ def generate_series_events(
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
         # must not rewind the cursor or the index counter.
-        for name in _CURSOR_COLUMNS:
+        for name in (*_CURSOR_COLUMNS, "exdates"):
             setattr(series, name, getattr(locked, name))
     return created
 
@@ -240,7 +251,7 @@ def preview_series_events(
 
     Reads only; takes no lock, so a concurrent run may get there first.
     """
-    moment = now or timezone.now()
+    moment = aware_now(now)
     _check_until(until, moment)
     if not series.is_active or series.recurrence_rule_id is None:
         return []

@@ -17,7 +17,6 @@ from typing import Any
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
@@ -31,10 +30,11 @@ from ..validators import (
     OPTIONAL_RULE_FIELDS,
     validate_dtstart_zone,
     validate_generation_window_weeks,
+    validate_no_nul_characters,
     validate_rule,
 )
 from .generation import generate_series_events
-from .locking import lock_series
+from .locking import aware_now, lock_rows, lock_series, retry_on_lock_conflict
 from .scheduling import refresh_next_due_at
 
 logger = logging.getLogger(__name__)
@@ -66,7 +66,17 @@ def send_after_commit(signal: Signal, **kwargs: Any) -> None:
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
-    return rules.to_utc(now) if now is not None else timezone.now()
+    return aware_now(now)
+
+
+def utc_instants(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with aware datetimes as UTC (the same instants, offsets every database stores)."""
+    return {
+        key: rules.to_utc(value)
+        if isinstance(value, dt.datetime) and value.utcoffset() is not None
+        else value
+        for key, value in values.items()
+    }
 
 
 def _sync(target: EventSeries, source: EventSeries, *names: str) -> None:
@@ -140,6 +150,7 @@ def create_recurring_series(
         generation_window_weeks=window,
         is_active=is_active,
     )
+    validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = _build_template(template_data, dtstart=rule.dtstart)
     with transaction.atomic():
@@ -180,9 +191,10 @@ def _build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Any:
             )
     if errors:
         raise ValidationError(errors)
-    template = model(**data)
+    validate_no_nul_characters(data)
+    template = model(**utc_instants(data))
     if model.RECURRING_START_FIELD not in data:
-        setattr(template, model.RECURRING_START_FIELD, dtstart)
+        setattr(template, model.RECURRING_START_FIELD, rules.to_utc(dtstart))
     _check_end_after_start(template)
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
@@ -370,23 +382,28 @@ def delete_series(series: EventSeries) -> int:
     template included.
     """
     model = get_event_model()
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        events = list(model._default_manager.filter(series=locked))
-        booked = [event.pk for event in events if event.has_bookings()]
-        if booked:
-            ids = ", ".join(map(str, sorted(booked)))
-            raise SeriesHasBookingsError(
-                f"Series '{locked.name}' cannot be deleted: occurrences {ids} have bookings. "
-                "Cancel or refund those bookings first, or pause the series instead."
-            )
-        with deleting_series(locked.pk):
-            model._default_manager.filter(series=locked).delete()
-        rule_id = locked.recurrence_rule_id
-        locked.delete()
-        if rule_id is not None:
-            RecurrenceRule.objects.filter(pk=rule_id).delete()
-    return len(events)
+
+    def attempt() -> int:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            events = list(lock_rows(model._default_manager.filter(series=locked).order_by("pk")))
+            booked = [event.pk for event in events if event.has_bookings()]
+            if booked:
+                ids = ", ".join(map(str, sorted(booked)))
+                raise SeriesHasBookingsError(
+                    f"Series '{locked.name}' cannot be deleted: occurrences {ids} have "
+                    "bookings. Cancel or refund those bookings first, or pause the series "
+                    "instead."
+                )
+            with deleting_series(locked.pk):
+                model._default_manager.filter(series=locked).delete()
+            rule_id = locked.recurrence_rule_id
+            locked.delete()
+            if rule_id is not None:
+                RecurrenceRule.objects.filter(pk=rule_id).delete()
+        return len(events)
+
+    return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 
 
 __all__ = [
