@@ -32,6 +32,11 @@ _series_being_deleted: contextvars.ContextVar[frozenset[int]] = contextvars.Cont
     "revel_recurring_series_being_deleted", default=frozenset()
 )
 
+# Series whose template a service replaces right now (replace_template).
+_template_replacements: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "revel_recurring_template_replacements", default=frozenset()
+)
+
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
 _PENDING_FLAG = "_revel_recurring_mark_modified"
@@ -64,6 +69,39 @@ def deleting_series(series_id: int) -> Iterator[None]:
         yield
     finally:
         _series_being_deleted.reset(token)
+
+
+@contextlib.contextmanager
+def replacing_template(series_id: int) -> Iterator[None]:
+    """The template of ``series_id`` may be deleted inside this block (replace_template)."""
+    token = _template_replacements.set(_template_replacements.get() | {series_id})
+    try:
+        yield
+    finally:
+        _template_replacements.reset(token)
+
+
+def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """Deleting the template of a series on its own is refused.
+
+    A series without its template can generate nothing; it would be parked for
+    good. ``delete_series`` deletes template and series together, and
+    ``replace_template`` swaps the template; both allow it. Raised from
+    ``pre_delete``, so nothing of the delete has happened yet (a cascade from
+    another row is refused whole).
+    """
+    if not instance.is_template or instance.series_id is None:
+        return
+    if instance.series_id in _series_being_deleted.get() | _template_replacements.get():
+        return
+    from .exceptions import TemplateProtectedError
+
+    raise TemplateProtectedError(
+        f"{type(instance).__name__} {instance.pk} is the template of series "
+        f"{instance.series_id} and cannot be deleted on its own: delete the series "
+        "(revel_recurring.services.lifecycle.delete_series) or give it a new template "
+        "(revel_recurring.services.templates.replace_template)."
+    )
 
 
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -197,6 +235,11 @@ def connect_receivers() -> None:
         record_deleted_occurrence,
         sender=model,
         dispatch_uid="revel_recurring.record_deleted_occurrence",
+    )
+    pre_delete.connect(
+        refuse_template_delete,
+        sender=model,
+        dispatch_uid="revel_recurring.refuse_template_delete",
     )
     pre_save.connect(
         mark_modified_on_edit,

@@ -257,6 +257,44 @@ def _check_dtstart_wall_clock(dtstart: dt.datetime, zone_name: str, add: Any) ->
         )
 
 
+# Zones that only say "this is an instant", never a wall clock the organiser meant.
+_INSTANT_ZONES = frozenset({"UTC", "Etc/UTC", "Etc/GMT", "GMT", "Zulu", "Etc/Zulu"})
+
+
+def validate_dtstart_zone(dtstart: dt.datetime, zone_name: str) -> None:
+    """Refuse a start typed in another named zone than the rule's (ValidationError on dtstart).
+
+    A rule recurs at dtstart's wall clock *in the rule's zone*: 18:00 Europe/London
+    for a Europe/Vienna rule would put every occurrence at 19:00 Vienna, not at the
+    hour the organiser typed. UTC and fixed offsets are read as instants (the API
+    sends those), and a zone with the same wall clock at that moment is accepted.
+    The services call it where an organiser gives a new start; it is not part of
+    :func:`validate_rule`, because a stored rule whose zone is changed later keeps
+    its instant on purpose.
+    """
+    errors: list[str] = []
+    _check_dtstart_zone(dtstart, zone_name, lambda key, message: errors.append(message))
+    if errors:
+        raise ValidationError({"dtstart": errors})
+
+
+def _check_dtstart_zone(dtstart: dt.datetime, zone_name: str, add: Any) -> None:
+    zone_name = validate_timezone(zone_name)
+    key = getattr(dtstart.tzinfo, "key", None)
+    if not key or key == zone_name or key in _INSTANT_ZONES:
+        return
+    local = dtstart.astimezone(zoneinfo.ZoneInfo(zone_name))
+    if local.replace(tzinfo=None) == dtstart.replace(tzinfo=None):
+        return  # same wall clock (e.g. Europe/Berlin for Europe/Vienna)
+    add(
+        "dtstart",
+        f"The start is given as {dtstart:%H:%M} in {key}, but the rule's time zone is "
+        f"{zone_name}, where that is {local:%H:%M}; occurrences would be at {local:%H:%M} "
+        f"{zone_name}. Give the start in {zone_name} (or as UTC), or set the rule's "
+        f"time zone to {key}.",
+    )
+
+
 def _check_weekdays(value: object, add: Any) -> None:
     if value in (None, []):
         return

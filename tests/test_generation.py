@@ -9,6 +9,7 @@ import pytest
 
 from revel_recurring.exceptions import GenerationWindowError
 from revel_recurring.models import EventSeries, PendingExdate
+from revel_recurring.receivers import replacing_template
 from revel_recurring.services.generation import generate_series_events, preview_series_events
 from tests.factories import UTC, VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
@@ -266,7 +267,8 @@ def test_series_not_ready_generates_nothing(change: dict[str, object]) -> None:
 
 def test_series_without_template_generates_nothing_and_keeps_cursor() -> None:
     series = make_series()
-    Event.objects.filter(series=series).delete()
+    with replacing_template(series.pk):  # deleting a template alone is refused
+        Event.objects.filter(series=series).delete()
     assert generate_series_events(series, now=NOW) == []
     series.refresh_from_db()
     assert series.last_generated_until is None
@@ -276,7 +278,8 @@ def test_series_without_template_is_parked_until_a_template_exists(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     series = make_series()
-    Event.objects.filter(series=series).delete()
+    with replacing_template(series.pk):  # deleting a template alone is refused
+        Event.objects.filter(series=series).delete()
     generate_series_events(series, now=NOW)
     series.refresh_from_db()
     assert series.next_due_at is None  # not picked up by every daily pass

@@ -14,6 +14,7 @@ from django.utils import timezone
 from .. import rules
 from ..conf import recurring_settings
 from ..exceptions import GenerationWindowError, InvalidArgumentError, SeriesNotFoundError
+from ..host_model import check_copied_unique_values
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
@@ -289,6 +290,7 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
         template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
         for i, slot in enumerate(slots)
     ]
+    check_copied_unique_values(template, occurrences)
     created = model._default_manager.bulk_create(occurrences)
     model.clone_related(template, created)
     return list(created)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
@@ -28,6 +28,7 @@ from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
     FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
+    validate_dtstart_zone,
     validate_generation_window_weeks,
     validate_no_nul_characters,
     validate_rule,
@@ -110,6 +111,7 @@ def create_recurring_series(
     generation_window_weeks: int | None = None,
     is_active: bool = True,
     generate: bool = True,
+    setup_template: Callable[[Any], None] | None = None,
     now: dt.datetime | None = None,
 ) -> EventSeries:
     """Create a rule, a series and its draft template, then materialize the first window.
@@ -122,7 +124,12 @@ def create_recurring_series(
     Everything is validated before anything is written (``ValidationError`` keyed
     by field), and rule, series, template and the first occurrences commit in one
     transaction: invalid input or a failing host hook creates nothing.
-    ``generate=False`` leaves the first window to the next beat run.
+
+    ``setup_template`` is called with the saved template inside that transaction,
+    before the first generation: create the template's related rows there (seat
+    blocks, ticket tiers) and ``clone_related`` copies them onto the first window.
+    ``generate=False`` leaves the first window to the next beat run (or to your own
+    ``generate_series_events`` call once the template is complete).
     """
     moment = _now(now)
     window = (
@@ -133,6 +140,7 @@ def create_recurring_series(
     _check_rule_keys(rule_data)
     rule_values = {**_UNSET, **rule_data}
     validate_rule(rule_values)
+    validate_dtstart_zone(rule_values["dtstart"], rule_values["timezone"])
     _check_window(window)
     rule = RecurrenceRule(**rule_values)
     series = EventSeries(
@@ -151,6 +159,8 @@ def create_recurring_series(
         series.save()
         template.series = series
         template.save()
+        if setup_template is not None:
+            setup_template(template)
         if generate and is_active:
             generate_series_events(series, now=moment)
         else:
@@ -185,10 +195,30 @@ def _build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Any:
     template = model(**utc_instants(data))
     if model.RECURRING_START_FIELD not in data:
         setattr(template, model.RECURRING_START_FIELD, rules.to_utc(dtstart))
+    _check_end_after_start(template)
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
     template.full_clean(exclude=["series"])
     return template
+
+
+def _check_end_after_start(template: Any) -> None:
+    # Every occurrence keeps the template's duration; a negative one would be
+    # copied onto all of them, whatever the host's own clean() allows.
+    end_field: str | None = template.RECURRING_END_FIELD
+    if not end_field:
+        return
+    end = getattr(template, end_field)
+    start = getattr(template, template.RECURRING_START_FIELD)
+    if isinstance(end, dt.datetime) and isinstance(start, dt.datetime) and end < start:
+        raise ValidationError(
+            {
+                end_field: (
+                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
+                    "every occurrence would end before it begins."
+                )
+            }
+        )
 
 
 def _normalized(name: str, value: Any) -> Any:
@@ -262,6 +292,8 @@ def update_series_recurrence(
                 for name in RULE_FIELDS
                 if _normalized(name, merged[name]) != _normalized(name, old[name])
             }
+            if "dtstart" in changed:
+                validate_dtstart_zone(merged["dtstart"], merged["timezone"])
             if changed:
                 for name in changed:
                     setattr(rule, name, merged[name])

@@ -51,20 +51,29 @@ def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[
             local_only.append(key)
         else:
             fields.append((key, field))
+    # message_dict keys each bad name, so a form or serializer shows it in place.
     if unknown:
         raise InvalidPropagationError(
-            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}."
+            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}.",
+            errors={key: [f"{model.__name__} has no editable field '{key}'."] for key in unknown},
         )
     if managed:
         raise InvalidPropagationError(
             f"{', '.join(map(repr, managed))} of a template is managed by revel-recurring "
-            "and cannot be changed here."
+            "and cannot be changed here.",
+            errors={
+                key: ["Managed by revel-recurring; it cannot be changed here."] for key in managed
+            },
         )
     if local_only:
         allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
         raise InvalidPropagationError(
             f"{', '.join(map(repr, local_only))} cannot be propagated (propagatable: "
-            f"{allowed}). Change it on the template alone with propagate='none'."
+            f"{allowed}). Change it on the template alone with propagate='none'.",
+            errors={
+                key: [f"Cannot be propagated (propagatable: {allowed}); use propagate='none'."]
+                for key in local_only
+            },
         )
     return fields
 
@@ -116,7 +125,8 @@ def update_template(
     """
     if propagate not in PROPAGATION_SCOPES:
         raise InvalidPropagationError(
-            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}."
+            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}.",
+            field="propagate",
         )
     moment = _now(now)
     model = get_event_model()
