@@ -214,11 +214,14 @@ def send_series_digest(
     Generation calls this from ``transaction.on_commit``: the occurrences are
     committed, so nothing here may raise into the caller. A failing adapter hook,
     receiver or notifier is logged with the series id; returns the digest, or None
-    when it could not be built.
+    when it could not be built. With no notifier and no receiver nobody would read
+    it, so it is not built and the adapter is not asked.
     """
     from .models import EventSeries
     from .signals import series_events_generated
 
+    if not recurring_settings.NOTIFIER and not series_events_generated.has_listeners(EventSeries):
+        return None
     try:
         digest = build_series_digest(series, occurrences, template=template)
     except Exception:

@@ -22,6 +22,7 @@ from revel_recurring.notifications import (
     send_series_digest,
 )
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.signals import series_events_generated
 from tests.factories import UTC, make_series
 from tests.testapp import notifier
 from tests.testapp.models import Event
@@ -291,3 +292,38 @@ def test_a_failing_hook_is_logged_and_nothing_is_sent(caplog: pytest.LogCaptureF
     assert notifier.digests == []
     assert f"could not build the digest for series {series.pk}" in caplog.text
     assert "directory service down" in caplog.text
+
+
+class RaisingAdapter(DefaultRecurringAdapter):
+    def get_staff_and_owners(self, series: Any, template: Any) -> list[Any]:
+        raise AssertionError("the adapter must not be asked")
+
+
+@pytest.mark.django_db
+def test_no_notifier_and_no_receiver_builds_no_digest(settings: Any) -> None:
+    series = make_series(auto_publish=True)
+    created = generate_series_events(series, now=NOW)
+    settings.REVEL_RECURRING_NOTIFIER = None
+    settings.REVEL_RECURRING_ADAPTER = "tests.test_notifications.RaisingAdapter"
+
+    assert send_series_digest(series, created) is None
+
+
+@pytest.mark.django_db
+def test_a_receiver_alone_still_gets_the_digest(settings: Any) -> None:
+    series = make_series(auto_publish=True)
+    created = generate_series_events(series, now=NOW)
+    settings.REVEL_RECURRING_NOTIFIER = None
+    received: list[Any] = []
+
+    def receiver(sender: Any, digest: Any, **kwargs: Any) -> None:
+        received.append(digest)
+
+    series_events_generated.connect(receiver)
+    try:
+        digest = send_series_digest(series, created)
+    finally:
+        series_events_generated.disconnect(receiver)
+
+    assert digest is not None
+    assert received == [digest]
