@@ -43,6 +43,10 @@ class DefaultRecurringAdapter:
       person; override one or the other, preferably the batched one.
     - ``get_series_url(series)``: the public page of the series, the digest's link.
       The default is the relative ``/series/<slug>/``; e-mail needs an absolute URL.
+    - ``get_ical_summary``, ``get_ical_description``, ``get_ical_location``,
+      ``get_ical_geo``, ``get_ical_url`` (each ``(event, series)``) and
+      ``get_ical_uid_domain()``: what the iCalendar feeds say about an event
+      (``revel_recurring.ical``). They must not query the database per event.
 
     The people hooks receive the ``EventSeries`` and its template (an instance of
     the site's Event model, already loaded) and return a QuerySet or any iterable
@@ -111,6 +115,62 @@ class DefaultRecurringAdapter:
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""
         return f"/series/{series.slug}/"
+
+    def get_ical_summary(self, event: Any, series: Any) -> str:
+        """SUMMARY of an event in the iCalendar feeds (the template stands for the series).
+
+        Default: the event's ``title`` or ``name`` field when it has one, else the
+        series name. (Not ``str(event)``: it often holds the date, which would make
+        every occurrence differ from the series and be exported on its own.)
+        """
+        for name in ("title", "name"):
+            value = getattr(event, name, None)
+            if isinstance(value, str) and value:
+                return value
+        return str(series.name)
+
+    def get_ical_description(self, event: Any, series: Any) -> str:
+        """DESCRIPTION of an event in the feeds.
+
+        Default: the event's ``description`` field when it has one, else the series
+        description.
+        """
+        value = getattr(event, "description", None)
+        if isinstance(value, str) and value:
+            return value
+        return str(series.description or "")
+
+    def get_ical_location(self, event: Any, series: Any) -> str:
+        """LOCATION of an event in the feeds (an address a person reads). Default: none."""
+        return ""
+
+    def get_ical_geo(self, event: Any, series: Any) -> tuple[float, float] | None:
+        """GEO of an event in the feeds: (latitude, longitude) in degrees. Default: none."""
+        return None
+
+    def get_ical_url(self, event: Any, series: Any) -> str:
+        """URL of an event in the feeds; must be absolute (``https://...``).
+
+        Default: :meth:`get_series_url` when it is absolute, else none (RFC 5545 URL
+        values are absolute URIs; a calendar app cannot resolve ``/series/...``).
+        """
+        url = self.get_series_url(series)
+        return url if url.startswith(("https://", "http://")) else ""
+
+    def get_ical_uid_domain(self) -> str:
+        """The domain in every feed UID (``series-7@<domain>``); keep it stable.
+
+        Calendar apps recognise an event by its UID: a changed domain makes every
+        subscriber see each series twice. Default: the first concrete entry of
+        ``ALLOWED_HOSTS``, else ``"localhost"``; sites should return their own domain.
+        """
+        from django.conf import settings
+
+        for host in settings.ALLOWED_HOSTS:
+            name = host.lstrip(".")
+            if name and "*" not in name:
+                return name
+        return "localhost"
 
     def get_staff_and_owners(self, series: Any, template: Any) -> Iterable[Any]:
         """People who run the series; told about every batch, drafts included."""

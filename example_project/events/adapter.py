@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import urlsplit
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
@@ -90,6 +91,23 @@ class ExampleAdapter(DefaultRecurringAdapter):
 
     def get_series_url(self, series: EventSeries) -> str:
         return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))
+
+    def get_ical_summary(self, event: Event, series: EventSeries) -> str:
+        return event.name
+
+    def get_ical_description(self, event: Event, series: EventSeries) -> str:
+        return event.description
+
+    def get_ical_location(self, event: Event, series: EventSeries) -> str:
+        return event.address
+
+    def get_ical_geo(self, event: Event, series: EventSeries) -> tuple[float, float] | None:
+        if event.latitude is None or event.longitude is None:
+            return None
+        return float(event.latitude), float(event.longitude)
+
+    def get_ical_uid_domain(self) -> str:
+        return urlsplit(settings.EXAMPLE_SITE_URL).hostname or "localhost"
 
     def get_staff_and_owners(self, series: EventSeries, template: Event) -> QuerySet[Any]:
         organization = template.organization_id

@@ -1,0 +1,325 @@
+"""iCalendar (RFC 5545) export of series, and rule import (:func:`rule_from_ical`).
+
+A series becomes one master VEVENT (DTSTART with the rule's TZID, the rule's RRULE,
+one EXDATE line per slot that is not shown), one override VEVENT per shown
+occurrence that differs from its slot (RECURRENCE-ID = the original slot) and one
+standalone VEVENT per occurrence that no longer matches the rule (drift kept on
+purpose). Draft and cancelled occurrences are never shown. Nothing here speaks
+HTTP: :mod:`revel_recurring.ical_http` answers requests with what this builds.
+
+Only what is materialized is exported as it is; beyond the generation cursor the
+RRULE stands for the slots generation will create. A paused series, or one whose
+new occurrences are drafts (``auto_publish`` off), will not show new dates by
+itself, so its RRULE ends at the cursor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime as dt
+import hashlib
+from collections.abc import Iterable, Sequence
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import icalendar
+
+from . import __version__, rules
+from .adapter import DefaultRecurringAdapter, get_adapter
+from .ical_import import rule_from_ical
+from .models import EventSeries, OccurrenceChange, get_event_model
+
+__all__ = [
+    "CalendarFeed",
+    "calendar_feed",
+    "rule_from_ical",
+    "series_calendar",
+    "series_feed",
+]
+
+PRODID = f"-//revel-recurring//revel-recurring {__version__}//EN"
+# How often subscribers should poll (RFC 7986 REFRESH-INTERVAL; X-PUBLISHED-TTL is
+# the older name Outlook and Apple read).
+REFRESH_INTERVAL = dt.timedelta(hours=1)
+# RFC 5545 SEQUENCE is an INTEGER (32-bit signed).
+_MAX_SEQUENCE = 2**31 - 1
+
+
+@dataclasses.dataclass(frozen=True)
+class _Details:
+    summary: str
+    description: str
+    location: str
+    geo: tuple[float, float] | None
+    url: str
+    duration: dt.timedelta | None
+
+
+@dataclasses.dataclass(frozen=True)
+class CalendarFeed:
+    """A rendered calendar: the bytes, when it last changed, and a strong ETag."""
+
+    body: bytes
+    last_modified: dt.datetime | None
+
+    @property
+    def etag(self) -> str:
+        return '"' + hashlib.sha256(self.body).hexdigest()[:40] + '"'
+
+
+class _SeriesExport:
+    """Everything one series contributes to a calendar, read in four queries."""
+
+    def __init__(self, series: EventSeries, adapter: DefaultRecurringAdapter) -> None:
+        self.series = series
+        self.adapter = adapter
+        self.model = get_event_model()
+        self.rule = series.recurrence_rule
+        rows = list(self.model._default_manager.filter(series=series))
+        self.template = next((r for r in rows if r.is_template), None)
+        self.occurrences = sorted(
+            (r for r in rows if not r.is_template), key=lambda r: (r.recurrence_id is None, r.pk)
+        )
+        self.revision = self._revision()
+        domain = adapter.get_ical_uid_domain()
+        self.uid = f"revel-recurring-series-{series.pk}@{domain}"
+        self.domain = domain
+
+    def _revision(self) -> dt.datetime:
+        stamps = [self.series.updated_at, self.series.created_at]
+        if self.rule is not None:
+            stamps.append(self.rule.updated_at)
+        updated = self.model.RECURRING_UPDATED_FIELD
+        if updated:
+            rows = [*self.occurrences, *([self.template] if self.template else [])]
+            stamps.extend(v for v in (getattr(r, updated) for r in rows) if v is not None)
+        last_change = (
+            OccurrenceChange.objects.filter(series=self.series)
+            .order_by("-at")
+            .values_list("at", flat=True)
+            .first()
+        )
+        if last_change is not None:
+            stamps.append(last_change)
+        return max(stamps)
+
+    @property
+    def sequence(self) -> int:
+        """Seconds from the series' creation to its last change: grows with every change.
+
+        Derived rather than stored, so that every writer (the services, the admin,
+        the host's own saves of occurrences) advances it without knowing of it.
+        """
+        seconds = int((self.revision - self.series.created_at).total_seconds())
+        return max(0, min(seconds, _MAX_SEQUENCE))
+
+    def _shown(self, event: Any) -> bool:
+        status = getattr(event, self.model.RECURRING_STATUS_FIELD)
+        return status not in (
+            self.model.RECURRING_STATUS_DRAFT,
+            self.model.RECURRING_STATUS_CANCELLED,
+        )
+
+    def _details(self, event: Any) -> _Details:
+        series, adapter = self.series, self.adapter
+        end_field = self.model.RECURRING_END_FIELD
+        end = getattr(event, end_field) if end_field else None
+        return _Details(
+            summary=adapter.get_ical_summary(event, series),
+            description=adapter.get_ical_description(event, series),
+            location=adapter.get_ical_location(event, series),
+            geo=adapter.get_ical_geo(event, series),
+            url=adapter.get_ical_url(event, series),
+            duration=None if end is None else end - event.occurrence_start,
+        )
+
+    def _stamp(self, component: icalendar.Event, details: _Details) -> None:
+        component.add("dtstamp", self.revision)
+        component.add("last-modified", self.revision)
+        component.add("created", self.series.created_at)
+        component.add("sequence", self.sequence)
+        component.add("summary", details.summary)
+        component.add("status", "CONFIRMED")
+        if details.description:
+            component.add("description", details.description)
+        if details.location:
+            component.add("location", details.location)
+        if details.geo is not None:
+            component.add("geo", (float(details.geo[0]), float(details.geo[1])))
+        if details.url:
+            component.add("url", details.url)
+
+    def _timed(
+        self, component: icalendar.Event, start: dt.datetime, duration: dt.timedelta | None
+    ) -> None:
+        zone = ZoneInfo(self.rule.timezone) if self.rule is not None else dt.UTC
+        component.add("dtstart", start.astimezone(zone))
+        if duration is not None:
+            component.add("dtend", (start + duration).astimezone(zone))
+
+    def components(self) -> list[icalendar.Event]:
+        shown = [o for o in self.occurrences if self._shown(o)]
+        if self.rule is None or self.template is None:
+            return [self._standalone(o) for o in shown]
+        spec = self.rule.to_spec()
+        rids = [o.recurrence_id for o in self.occurrences if o.recurrence_id is not None]
+        slots: set[dt.datetime] = set()
+        if rids:
+            slots = set(rules.occurrences_between(spec, min(rids), max(rids), inclusive=True))
+        on_rule = [o for o in shown if o.recurrence_id in slots]
+        off_rule = [o for o in shown if o.recurrence_id not in slots]
+        result = []
+        master = self._master(spec, slots, on_rule)
+        if master is not None:
+            result.append(master[0])
+            base = master[1]
+            for occurrence in on_rule:
+                details = self._details(occurrence)
+                moved = occurrence.occurrence_start != occurrence.recurrence_id
+                if moved or details != base:
+                    result.append(self._override(occurrence, details))
+        else:
+            off_rule = shown
+        result.extend(self._standalone(o) for o in off_rule)
+        return result
+
+    def _master(
+        self,
+        spec: rules.RuleSpec,
+        slots: set[dt.datetime],
+        on_rule: Sequence[Any],
+    ) -> tuple[icalendar.Event, _Details] | None:
+        series, zone = self.series, spec.zone
+        first_rule_slot = rules.first_occurrence_after(spec, spec.dtstart, inclusive=True)
+        if first_rule_slot is None:
+            return None
+        materialized = sorted(slots & {o.recurrence_id for o in self.occurrences})
+        # Slots before the first row were never generated (generation skips the
+        # past): start the exported rule at the first row, on a real slot, so the
+        # weeks or months that are "on" stay the same.
+        first = materialized[0] if materialized else first_rule_slot
+        cursor = series.last_generated_until
+        cap: dt.datetime | None = None
+        if not (series.is_active and series.auto_publish):
+            if cursor is None or not on_rule:
+                return None
+            cap = cursor
+        exported = spec
+        if first != first_rule_slot or cap is not None:
+            last = spec.until
+            if spec.count is not None:
+                every = list(rules.iter_occurrences(spec))
+                last = every[-1] if every else None
+            if cap is not None and (last is None or cap < last):
+                last = cap
+            wall_clock = dt.datetime.combine(
+                first.astimezone(zone).date(), spec.local_dtstart.time()
+            )
+            exported = dataclasses.replace(
+                spec, dtstart=wall_clock.replace(tzinfo=zone), count=None, until=last
+            )
+        hidden = {o.recurrence_id for o in self.occurrences if not self._shown(o)}
+        if cursor is not None:
+            upto = cursor if cap is None else min(cursor, cap)
+            generated = rules.occurrences_between(exported, first, upto, inclusive=True)
+            hidden |= set(generated) - set(materialized)
+        hidden |= {
+            instant
+            for instant in series.exdate_instants
+            if instant >= first and rules.is_occurrence(exported, instant)
+        }
+        base = self._details(self.template)
+        component = icalendar.Event()
+        component.add("uid", self.uid)
+        self._timed(component, exported.dtstart, base.duration)
+        rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
+        component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))
+        for instant in sorted(i for i in hidden if i >= first):
+            component.add("exdate", instant.astimezone(zone))
+        self._stamp(component, base)
+        return component, base
+
+    def _override(self, occurrence: Any, details: _Details) -> icalendar.Event:
+        assert self.rule is not None
+        component = icalendar.Event()
+        component.add("uid", self.uid)
+        component.add(
+            "recurrence-id", occurrence.recurrence_id.astimezone(self.rule.to_spec().zone)
+        )
+        self._timed(component, occurrence.occurrence_start, details.duration)
+        self._stamp(component, details)
+        return component
+
+    def _standalone(self, occurrence: Any) -> icalendar.Event:
+        details = self._details(occurrence)
+        component = icalendar.Event()
+        component.add("uid", f"revel-recurring-event-{occurrence.pk}@{self.domain}")
+        self._timed(component, occurrence.occurrence_start, details.duration)
+        self._stamp(component, details)
+        return component
+
+
+def _calendar(name: str) -> icalendar.Calendar:
+    calendar = icalendar.Calendar()
+    calendar.add("prodid", PRODID)
+    calendar.add("version", "2.0")
+    calendar.add("calscale", "GREGORIAN")
+    calendar.add("method", "PUBLISH")
+    calendar.add("name", name)
+    calendar.add("x-wr-calname", name)
+    calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
+    calendar.add("x-published-ttl", REFRESH_INTERVAL)
+    return calendar
+
+
+def _add_timezones(calendar: icalendar.Calendar, components: Sequence[icalendar.Event]) -> None:
+    # Transitions are generated from the zone data for the span the events use;
+    # Outlook shifts or refuses events whose TZID has no VTIMEZONE.
+    years = [
+        component[key].dt.year
+        for component in components
+        for key in ("dtstart", "recurrence-id")
+        if key in component
+    ]
+    if not years:
+        return
+    first = dt.date(max(min(years) - 1, 1), 1, 1)
+    last = dt.date(min(max(max(years) + 10, 2038), 9998), 1, 1)
+    calendar.add_missing_timezones(first_date=first, last_date=last)
+
+
+def _build(
+    series_list: Iterable[EventSeries], *, name: str
+) -> tuple[icalendar.Calendar, dt.datetime | None]:
+    adapter = get_adapter()
+    calendar = _calendar(name)
+    components: list[icalendar.Event] = []
+    revisions = []
+    for series in series_list:
+        export = _SeriesExport(series, adapter)
+        revisions.append(export.revision)
+        components.extend(export.components())
+    for component in components:
+        calendar.add_component(component)
+    _add_timezones(calendar, components)
+    return calendar, max(revisions, default=None)
+
+
+def series_calendar(series: EventSeries) -> icalendar.Calendar:
+    """The series as an ``icalendar.Calendar`` (named after the series)."""
+    return _build([series], name=series.name)[0]
+
+
+def series_feed(series: EventSeries) -> CalendarFeed:
+    """The series rendered as RFC 5545 text (CRLF lines folded at 75 octets)."""
+    return calendar_feed([series], name=series.name)
+
+
+def calendar_feed(series_list: Iterable[EventSeries], *, name: str) -> CalendarFeed:
+    """Several series in one calendar called ``name`` (an organisation's feed).
+
+    ``last_modified`` is the latest change of any of them, None for no series.
+    The caller decides which series the reader may see; drafts are left out here.
+    """
+    calendar, revision = _build(series_list, name=name)
+    return CalendarFeed(body=calendar.to_ical(), last_modified=revision)
