@@ -49,7 +49,9 @@ class _Errors:
         self.by_part: dict[str, list[str]] = {}
 
     def add(self, part: str, message: str) -> None:
-        self.by_part.setdefault(part, []).append(message)
+        # Each message names its part, for readers who see the messages without keys.
+        text = message if part in message else f"{part}: {message}"
+        self.by_part.setdefault(part, []).append(text)
 
     def raise_if_any(self) -> None:
         if self.by_part:
@@ -273,7 +275,8 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     for part, problem in event.errors:
         errors.add(str(part), f"{part} could not be read: {problem}")
     dtstart, zone = _dtstart(event, errors)
-    if rules is None or isinstance(rules, list) or dtstart is None or zone is None:
+    unreadable = "RRULE" in errors.by_part
+    if unreadable or rules is None or isinstance(rules, list) or dtstart is None or zone is None:
         errors.raise_if_any()
         raise AssertionError("unreachable")  # pragma: no cover - errors were recorded
     rule = rules
