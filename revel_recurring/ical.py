@@ -218,7 +218,11 @@ class _SeriesExport:
             exported = dataclasses.replace(
                 spec, dtstart=wall_clock.replace(tzinfo=zone), count=None, until=last
             )
-        hidden = {o.recurrence_id for o in self.occurrences if not self._shown(o)}
+        hidden: set[dt.datetime] = {
+            o.recurrence_id
+            for o in self.occurrences
+            if o.recurrence_id is not None and not self._shown(o)
+        }
         if cursor is not None:
             upto = cursor if cap is None else min(cursor, cap)
             generated = rules.occurrences_between(exported, first, upto, inclusive=True)
@@ -276,15 +280,18 @@ def _add_timezones(calendar: icalendar.Calendar, components: Sequence[icalendar.
     # Transitions are generated from the zone data for the span the events use;
     # Outlook shifts or refuses events whose TZID has no VTIMEZONE.
     years = [
-        component[key].dt.year
+        component.decoded(key).year
         for component in components
-        for key in ("dtstart", "recurrence-id")
+        for key in ("DTSTART", "RECURRENCE-ID")
         if key in component
     ]
     if not years:
         return
+    # A rule without an end goes on after its last override: cover ten years past
+    # the later of that and today (a subscription is refreshed long before).
     first = dt.date(max(min(years) - 1, 1), 1, 1)
-    last = dt.date(min(max(max(years) + 10, 2038), 9998), 1, 1)
+    latest = max(*years, dt.date.today().year)
+    last = dt.date(min(max(latest + 10, 2038), 9998), 1, 1)
     calendar.add_missing_timezones(first_date=first, last_date=last)
 
 

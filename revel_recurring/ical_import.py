@@ -58,7 +58,7 @@ class _Errors:
             raise ValidationError(self.by_part)
 
 
-def _parse_event(text: str) -> icalendar.Event:
+def _parse_event(text: str) -> Any:
     """The one VEVENT (or bare DTSTART/RRULE lines) in ``text``."""
     stripped = text.strip()
     if not stripped:
@@ -72,13 +72,11 @@ def _parse_event(text: str) -> icalendar.Event:
                 raise ValidationError(
                     {"VEVENT": [f"Give one recurring VEVENT; found {len(events)} with an RRULE."]}
                 )
-            event: icalendar.Event = events[0]
-            return event
+            return events[0]
         if not upper.startswith("BEGIN:VEVENT"):
             lines = [line.strip() for line in stripped.splitlines() if line.strip()]
             stripped = "\r\n".join(["BEGIN:VEVENT", *lines, "END:VEVENT"])
-        parsed: icalendar.Event = icalendar.Event.from_ical(stripped)
-        return parsed
+        return icalendar.Event.from_ical(stripped)
     except ValueError as exc:
         raise ValidationError({"ical": [f"This is not iCalendar text: {exc}"]}) from exc
 
@@ -104,11 +102,11 @@ def _zone_of(value: dt.datetime, errors: _Errors) -> str | None:
     return None
 
 
-def _dtstart(event: icalendar.Event, errors: _Errors) -> tuple[dt.datetime | None, str | None]:
+def _dtstart(event: Any, errors: _Errors) -> tuple[dt.datetime | None, str | None]:
     if "DTSTART" not in event:
         errors.add("DTSTART", "DTSTART is required: the first occurrence and its time zone.")
         return None, None
-    value = event["DTSTART"].dt
+    value: Any = event["DTSTART"].dt
     if not isinstance(value, dt.datetime):
         errors.add("DTSTART", "DTSTART is a date without a time; a series needs a start time.")
         return None, None
@@ -173,14 +171,14 @@ def _wkst_changes_dates(data: dict[str, Any], wkst: int) -> bool:
     comparing the first occurrences decides it, as the pattern repeats every period.
     """
     start = data["dtstart"].replace(tzinfo=None)
-    common = {
+    common: dict[str, Any] = {
         "freq": du.WEEKLY,
         "dtstart": start,
         "interval": data["interval"],
         "byweekday": [_DU_WEEKDAYS[d] for d in data["weekdays"]],
     }
-    ours = du.rrule(wkst=du.MO, **common)  # type: ignore[arg-type]
-    theirs = du.rrule(wkst=_DU_WEEKDAYS[wkst], **common)  # type: ignore[arg-type]
+    ours = du.rrule(wkst=du.MO, **common)
+    theirs = du.rrule(wkst=_DU_WEEKDAYS[wkst], **common)
     return list(itertools.islice(ours, 30)) != list(itertools.islice(theirs, 30))
 
 

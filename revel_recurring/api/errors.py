@@ -101,3 +101,12 @@ def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
     rule = {key: value for key, value in flat.items() if key in RULE_FIELDS}
     rest = {key: value for key, value in flat.items() if key not in RULE_FIELDS}
     return {**rest, "recurrence": rule} if rule else rest
+
+
+def ical_create_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A create error for a rule sent as ``recurrence.ical``: rule errors under
+    ``recurrence.ical`` (that is what the client sent), the rest as usual."""
+    nested = create_errors(exc)
+    if "recurrence" in nested:
+        nested["recurrence"] = {"ical": nested["recurrence"]}
+    return nested

@@ -9,7 +9,7 @@ in UTC with ``Z``. Write serializers refuse unknown and read-only keys by name.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -74,6 +74,67 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 
     def get_description(self, rule: RecurrenceRule) -> str:
         return describe_rule(rule)
+
+
+_REQUIRED_RULE_FIELDS = ("frequency", "dtstart", "timezone")
+
+
+class RecurrenceCreateSerializer(RecurrenceSerializer):
+    """The rule of a new series: the structured fields, or ``ical`` (RFC 5545 text).
+
+    ``{"ical": "DTSTART;TZID=Europe/Vienna:20270104T183000\\nRRULE:FREQ=WEEKLY"}``
+    (or a whole VEVENT) is read by :func:`revel_recurring.ical.rule_from_ical`; what
+    the rule fields cannot express is a 400 under ``recurrence.ical``, keyed by the
+    offending part (``BYSETPOS``, ``FREQ``, ...).
+    """
+
+    ical = serializers.CharField(
+        write_only=True,
+        required=False,
+        max_length=20_000,
+        trim_whitespace=False,
+        help_text=_(
+            "Instead of the other fields: an RRULE with its DTSTART (TZID or UTC), or a "
+            "whole VEVENT."
+        ),
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        for name in _REQUIRED_RULE_FIELDS:
+            fields[name].required = False
+        return fields
+
+    def to_internal_value(self, data: Any) -> Any:
+        from ..ical import rule_from_ical
+
+        if not (isinstance(data, Mapping) and "ical" in data):
+            missing = {
+                name: [str(_("This field is required."))]
+                for name in _REQUIRED_RULE_FIELDS
+                if isinstance(data, Mapping) and name not in data
+            }
+            try:
+                value = super().to_internal_value(data)
+            except serializers.ValidationError as exc:
+                if missing and isinstance(exc.detail, dict):
+                    raise serializers.ValidationError({**missing, **exc.detail}) from exc
+                raise
+            if missing:
+                raise serializers.ValidationError(missing)
+            return value
+        others = sorted(str(key) for key in data if key != "ical")
+        if others:
+            message = str(_("Give either 'ical' or the rule fields, not both."))
+            raise serializers.ValidationError({key: [message] for key in others})
+        try:
+            text = self.fields["ical"].run_validation(data["ical"])
+        except serializers.ValidationError as exc:
+            raise serializers.ValidationError({"ical": exc.detail}) from exc
+        try:
+            return rule_from_ical(text)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError({"ical": drf_errors(exc)}) from exc
 
 
 class TemplateSummarySerializer(serializers.Serializer[Any]):
@@ -181,7 +242,7 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
     name = serializers.CharField(max_length=255)
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
-    recurrence = RecurrenceSerializer()
+    recurrence = RecurrenceCreateSerializer()
     auto_publish = serializers.BooleanField(required=False, default=False)
     generation_window_weeks = serializers.IntegerField(min_value=1, max_value=52, required=False)
 

@@ -11,12 +11,14 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
+from django.http import HttpResponseBase
 from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
+    OpenApiResponse,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -26,11 +28,13 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.parsers import JSONParser
-from rest_framework.renderers import BrowsableAPIRenderer
+from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..adapter import get_adapter
+from ..ical import series_feed
+from ..ical_http import calendar_response
 from ..models import EventSeries, get_event_model
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences, detect_cadence_drift
@@ -45,11 +49,12 @@ from ..services.lifecycle import (
 from ..services.propagation import update_template
 from ..slots import upcoming_slots
 from . import serializers as s
-from .errors import create_errors, translate, update_errors
+from .errors import create_errors, ical_create_errors, translate, update_errors
 from .filters import OccurrenceFilter, SeriesFilter
 from .pagination import OccurrencePagination, SeriesPagination
 from .permissions import SeriesPermission
 from .reads import SeriesExtras, changed_rows
+from .renderers import ICalendarRenderer
 from .schema import (
     OCCURRENCE_PARAMETERS,
     READ_ERRORS,
@@ -215,7 +220,11 @@ class SeriesViewSet(
                 generation_window_weeks=data.get("generation_window_weeks"),
             )
         except DjangoValidationError as exc:
-            raise DRFValidationError(create_errors(exc)) from exc
+            sent = request.data.get("recurrence") if isinstance(request.data, dict) else None
+            keyed = (
+                ical_create_errors if isinstance(sent, dict) and "ical" in sent else create_errors
+            )
+            raise DRFValidationError(keyed(exc)) from exc
         return Response(self._represent(series), status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -293,6 +302,27 @@ class SeriesViewSet(
                 "series": self._represent(series),
             }
         )
+
+    @extend_schema(
+        summary="The series as an iCalendar (RFC 5545) file; drafts and cancellations left out",
+        responses={
+            (200, "text/calendar"): OpenApiResponse(
+                OpenApiTypes.STR,
+                description=(
+                    "A VCALENDAR: the rule as one recurring VEVENT with its VTIMEZONE, "
+                    "EXDATE lines for hidden slots, RECURRENCE-ID overrides for moved or "
+                    "edited occurrences. ETag and Last-Modified are set; a conditional "
+                    "GET of an unchanged series answers 304."
+                ),
+            ),
+            **READ_ERRORS,
+        },
+    )
+    @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, ICalendarRenderer])
+    def ical(self, request: Request, pk: str | None = None) -> HttpResponseBase:
+        """The series as iCalendar text (`text/calendar`), for calendar apps."""
+        series = self.get_object()
+        return calendar_response(request, series_feed(series), filename=f"{series.slug}.ics")
 
     @extend_schema(
         summary="Future unmodified occurrences that no longer fit the rule",

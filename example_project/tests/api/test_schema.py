@@ -59,7 +59,10 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "restore-occurrence",
             )
         ),
-        *((detail + a + "/", "get") for a in ("drift", "occurrences", "preview", "template")),
+        *(
+            (detail + a + "/", "get")
+            for a in ("drift", "ical", "occurrences", "preview", "template")
+        ),
         (detail + "template/", "patch"),
     }
     assert set(operations) == expected
@@ -86,6 +89,12 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
         "is_future",
         "modified_since",
     } <= occurrence_params
+    ical = operations[(detail + "ical/", "get")]["responses"]
+    assert list(ical["200"]["content"]) == ["text/calendar"]
+    assert "application/json" in ical["404"]["content"]
+    recurrence = schema["components"]["schemas"]["RecurrenceCreateRequest"]
+    assert "ical" in recurrence["properties"]
+    assert "required" not in recurrence
     list_params = {p["name"] for p in operations[(prefix, "get")]["parameters"]}
     assert {"is_active", "auto_publish", "search", "ordering", "page", "page_size"} <= list_params
 
