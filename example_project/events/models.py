@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from collections.abc import Sequence
 from decimal import Decimal
+from typing import Any
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
@@ -448,3 +450,35 @@ __all__ = [
     "events_scheduled_title",
     "occurrence_slug",
 ]
+
+
+def _new_calendar_key() -> str:
+    return secrets.token_urlsafe(32)
+
+
+class CalendarToken(models.Model):
+    """A user's secret for calendar subscriptions: ``/calendar/<key>/...`` URLs.
+
+    Calendar apps cannot sign in, so a feed of series that are not public is
+    reached through a URL holding this key and answered with what its user may
+    see. Rotating the key (a new one, the old one stops working at once) is what a
+    user does after sharing a URL by mistake.
+    """
+
+    user = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="calendar_token"
+    )
+    key = models.CharField(max_length=64, unique=True, default=_new_calendar_key)
+    created_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"Calendar token of {self.user}"
+
+    @classmethod
+    def for_user(cls, user: Any) -> CalendarToken:
+        token, _created = cls.objects.get_or_create(user=user)
+        return token
+
+    def rotate(self) -> None:
+        self.key = _new_calendar_key()
+        self.save(update_fields=["key", "created_at"])

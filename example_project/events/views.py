@@ -9,6 +9,7 @@ from django.views.decorators.http import require_http_methods
 
 from revel_recurring.models import EventSeries
 
+from .feeds import feed_url_for
 from .models import Event, Notification
 
 
@@ -32,7 +33,15 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
         .exclude(status=Event.Status.DRAFT)
         .order_by("start")
     )
-    context = {"series": series, "template": template, "occurrences": occurrences}
+    feed = feed_url_for(request, series, template)
+    context = {
+        "series": series,
+        "template": template,
+        "occurrences": occurrences,
+        "feed_url": feed,
+        # webcal:// makes the browser hand the URL to the calendar app as a subscription.
+        "subscribe_url": feed and "webcal://" + feed.split("://", 1)[1],
+    }
     return render(request, "events/series_detail.html", context)
 
 

@@ -1,0 +1,200 @@
+"""The example site's calendar feeds: visibility, secret keys, drafts, conditional GET."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import icalendar
+import pytest
+import recurring_ical_events
+from django.test import Client
+
+from example_project.events.models import CalendarToken, Event, Membership, Organization
+from revel_recurring.models import EventSeries
+from revel_recurring.services.lifecycle import create_recurring_series
+
+pytestmark = pytest.mark.django_db
+
+VIENNA = ZoneInfo("Europe/Vienna")
+NOW = dt.datetime(2027, 2, 1, 9, 0, tzinfo=VIENNA)
+WINDOW = (dt.datetime(2027, 1, 1, tzinfo=dt.UTC), dt.datetime(2027, 4, 1, tzinfo=dt.UTC))
+
+
+def _series(organization: Organization, slug: str, visibility: str, **options: Any) -> EventSeries:
+    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+    return create_recurring_series(
+        name=slug.replace("-", " ").title(),
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [1],
+            "timezone": "Europe/Vienna",
+            "dtstart": start,
+        },
+        template_data={
+            "organization": organization,
+            "name": slug.replace("-", " ").title(),
+            "slug": slug,
+            "end": start + dt.timedelta(hours=1),
+            "visibility": visibility,
+        },
+        auto_publish=options.pop("auto_publish", True),
+        now=NOW,
+    )
+
+
+@pytest.fixture
+def member(django_user_model: Any, organization: Organization) -> Any:
+    user = django_user_model.objects.create_user(username="member")
+    Membership.objects.create(organization=organization, user=user)
+    return user
+
+
+@pytest.fixture
+def stranger(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_user(username="stranger")
+
+
+def _key(user: Any) -> str:
+    return CalendarToken.for_user(user).key
+
+
+def _summaries(body: bytes) -> set[str]:
+    calendar = icalendar.Calendar.from_ical(body)
+    return {str(e["SUMMARY"]) for e in recurring_ical_events.of(calendar).between(*WINDOW)}
+
+
+def test_public_series_feed_is_open_and_a_calendar(organization: Organization) -> None:
+    _series(organization, "open-run", Event.Visibility.PUBLIC)
+
+    response = Client().get("/series/open-run/calendar.ics")
+
+    assert response.status_code == 200
+    assert response["Content-Type"] == "text/calendar; charset=utf-8"
+    assert response["ETag"].startswith('"')
+    assert response["Last-Modified"].endswith("GMT")
+    assert _summaries(response.content) == {"Open Run"}
+
+
+def test_members_only_series_needs_the_members_key(
+    organization: Organization, member: Any, stranger: Any
+) -> None:
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    client = Client()
+
+    assert client.get("/series/club-run/calendar.ics").status_code == 404
+    assert client.get("/calendar/not-a-key/series/club-run.ics").status_code == 404
+    assert client.get(f"/calendar/{_key(stranger)}/series/club-run.ics").status_code == 404
+    with_key = client.get(f"/calendar/{_key(member)}/series/club-run.ics")
+    assert with_key.status_code == 200
+    assert _summaries(with_key.content) == {"Club Run"}
+
+
+def test_a_rotated_key_stops_working(organization: Organization, member: Any) -> None:
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    client = Client()
+    old = _key(member)
+    assert client.get(f"/calendar/{old}/series/club-run.ics").status_code == 200
+
+    client.force_login(member)
+    assert client.post("/calendar/").status_code == 302
+    new = _key(member)
+
+    assert new != old
+    assert client.get(f"/calendar/{old}/series/club-run.ics").status_code == 404
+    assert client.get(f"/calendar/{new}/series/club-run.ics").status_code == 200
+
+
+def test_a_deactivated_users_key_stops_working(organization: Organization, member: Any) -> None:
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    key = _key(member)
+    member.is_active = False
+    member.save()
+
+    assert Client().get(f"/calendar/{key}/series/club-run.ics").status_code == 404
+
+
+def test_drafts_are_never_in_a_feed(organization: Organization, member: Any) -> None:
+    series = _series(organization, "draft-run", Event.Visibility.PUBLIC, auto_publish=False)
+    _series(organization, "open-run", Event.Visibility.PUBLIC)
+    assert series.occurrences().filter(status=Event.Status.DRAFT).count() > 0
+
+    feeds = [
+        Client().get("/series/draft-run/calendar.ics"),
+        Client().get(f"/calendar/{_key(member)}/series/draft-run.ics"),
+        Client().get(f"/organizations/{organization.slug}/calendar.ics"),
+        Client().get(f"/calendar/{_key(member)}/organizations/{organization.slug}.ics"),
+    ]
+
+    assert [f.status_code for f in feeds] == [200, 200, 200, 200]
+    assert [_summaries(f.content) for f in feeds] == [set(), set(), {"Open Run"}, {"Open Run"}]
+
+
+def test_organization_feed_shows_public_series_openly_and_more_with_a_key(
+    organization: Organization, member: Any, stranger: Any
+) -> None:
+    _series(organization, "open-run", Event.Visibility.PUBLIC)
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    _series(organization, "hidden-run", Event.Visibility.UNLISTED)
+    path = f"/organizations/{organization.slug}/calendar.ics"
+
+    anonymous = Client().get(path)
+    outsider = Client().get(f"/calendar/{_key(stranger)}/organizations/{organization.slug}.ics")
+    inside = Client().get(f"/calendar/{_key(member)}/organizations/{organization.slug}.ics")
+
+    assert _summaries(anonymous.content) == {"Open Run"}
+    assert _summaries(outsider.content) == {"Open Run"}
+    assert _summaries(inside.content) == {"Open Run", "Club Run", "Hidden Run"}
+    assert str(icalendar.Calendar.from_ical(inside.content)["X-WR-CALNAME"]) == "Runners"
+    assert Client().get("/organizations/nobody/calendar.ics").status_code == 404
+
+
+def test_unchanged_feed_answers_304_and_a_change_answers_200(organization: Organization) -> None:
+    series = _series(organization, "open-run", Event.Visibility.PUBLIC)
+    client = Client()
+    first = client.get("/series/open-run/calendar.ics")
+
+    by_etag = client.get("/series/open-run/calendar.ics", HTTP_IF_NONE_MATCH=first["ETag"])
+    by_date = client.get(
+        "/series/open-run/calendar.ics", HTTP_IF_MODIFIED_SINCE=first["Last-Modified"]
+    )
+    occurrence = series.occurrences().order_by("start").first()
+    occurrence.name = "Hill Run"
+    occurrence.save()
+    changed = client.get("/series/open-run/calendar.ics", HTTP_IF_NONE_MATCH=first["ETag"])
+
+    assert (by_etag.status_code, by_etag.content) == (304, b"")
+    assert by_date.status_code == 304
+    assert changed.status_code == 200
+    assert changed["ETag"] != first["ETag"]
+    assert "Hill Run" in _summaries(changed.content)
+
+
+def test_series_page_links_to_the_feed_it_may_subscribe_to(
+    organization: Organization, member: Any
+) -> None:
+    _series(organization, "open-run", Event.Visibility.PUBLIC)
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    client = Client()
+
+    public_page = client.get("/series/open-run/").content.decode()
+    club_anonymous = client.get("/series/club-run/").content.decode()
+    client.force_login(member)
+    club_member = client.get("/series/club-run/").content.decode()
+
+    assert 'href="webcal://testserver/series/open-run/calendar.ics">Add to calendar' in public_page
+    assert "Add to calendar" not in club_anonymous
+    assert f"webcal://testserver/calendar/{_key(member)}/series/club-run.ics" in club_member
+
+
+def test_calendar_page_lists_the_users_feed_urls(organization: Organization, member: Any) -> None:
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    client = Client()
+    assert client.get("/calendar/").status_code == 302  # sign in first
+    client.force_login(member)
+
+    page = client.get("/calendar/").content.decode()
+
+    assert f"http://testserver/calendar/{_key(member)}/series/club-run.ics" in page
+    assert f"http://testserver/calendar/{_key(member)}/organizations/runners.ics" in page
