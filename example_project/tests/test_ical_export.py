@@ -32,21 +32,20 @@ TRICKY_NAME = 'Run, fast; then\\rest\nand "stretch" ' + "é" * 40
 
 
 def _series(organization: Organization, **options: Any) -> EventSeries:
-    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+    start = options.pop("dtstart", dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA))
+    rule = {"frequency": "WEEKLY", "weekdays": [1], "timezone": "Europe/Vienna", "dtstart": start}
+    if "count" in options:
+        rule["count"] = options.pop("count")
     series = create_recurring_series(
         name="Evening Run",
         description="Weekly run",
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "timezone": "Europe/Vienna",
-            "dtstart": start,
-        },
+        rule_data=rule,
         template_data={
             "organization": organization,
             "name": "Evening Run",
             "slug": "evening-run",
             "description": "Meet at the Lusthaus.",
+            "start": start,
             "end": start + dt.timedelta(minutes=90),
             "address": "Freudenau 254, 1020 Wien",
             "latitude": "48.198471",
@@ -260,21 +259,37 @@ def test_paused_series_ends_at_its_cursor(organization: Organization) -> None:
     assert expanded == _shown(series)
 
 
-def test_series_whose_first_slots_passed_unmaterialized_starts_at_its_first_row(
+def test_series_started_in_the_past_is_exported_from_its_first_generated_slot(
     organization: Organization,
 ) -> None:
-    series = _series(organization)
-    Event.objects.occurrences().filter(
-        series=series, start__lt=dt.datetime(2027, 3, 1, tzinfo=dt.UTC)
-    ).delete()
-    first_rows = Event.objects.occurrences().filter(series=series)
-    series.refresh_from_db()
+    # Generation never creates the past: the slots from December to now have no row.
+    series = _series(organization, dtstart=dt.datetime(2026, 12, 1, 18, 30, tzinfo=VIENNA))
+    first_row = Event.objects.occurrences().filter(series=series).order_by("start").first()
+    assert first_row is not None
     body = series_feed(series).body
 
-    expanded = _expand(body, dt.datetime(2027, 1, 1, tzinfo=dt.UTC), UNTIL)
+    expanded = _expand(body, dt.datetime(2026, 1, 1, tzinfo=dt.UTC), UNTIL)
 
     assert expanded == _shown(series)
-    assert min(start for start, _ in expanded) == min(e.start for e in first_rows)
+    assert min(start for start, _ in expanded) == first_row.start
+    assert b"DTSTART;TZID=Europe/Vienna:20270202T183000\r\n" in body
+    assert b"EXDATE" not in body
+
+
+def test_count_rule_started_in_the_past_keeps_its_last_date(organization: Organization) -> None:
+    series = _series(
+        organization, dtstart=dt.datetime(2026, 12, 1, 18, 30, tzinfo=VIENNA), count=20
+    )
+    body = series_feed(series).body
+
+    expanded = _expand(
+        body, dt.datetime(2026, 1, 1, tzinfo=dt.UTC), dt.datetime(2028, 1, 1, tzinfo=dt.UTC)
+    )
+
+    # 20 Tuesdays from 1 December 2026: the last on 13 April 2027 (summer time).
+    assert max(start for start, _ in expanded) == dt.datetime(2027, 4, 13, 16, 30, tzinfo=dt.UTC)
+    assert len(expanded) == 11  # 2 February to 13 April; the nine before were never generated
+    assert b"COUNT" not in body
 
 
 def test_organisation_feed_holds_every_series(organization: Organization) -> None:
