@@ -4,12 +4,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint types bench ci clean
+.PHONY: demo test lint types bench ci clean notebooks
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,notebooks]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +24,10 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(VENV)/bin/mypy
+
+# Jupyter on notebooks/; each notebook sets up the example project on its own database.
+notebooks: $(STAMP)
+	$(VENV)/bin/jupyter notebook --notebook-dir=notebooks
 
 bench: $(STAMP)
 	$(PY) bench/generation.py
