@@ -29,6 +29,7 @@ COLORS = {
     "purple": "#CC79A7",
     "grey": "#BBBBBB",
     "sky": "#56B4E9",
+    "dark": "#555555",
 }
 
 
@@ -50,6 +51,15 @@ def marks_from(
         start = event.start.astimezone(zone)
         marks[start.date()] = (kind(event), f"{start:%H:%M}")
     return marks
+
+
+def _wrapped(note: str) -> str:
+    # A cell is about eleven characters wide: longer notes break at the middle space.
+    if len(note) <= 11 or " " not in note:
+        return note
+    spaces = [i for i, char in enumerate(note) if char == " "]
+    cut = min(spaces, key=lambda i: abs(i - len(note) / 2))
+    return f"{note[:cut]}\n{note[cut + 1 :]}"
 
 
 def week_calendar(
@@ -95,7 +105,14 @@ def week_calendar(
             axes.text(column + 0.06, week + 0.3, f"{day:%d}", fontsize=7, color=text_colour)
             if note:
                 axes.text(
-                    column + 0.55, week + 0.62, note, fontsize=8, ha="center", color=text_colour
+                    column + 0.55,
+                    week + 0.62,
+                    _wrapped(note),
+                    fontsize=8 if len(note) <= 11 else 7,
+                    ha="center",
+                    va="center",
+                    linespacing=0.9,
+                    color=text_colour,
                 )
             if window_end is not None and day > window_end and not kind:
                 axes.add_patch(
