@@ -58,6 +58,14 @@ def _configure_environment(database: Path) -> None:
         sys.path.insert(0, str(ROOT))
 
 
+def _fast_throwaway_sqlite(sender: object, connection: object, **kwargs: object) -> None:
+    # The database is deleted afterwards, so it needs no durability: without an
+    # fsync per commit, 07_beat_and_scale runs several times faster.
+    with connection.cursor() as cursor:  # type: ignore[attr-defined]
+        cursor.execute("PRAGMA synchronous = OFF")
+        cursor.execute("PRAGMA journal_mode = MEMORY")
+
+
 def start(*, now: dt.datetime) -> dt.datetime:
     """Set up Django on a new migrated SQLite database; return ``now`` for ``now=``.
 
@@ -78,6 +86,9 @@ def start(*, now: dt.datetime) -> dt.datetime:
         from django.core.management import call_command
 
         django.setup()
+        from django.db.backends.signals import connection_created
+
+        connection_created.connect(_fast_throwaway_sqlite)
         # The services log each batch at INFO; the notebooks show results themselves.
         for name in ("revel_recurring", "example_project"):
             logging.getLogger(name).setLevel(logging.WARNING)
