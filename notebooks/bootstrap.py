@@ -54,6 +54,10 @@ def _configure_environment(database: Path) -> None:
     # even in a shell (or CI) that exports a PostgreSQL URL or a broker.
     os.environ.pop("DATABASE_URL", None)
     os.environ.pop("CELERY_BROKER_URL", None)
+    # E-mail is kept in django.core.mail.outbox (06_digest reads it), never printed or
+    # sent; links in it point at the example site's default address.
+    os.environ["EMAIL_BACKEND"] = "django.core.mail.backends.locmem.EmailBackend"
+    os.environ["EXAMPLE_SITE_URL"] = "http://127.0.0.1:8000"
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
 
