@@ -96,6 +96,9 @@ def start(*, now: dt.datetime) -> dt.datetime:
         # The services log each batch at INFO; the notebooks show results themselves.
         for name in ("revel_recurring", "example_project"):
             logging.getLogger(name).setLevel(logging.WARNING)
+        # Each 4xx answer of the API would log a warning naming the URL; the
+        # notebook shows the response itself.
+        logging.getLogger("django.request").setLevel(logging.ERROR)
         call_command("migrate", interactive=False, verbosity=0)
         _started["folder"] = folder
     print(
