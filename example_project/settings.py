@@ -113,7 +113,7 @@ EXAMPLE_SITE_URL = os.environ.get("EXAMPLE_SITE_URL", "http://127.0.0.1:8000")
 # Digest e-mails are printed by the demo; the test runner swaps in locmem, and a
 # real site sets an SMTP backend here.
 EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
-DEFAULT_FROM_EMAIL = "Vienna Runners <noreply@example.com>"
+DEFAULT_FROM_EMAIL = "revel-recurring example <noreply@example.com>"
 LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "events:notifications"
 

@@ -13,13 +13,14 @@ import logging
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from django.conf import settings
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.template.loader import render_to_string
+from django.urls import reverse
 
 from revel_recurring.notifications import SeriesDigest
 
+from .adapter import absolute_url
 from .models import DigestRecord, Notification, events_scheduled_title
 
 logger = logging.getLogger(__name__)
@@ -41,7 +42,7 @@ def digest_body(digest: SeriesDigest) -> str:
             "starts": [o.occurrence_start.astimezone(zone) for o in digest.occurrences],
             "timezone": digest.timezone,
             "url": digest.url,
-            "notifications_url": settings.EXAMPLE_SITE_URL.rstrip("/") + "/notifications/",
+            "notifications_url": absolute_url(reverse("events:notifications")),
         },
     )
 

@@ -94,6 +94,7 @@ def test_dates_are_in_the_series_time_zone_across_dst(
         "Tue 20 Apr 2027, 18:30 CEST",
     ]
     assert "Times are in Europe/Vienna." in body
+    assert "Your notifications: http://127.0.0.1:8000/notifications/" in body
     assert body.startswith('Hello Mia,\n\n8 new dates of "Yoga" are scheduled:')
 
 
@@ -127,6 +128,7 @@ def test_link_is_absolute_and_serves_the_series_page(
 
 
 def test_one_message_per_recipient_and_nobody_sees_the_others(
+    settings: Any,
     member: User,
     organization: Organization,
     make_template: MakeTemplate,
@@ -141,7 +143,7 @@ def test_one_message_per_recipient_and_nobody_sees_the_others(
     for message in mail.outbox:
         assert len(message.to) == 1
         assert message.cc == message.bcc == []
-        assert message.from_email == "Vienna Runners <noreply@example.com>"
+        assert message.from_email == settings.DEFAULT_FROM_EMAIL
         assert message.extra_headers["Auto-Submitted"] == "auto-generated"
 
 
