@@ -62,3 +62,11 @@ def test_every_action_page_offers_its_form_and_renders_the_result(
             HTTP_ACCEPT="text/html",
         )
         assert posted.status_code == 200, action
+
+
+def test_options_describes_every_route(world: World, browser: Client) -> None:
+    paths = [API, *(url(world.a.series, page) for page in GET_PAGES + POST_ACTIONS)]
+    for path in paths:
+        response = browser.options(path)
+        assert response.status_code == 200, path
+        assert response.json()["name"], path
