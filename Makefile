@@ -26,8 +26,10 @@ types: $(STAMP)
 	$(VENV)/bin/mypy
 
 # Jupyter on notebooks/; each notebook sets up the example project on its own database.
+# Jupyter refuses to run as root unless told (the development machines log in as root).
 notebooks: $(STAMP)
-	$(VENV)/bin/jupyter notebook --notebook-dir=notebooks
+	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=notebooks \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
 	$(PY) bench/generation.py
