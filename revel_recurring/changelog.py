@@ -56,7 +56,11 @@ def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
         return
     if series_deletion_in_progress(instance.series_id):
         return
-    _record(instance, "deleted")
+    from .models import EventSeries
+
+    # A host may delete a stale instance of an occurrence whose series is gone.
+    if EventSeries.objects.filter(pk=instance.series_id).exists():
+        _record(instance, "deleted")
 
 
 def connect_change_log() -> None:

@@ -9,13 +9,18 @@ from rest_framework import exceptions
 
 from revel_recurring.api.errors import Conflict, TryAgain, translate
 from revel_recurring.exceptions import (
+    DuplicateUniqueValueError,
     GenerationWindowError,
+    InvalidArgumentError,
     InvalidPropagationError,
     NotAnOccurrenceError,
     NotCancelledError,
     RecurrenceError,
+    SeriesBusyError,
     SeriesHasBookingsError,
+    SeriesNotFoundError,
     SeriesNotReadyError,
+    TemplateProtectedError,
 )
 
 
@@ -27,11 +32,21 @@ from revel_recurring.exceptions import (
         (ValidationError("plain"), 400, ["plain"]),
         (GenerationWindowError("too far"), 400, {"until": ["too far"]}),
         (NotAnOccurrenceError("no slot"), 400, {"occurrence": ["no slot"]}),
-        (InvalidPropagationError("nope"), 400, {"non_field_errors": ["nope"]}),
+        (InvalidPropagationError("nope", field="propagate"), 400, {"propagate": ["nope"]}),
+        (
+            InvalidPropagationError("bad", errors={"venue": ["unknown"], "slug": ["local"]}),
+            400,
+            {"venue": ["unknown"], "slug": ["local"]},
+        ),
+        (InvalidArgumentError("naive now"), 400, {"non_field_errors": ["naive now"]}),
         (RecurrenceError("other"), 400, {"non_field_errors": ["other"]}),
         (SeriesHasBookingsError("booked"), 409, "booked"),
         (NotCancelledError("live"), 409, "live"),
         (SeriesNotReadyError("no rule"), 409, "no rule"),
+        (TemplateProtectedError("template"), 409, "template"),
+        (DuplicateUniqueValueError("slug", field="slug"), 409, "slug"),
+        (SeriesNotFoundError("gone"), 404, "gone"),
+        (SeriesBusyError("busy"), 503, "busy"),
         (IntegrityError("dup"), 409, None),
         (OperationalError("database is locked"), 503, None),
     ],

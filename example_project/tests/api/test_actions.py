@@ -408,3 +408,19 @@ def test_a_series_without_rule_or_template_answers_with_409_and_404(
     )
     assert cancel.status_code == 400
     assert list(cancel.json()) == ["occurrence"]
+
+
+def test_a_template_sent_back_whole_changes_only_what_was_edited(
+    world: World, client_for: ClientFor
+) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    template = client.get(url(series, "template")).json()
+    template["capacity"] = 40
+    response = client.patch(url(series, "template"), template, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["template"]["capacity"] == 40
+    template = response.json()["template"]
+    template["status"] = "open"
+    refused = client.patch(url(series, "template"), template, format="json")
+    assert refused.status_code == 400
+    assert list(refused.json()) == ["status"]
