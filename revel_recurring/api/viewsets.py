@@ -26,6 +26,7 @@ from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
@@ -145,6 +146,25 @@ class SeriesViewSet(
         }
         return classes.get(self.action, s.SeriesSerializer)
 
+    def http_method_not_allowed(self, request: Any, *args: Any, **kwargs: Any) -> Response:
+        # A person opening a POST-only action in the browsable API gets its page with
+        # the POST form (200), as for every other page; JSON clients still get 405.
+        posted = self.action_map.get("post")
+        if (
+            request.method == "GET"
+            and posted
+            and "get" not in self.action_map
+            and isinstance(getattr(request, "accepted_renderer", None), BrowsableAPIRenderer)
+        ):
+            series = self.get_object()
+            return Response(
+                {
+                    "detail": f"POST to this page to {posted.replace('_', ' ')} the series.",
+                    "series": self.reverse_action("detail", args=[series.pk]),
+                }
+            )
+        return super().http_method_not_allowed(request, *args, **kwargs)
+
     def handle_exception(self, exc: Exception) -> Response:
         return super().handle_exception(translate(exc))
 
@@ -239,6 +259,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str | None = None) -> Response:
+        """Stop generating occurrences; the materialized ones stay."""
         series = self.get_object()
         pause_series(series)
         return Response(self._represent(series))
@@ -250,6 +271,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Generate again; dates missed while paused are not created."""
         series = self.get_object()
         resume_series(series)
         return Response(self._represent(series))
@@ -261,6 +283,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"])
     def generate(self, request: Request, pk: str | None = None) -> Response:
+        """Materialize the rolling window now, or up to `until`."""
         series = self.get_object()
         body = self._body(s.GenerateRequestSerializer)
         created = generate_series_events(series, until=body.get("until"))
@@ -277,6 +300,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["get"])
     def drift(self, request: Request, pk: str | None = None) -> Response:
+        """Future, unmodified occurrences that no longer fit the rule."""
         series = self.get_object()
         ids = detect_cadence_drift(series)
         events = {e.pk: e for e in series.occurrences().filter(pk__in=ids)}
@@ -290,6 +314,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"], url_path="cancel-stale")
     def cancel_stale(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel the drifted occurrences (all, or those of `ids`)."""
         series = self.get_object()
         body = self._body(s.CancelStaleRequestSerializer)
         cancelled = cancel_stale_occurrences(series, ids=body.get("ids"))
@@ -302,6 +327,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"], url_path="cancel-occurrence")
     def cancel_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel one slot: `{"occurrence": "<aware ISO datetime>"}`."""
         series = self.get_object()
         body = self._body(s.OccurrenceInstantSerializer)
         event = cancel_occurrence(series, body["occurrence"])
@@ -314,6 +340,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["post"], url_path="restore-occurrence")
     def restore_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        """Undo the cancellation of one slot."""
         series = self.get_object()
         body = self._body(s.OccurrenceInstantSerializer)
         event = restore_occurrence(series, body["occurrence"])
@@ -353,6 +380,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["get", "patch"])
     def template(self, request: Request, pk: str | None = None) -> Response:
+        """The template event; PATCH with `?propagate=` to reach occurrences."""
         series = self.get_object()
         template = series.get_template()
         if template is None:
@@ -397,6 +425,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["get"], pagination_class=OccurrencePagination)
     def occurrences(self, request: Request, pk: str | None = None) -> Response:
+        """The materialized occurrences, with tombstones under `modified_since`."""
         series = self.get_object()
         now = timezone.now()
         base = series.occurrences()
@@ -438,6 +467,7 @@ class SeriesViewSet(
     )
     @action(detail=True, methods=["get"])
     def preview(self, request: Request, pk: str | None = None) -> Response:
+        """The next `count` slots of the rule and what became of each."""
         series = self.get_object()
         query = s.PreviewQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)
