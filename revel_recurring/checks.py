@@ -235,16 +235,20 @@ _WHOLE_NUMBER_SETTINGS = (
 )
 
 
+def _is_whole_number(value: object) -> bool:
+    # bool is a subclass of int, and True is not a number of weeks.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E009 judges the raw setting values (conf.py never coerces them), then E006-E008."""
     errors: list[checks.CheckMessage] = []
     for name in _WHOLE_NUMBER_SETTINGS:
-        try:
-            value = getattr(recurring_settings, name)
-        except (TypeError, ValueError):
+        value = getattr(recurring_settings, name)
+        if not _is_whole_number(value):
             errors.append(
                 checks.Error(
-                    f"REVEL_RECURRING_{name} must be a whole number, got "
-                    f"{recurring_settings._get(name, None)!r}.",
+                    f"REVEL_RECURRING_{name} must be a whole number, got {value!r}.",
                     id="revel_recurring.E009",
                 )
             )
@@ -257,6 +261,14 @@ def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
                     id="revel_recurring.E009",
                 )
             )
+    flag = recurring_settings.REGISTER_BEAT_TASKS
+    if not isinstance(flag, bool):
+        errors.append(
+            checks.Error(
+                f"REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False, got {flag!r}.",
+                id="revel_recurring.E009",
+            )
+        )
     if errors:
         return errors  # the range checks below would fail on the same values
     default = recurring_settings.DEFAULT_WINDOW_WEEKS
