@@ -12,6 +12,7 @@ from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
 from .notifications import VISIBILITY_AUDIENCES
+from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
 def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
@@ -273,10 +274,11 @@ def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
         return errors  # the range checks below would fail on the same values
     default = recurring_settings.DEFAULT_WINDOW_WEEKS
     maximum = recurring_settings.MAX_WINDOW_WEEKS
-    if not 1 <= default <= 52:
+    if not WINDOW_WEEKS_MIN <= default <= WINDOW_WEEKS_MAX:
         errors.append(
             checks.Error(
-                f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be 1 to 52, got {default}.",
+                f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be {WINDOW_WEEKS_MIN} to "
+                f"{WINDOW_WEEKS_MAX}, got {default}.",
                 id="revel_recurring.E006",
             )
         )

@@ -56,11 +56,6 @@ def suspend_modification_tracking() -> Iterator[None]:
         _tracking_suspended.reset(token)
 
 
-def modification_tracking_suspended() -> bool:
-    """True inside :func:`suspend_modification_tracking`."""
-    return _tracking_suspended.get()
-
-
 @contextlib.contextmanager
 def deleting_series(series_id: int) -> Iterator[None]:
     """Occurrences of ``series_id`` deleted inside this block record no exdate."""

@@ -1,4 +1,4 @@
-"""Exdates recorded outside the series lock, folded in under it."""
+"""A series' excluded slots: merging them, and those recorded outside the series lock."""
 
 from __future__ import annotations
 
@@ -11,6 +11,19 @@ from .. import rules
 from ..exceptions import SeriesNotFoundError
 from ..models import EventSeries, PendingExdate
 from .locking import lock_series
+
+
+def merge_exdates(series: EventSeries, instants: Iterable[dt.datetime | str]) -> bool:
+    """Add ``instants`` to ``series.exdates`` (UTC, sorted, once each); not saved.
+
+    The one merge every service uses: returns whether the list changed, so the
+    caller writes the column only then. The caller holds the series lock.
+    """
+    merged = rules.normalize_exdates([*series.exdates, *instants])
+    if merged == series.exdates:
+        return False
+    series.exdates = merged
+    return True
 
 
 def absorb_pending_exdates(
@@ -28,11 +41,9 @@ def absorb_pending_exdates(
         )
     if not pending:
         return False
-    merged = rules.normalize_exdates([*series.exdates, *pending])
     PendingExdate.objects.filter(series_id=series.pk, instant__in=list(pending)).delete()
-    if merged != series.exdates:
-        series.exdates = merged
-        EventSeries.objects.filter(pk=series.pk).update(exdates=merged)
+    if merge_exdates(series, pending):
+        EventSeries.objects.filter(pk=series.pk).update(exdates=series.exdates)
     return True
 
 
@@ -79,8 +90,6 @@ def add_exdates(series_id: int, instants: Iterable[dt.datetime]) -> list[str]:
     """
     with transaction.atomic():
         series = lock_series(series_id)
-        merged = rules.normalize_exdates([*series.exdates, *instants])
-        if merged != series.exdates:
-            series.exdates = merged
+        if merge_exdates(series, instants):
             series.save(update_fields=["exdates", "updated_at"])
-        return merged
+        return list(series.exdates)
