@@ -114,7 +114,7 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
         return
     if instance.series_id in _series_being_deleted.get():
         return
-    from .services.exdates import record_pending_exdates
+    from .services.pending_exdates import record_pending_exdates
 
     record_pending_exdates(instance.series_id, [instance.recurrence_id])
 

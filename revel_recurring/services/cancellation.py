@@ -121,7 +121,7 @@ def cancel_occurrence(
     moment = now_utc(now)
     instant = _as_instant(instant)
 
-    def attempt() -> tuple[EventSeries, Any]:
+    def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             event = _locate(locked, instant)
@@ -165,7 +165,7 @@ def restore_occurrence(
     instant = _as_instant(instant)
     model = get_event_model()
 
-    def attempt() -> tuple[EventSeries, Any]:
+    def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             event = _locate(locked, instant)

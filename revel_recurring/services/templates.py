@@ -17,6 +17,7 @@ from django.db import transaction
 from .. import rules
 from ..exceptions import SeriesNotReadyError
 from ..host_model import is_managed_field
+from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..receivers import replacing_template
@@ -30,7 +31,7 @@ from .scheduling import refresh_next_due_at
 TemplateSetup = Callable[[Any], None]
 
 
-def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Any:
+def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> RecurringEventMixin:
     """An unsaved, validated draft template of the host model from ``template_data``.
 
     Keys must be fields of the host model that revel-recurring does not manage
@@ -88,7 +89,7 @@ def replace_template(
     *,
     setup_template: TemplateSetup | None = None,
     now: dt.datetime | None = None,
-) -> Any:
+) -> RecurringEventMixin:
     """Give ``series`` a new template built from ``template_data``; returns it.
 
     ``template_data`` is validated like ``create_recurring_series``'s (host fields
