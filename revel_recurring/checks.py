@@ -16,6 +16,7 @@ from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
 def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E001-E004: REVEL_RECURRING_EVENT_MODEL names an installed model using the mixin."""
     from .mixins import RecurringEventMixin
 
     label = recurring_settings.EVENT_MODEL
@@ -189,6 +190,7 @@ def _check_copied_unique_fields(model: Any, label: str) -> list[checks.CheckMess
 
 
 def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E014: django_celery_beat is installed while the beat rows are to be registered."""
     if apps.is_installed("django_celery_beat") or not recurring_settings.REGISTER_BEAT_TASKS:
         return []
     return [
@@ -206,6 +208,7 @@ def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.
 
 
 def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E005: the adapter and notifier dotted paths import."""
     errors: list[checks.CheckMessage] = []
     for setting, path in (
         ("REVEL_RECURRING_ADAPTER", recurring_settings.ADAPTER),

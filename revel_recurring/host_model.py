@@ -70,6 +70,7 @@ def copied_unique_fields(model: Any) -> list[tuple[str, ...]]:
 
 
 def overrides_prepare_occurrence(model: Any) -> bool:
+    """Whether the host model replaces the mixin's ``prepare_occurrence`` hook."""
     return bool(model.prepare_occurrence is not RecurringEventMixin.prepare_occurrence)
 
 

@@ -120,11 +120,13 @@ class RecurringEventMixin(models.Model):
 
     @property
     def occurrence_start(self) -> dt.datetime:
+        """The event's start, read through ``RECURRING_START_FIELD``."""
         value: dt.datetime = getattr(self, self.RECURRING_START_FIELD)
         return value
 
     @property
     def occurrence_status(self) -> str:
+        """The event's status, read through ``RECURRING_STATUS_FIELD``."""
         return str(getattr(self, self.RECURRING_STATUS_FIELD))
 
     def mark_cancelled(self) -> list[str]:

@@ -74,6 +74,7 @@ class RecurrenceRule(models.Model):
         return self.rrule_string or f"{self.frequency} rule"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        """Validate, store instants as whole-second UTC and recompute ``rrule_string``."""
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
@@ -197,6 +198,7 @@ class EventSeries(models.Model):
         return self.name
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        """Fill a unique slug, normalise exdates, and make a new series with a rule due at once."""
         if not self.slug:
             self.slug = _unique_slug(self.name, self.pk)
             if kwargs.get("update_fields") is not None:

@@ -217,6 +217,7 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
 
 
 def connect_receivers() -> None:
+    """Connect the receivers to the host Event model; called from ``AppConfig.ready()``."""
     from .conf import recurring_settings
     from .models import get_event_model
 

@@ -33,6 +33,8 @@ _ICAL_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 
 
 class Frequency(enum.StrEnum):
+    """RFC 5545 FREQ values the app supports."""
+
     DAILY = "DAILY"
     WEEKLY = "WEEKLY"
     MONTHLY = "MONTHLY"
@@ -40,6 +42,8 @@ class Frequency(enum.StrEnum):
 
 
 class MonthlyType(enum.StrEnum):
+    """How a MONTHLY rule picks its day: a day of the month, or the nth weekday."""
+
     DAY_OF_MONTH = "DAY_OF_MONTH"
     NTH_WEEKDAY = "NTH_WEEKDAY"
 
@@ -134,6 +138,7 @@ class RuleSpec:
 
     @property
     def zone(self) -> ZoneInfo:
+        """The rule's IANA zone."""
         return ZoneInfo(self.timezone)
 
     @property
@@ -363,4 +368,5 @@ def normalize_exdates(values: Iterable[str | dt.datetime]) -> list[str]:
 
 
 def exdate_instants(values: Iterable[str | dt.datetime]) -> frozenset[dt.datetime]:
+    """Stored exdates (strings or datetimes) as a set of UTC instants."""
     return frozenset(parse_instant(v) for v in values)
