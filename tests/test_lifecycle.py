@@ -21,7 +21,7 @@ from revel_recurring.services.lifecycle import (
     update_series_recurrence,
 )
 from revel_recurring.signals import series_paused, series_recurrence_changed, series_resumed
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     FIRST_MONDAY,
     NEW_YORK,
     NOW,
