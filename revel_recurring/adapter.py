@@ -4,11 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from .models import EventSeries
 
 
 class DefaultRecurringAdapter:
@@ -52,6 +57,56 @@ class DefaultRecurringAdapter:
     at most four queries for its audience however many people it reaches. The
     hooks run after the generation transaction committed, outside any series lock.
     """
+
+    def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
+        """The series ``user`` may see (API list and detail, admin, feeds).
+
+        Default: every series for a user with the ``revel_recurring.view_eventseries``
+        or ``change_eventseries`` permission, none otherwise. Hosts scope it, for
+        example to the organisations the user belongs to. Anything outside it is a 404.
+        """
+        from .models import EventSeries
+
+        if user.has_perm("revel_recurring.view_eventseries") or user.has_perm(
+            "revel_recurring.change_eventseries"
+        ):
+            return EventSeries.objects.all()
+        return EventSeries.objects.none()
+
+    def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
+        """The series ``user`` may change, pause, generate, cancel in and delete.
+
+        Default: every series with ``revel_recurring.change_eventseries``, none
+        otherwise. It should lie within :meth:`get_visible_series`; a series that is
+        visible but not editable answers writes with 403.
+        """
+        from .models import EventSeries
+
+        if user.has_perm("revel_recurring.change_eventseries"):
+            return EventSeries.objects.all()
+        return EventSeries.objects.none()
+
+    def can_create_series(self, user: Any) -> bool:
+        """Whether ``user`` may create series at all (API ``POST series/``).
+
+        Default: the ``revel_recurring.add_eventseries`` permission. Which
+        organisation (or other owner) a new series may belong to is the template
+        serializer's business: restrict its choices there.
+        """
+        return bool(user.has_perm("revel_recurring.add_eventseries"))
+
+    def get_template_serializer_class(self) -> type[Any]:
+        """The DRF serializer validating and showing a series' template in the API.
+
+        Default: a ModelSerializer of the host event over its editable fields, minus
+        the mixin's per-occurrence fields, with the status read-only and the start
+        optional (it defaults to the rule's dtstart). Hosts subclass it to scope
+        choices to the requesting user (``self.context["request"]``). Only the API
+        calls this, so DRF is imported here and nowhere else in the adapter.
+        """
+        from .api.serializers import default_template_serializer_class
+
+        return default_template_serializer_class()
 
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""

@@ -66,6 +66,11 @@ def deleting_series(series_id: int) -> Iterator[None]:
         _series_being_deleted.reset(token)
 
 
+def series_deletion_in_progress(series_id: int) -> bool:
+    """True inside ``deleting_series(series_id)`` (``delete_series`` is removing it)."""
+    return series_id in _series_being_deleted.get()
+
+
 @contextlib.contextmanager
 def replacing_template(series_id: int) -> Iterator[None]:
     """The template of ``series_id`` may be deleted inside this block (replace_template)."""

@@ -1,6 +1,8 @@
 """The example site's revel_recurring adapter (``REVEL_RECURRING_ADAPTER``).
 
-Who hears about new dates: the owner and staff of the template's organisation;
+Who sees and runs a series: the owner and staff of the template's organisation
+see and edit it, its active members see it, nobody else does (superusers see
+everything). Who hears about new dates: the owner and staff of the template's organisation;
 its members whose membership is active or paused; users following the
 organisation or the series who opted in to new-event notifications. Every hook is
 one query, and the preferences of all candidates are read in one more.
@@ -13,7 +15,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.db.models import Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
@@ -35,8 +37,56 @@ def _active_users(condition: Q) -> QuerySet[Any]:
     return get_user_model()._default_manager.filter(condition, is_active=True).order_by("pk")
 
 
+def organizations_run_by(user: Any) -> QuerySet[Organization]:
+    """Organisations ``user`` owns or is staff of (all of them for a superuser)."""
+    if not user.is_authenticated:
+        return Organization.objects.none()
+    if user.is_superuser:
+        return Organization.objects.all()
+    return Organization.objects.filter(Q(owner=user) | Q(staff=user)).distinct()
+
+
+def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
+    # A series belongs to the organisation of its template; Exists keeps one row per
+    # series however many ways the user is related to the organisation.
+    templates = Event.objects.filter(
+        series=OuterRef("pk"), is_template=True, organization__in=organizations
+    )
+    return EventSeries.objects.filter(Exists(templates))
+
+
 class ExampleAdapter(DefaultRecurringAdapter):
-    """Audience hooks over Organization, Membership, Follow, SeriesFollow and preferences."""
+    """Scoping by organisation, and audience hooks over Organization, Membership,
+    Follow, SeriesFollow and preferences."""
+
+    def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(organizations_run_by(user))
+
+    def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(
+            Organization.objects.filter(
+                Q(owner=user)
+                | Q(staff=user)
+                | Q(memberships__user=user, memberships__status=Membership.Status.ACTIVE)
+            )
+        )
+
+    def can_create_series(self, user: Any) -> bool:
+        # Which organisation is checked by the template serializer's choices.
+        return bool(user.is_authenticated) and organizations_run_by(user).exists()
+
+    def get_template_serializer_class(self) -> type[Any]:
+        from .api import EventTemplateSerializer
+
+        return EventTemplateSerializer
 
     def get_series_url(self, series: EventSeries) -> str:
         return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))

@@ -1,0 +1,106 @@
+"""Recording cancellations, restorations and deletions of occurrences (OccurrenceChange).
+
+Connected from ``AppConfig.ready()``; both receivers run inside the writing
+transaction, so a change record commits or rolls back with the change itself.
+
+* Cancel and restore: the mixin's ``mark_cancelled()`` / ``mark_restored()`` are
+  the only writers of ``status_before_cancellation``, and every service saves
+  their result with ``update_fields`` naming it. A ``post_save`` with that field
+  in ``update_fields`` is therefore a cancellation (the status is now the
+  cancelled one) or a restoration (it is not). A host that cancels by a full
+  ``save()`` changes its updated-at stamp instead, which ``modified_since`` reads.
+* Deletion: ``post_delete``, with the original slot, except while
+  ``delete_series`` removes the whole series.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models.signals import post_delete, post_save
+
+from .receivers import series_deletion_in_progress
+
+
+def _record(occurrence: Any, kind: str) -> None:
+    from .models import OccurrenceChange
+
+    OccurrenceChange.objects.create(
+        series_id=occurrence.series_id,
+        occurrence_pk=str(occurrence.pk),
+        recurrence_id=occurrence.recurrence_id,
+        occurrence_index=occurrence.occurrence_index,
+        kind=kind,
+    )
+
+
+def record_cancel_or_restore(
+    sender: Any, instance: Any, update_fields: Any = None, raw: bool = False, **kwargs: Any
+) -> None:
+    """A cancelled occurrence becomes a tombstone; a restored one is reported again."""
+    if raw or not update_fields or "status_before_cancellation" not in update_fields:
+        return
+    if instance.is_template or instance.series_id is None:
+        return
+    cancelled = instance.occurrence_status == sender.RECURRING_STATUS_CANCELLED
+    _record(instance, "cancelled" if cancelled else "restored")
+
+
+def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """A deleted occurrence leaves a tombstone with its original slot.
+
+    Not while ``delete_series`` removes the whole series: its change records go
+    with it, and a client then gets 404 for the series itself.
+    """
+    if instance.is_template or instance.series_id is None:
+        return
+    if series_deletion_in_progress(instance.series_id):
+        return
+    from .models import EventSeries
+
+    # A host may delete a stale instance of an occurrence whose series is gone.
+    if EventSeries.objects.filter(pk=instance.series_id).exists():
+        _record(instance, "deleted")
+
+
+def connect_change_log() -> None:
+    from .conf import recurring_settings
+    from .models import get_event_model
+
+    if not recurring_settings.EVENT_MODEL:
+        return
+    try:
+        model = get_event_model()
+    except Exception:
+        return  # reported by the system checks
+    post_save.connect(
+        record_cancel_or_restore, sender=model, dispatch_uid="revel_recurring.changelog.status"
+    )
+    post_delete.connect(
+        record_deletion, sender=model, dispatch_uid="revel_recurring.changelog.deletion"
+    )
+
+
+def changed_pks(series_id: int, since: Any) -> list[Any]:
+    """Host primary keys of occurrences cancelled or restored at or after ``since``."""
+    from .models import OccurrenceChange, get_event_model
+
+    to_python = get_event_model()._meta.pk.to_python
+    values = (
+        OccurrenceChange.objects.filter(series_id=series_id, at__gte=since)
+        .exclude(kind=OccurrenceChange.Kind.DELETED)
+        .values_list("occurrence_pk", flat=True)
+    )
+    return sorted({to_python(value) for value in values})
+
+
+def deleted_since(series_id: int, since: Any) -> list[Any]:
+    """The latest deletion record of each occurrence deleted at or after ``since``."""
+    from .models import OccurrenceChange
+
+    latest: dict[str, OccurrenceChange] = {}
+    for change in OccurrenceChange.objects.filter(
+        series_id=series_id, at__gte=since, kind=OccurrenceChange.Kind.DELETED
+    ).order_by("at", "pk"):
+        latest[change.occurrence_pk] = change
+    return list(latest.values())
