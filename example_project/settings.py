@@ -90,6 +90,7 @@ REST_FRAMEWORK = {
 }
 
 REVEL_RECURRING_EVENT_MODEL = "events.Event"
+REVEL_RECURRING_ADAPTER = "example_project.events.adapter.ExampleAdapter"
 REVEL_RECURRING_NOTIFIER = "example_project.events.notifier.record_digest"
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")

@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from functools import lru_cache
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
 from .notifications import SERIES_EVENTS_GENERATED, SeriesDigest
+
+if TYPE_CHECKING:
+    from django.db.models import QuerySet
+
+    from .models import EventSeries
 
 
 class DefaultRecurringAdapter:
@@ -24,6 +29,34 @@ class DefaultRecurringAdapter:
     #: Host visibility values the audience policy compares the template against.
     VISIBILITY_PUBLIC = "public"
     VISIBILITY_MEMBERS_ONLY = "members_only"
+
+    def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
+        """The series ``user`` may see (API list and detail, admin, feeds).
+
+        Default: every series for a user with the ``revel_recurring.view_eventseries``
+        or ``change_eventseries`` permission, none otherwise. Hosts scope it, for
+        example to the organisations the user belongs to. Anything outside it is a 404.
+        """
+        from .models import EventSeries
+
+        if user.has_perm("revel_recurring.view_eventseries") or user.has_perm(
+            "revel_recurring.change_eventseries"
+        ):
+            return EventSeries.objects.all()
+        return EventSeries.objects.none()
+
+    def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
+        """The series ``user`` may change, pause, generate, cancel in and delete.
+
+        Default: every series with ``revel_recurring.change_eventseries``, none
+        otherwise. It should lie within :meth:`get_visible_series`; a series that is
+        visible but not editable answers writes with 403.
+        """
+        from .models import EventSeries
+
+        if user.has_perm("revel_recurring.change_eventseries"):
+            return EventSeries.objects.all()
+        return EventSeries.objects.none()
 
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""

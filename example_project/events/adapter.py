@@ -1,0 +1,45 @@
+"""The example site's policy hooks: who sees and runs a series."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, OuterRef, Q, QuerySet
+
+from revel_recurring.adapter import DefaultRecurringAdapter
+from revel_recurring.models import EventSeries
+
+from .models import Event, Membership, Organization
+
+
+def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
+    # A series belongs to the organisation of its template; Exists keeps one row per
+    # series however many ways the user is related to the organisation.
+    templates = Event.objects.filter(
+        series=OuterRef("pk"), is_template=True, organization__in=organizations
+    )
+    return EventSeries.objects.filter(Exists(templates))
+
+
+class ExampleAdapter(DefaultRecurringAdapter):
+    """Scoping by organisation: staff and the owner run its series, active members see them."""
+
+    def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(Organization.objects.filter(Q(owner=user) | Q(staff=user)))
+
+    def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(
+            Organization.objects.filter(
+                Q(owner=user)
+                | Q(staff=user)
+                | Q(memberships__user=user, memberships__status=Membership.Status.ACTIVE)
+            )
+        )
