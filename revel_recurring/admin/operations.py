@@ -55,6 +55,14 @@ def local_label(series: EventSeries, instant: dt.datetime) -> str:
     return f"{date_format(local, 'D j M Y H:i')} ({zone_name})"
 
 
+def generated_text(series: EventSeries, count: int) -> str:
+    return ngettext(
+        "%(count)d occurrence generated for %(name)s.",
+        "%(count)d occurrences generated for %(name)s.",
+        count,
+    ) % {"count": count, "name": series.name}
+
+
 def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
     """Materialize the series' window now; returns the number of occurrences created."""
     if not series.is_active:
@@ -74,12 +82,8 @@ def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime)
     if not ok or created is None:
         return 0
     count = len(created)
-    text = ngettext(
-        "%(count)d occurrence generated for %(name)s.",
-        "%(count)d occurrences generated for %(name)s.",
-        count,
-    ) % {"count": count, "name": series.name}
-    messages.success(request, text) if count else messages.info(request, text)
+    text = generated_text(series, count)
+    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
     return count
 
 
@@ -118,7 +122,7 @@ def cancel_stale(
         "%(count)d stale occurrences cancelled for %(name)s.",
         count,
     ) % {"count": count, "name": series.name}
-    messages.success(request, text) if count else messages.info(request, text)
+    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
     return count
 
 

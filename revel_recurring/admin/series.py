@@ -24,6 +24,8 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
+from django.views.decorators.http import require_POST
+from django.utils.decorators import method_decorator
 
 from ..adapter import get_adapter
 from ..describe import describe_rule
@@ -232,11 +234,7 @@ class EventSeriesAdmin(_Base):
         obj.pk, obj.slug = series.pk, series.slug
         obj._state.adding = False
         obj._state.db = series._state.db
-        messages.info(
-            request,
-            _("%(count)d occurrences generated for %(name)s.")
-            % {"count": len(created), "name": series.name},
-        )
+        messages.info(request, operations.generated_text(series, len(created)))
 
     def response_add(
         self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None
@@ -420,24 +418,21 @@ class EventSeriesAdmin(_Base):
             )
         )
 
-    def _post_only(self, request: HttpRequest) -> None:
-        if request.method != "POST":
-            raise PermissionDenied(_("Use the buttons on the series page."))
 
+    @method_decorator(require_POST)
     def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self._post_only(request)
         series = self._series_for_operation(request, object_id)
         operations.generate_now(request, series, now=_now())
         return self._back(series)
 
+    @method_decorator(require_POST)
     def pause_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self._post_only(request)
         series = self._series_for_operation(request, object_id)
         operations.pause(request, series, now=_now())
         return self._back(series)
 
+    @method_decorator(require_POST)
     def resume_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self._post_only(request)
         series = self._series_for_operation(request, object_id)
         operations.resume(request, series, now=_now())
         return self._back(series)
@@ -447,14 +442,14 @@ class EventSeriesAdmin(_Base):
         response = self._cancel_stale(request, [series], from_action=False)
         return response if response is not None else self._back(series)
 
+    @method_decorator(require_POST)
     def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self._post_only(request)
         series = self._series_for_operation(request, object_id)
         operations.cancel_date(request, series, request.POST.get("instant", ""), now=_now())
         return self._back(series)
 
+    @method_decorator(require_POST)
     def restore_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        self._post_only(request)
         series = self._series_for_operation(request, object_id)
         operations.restore_date(request, series, request.POST.get("instant", ""), now=_now())
         return self._back(series)

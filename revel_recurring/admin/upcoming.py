@@ -13,6 +13,7 @@ from typing import Any
 
 from django.contrib.admin import AdminSite
 from django.urls import reverse
+from django.utils.formats import date_format
 
 from .. import rules
 from ..models import EventSeries, get_event_model
@@ -37,9 +38,19 @@ class UpcomingRow:
     cancelled: bool
 
     @property
+    def label(self) -> str:
+        """Local date, time and zone abbreviation (formatted here: templates would convert
+        an aware datetime to the site's zone)."""
+        return local_text(self.local)
+
+    @property
     def slot(self) -> str:
         """The instant the cancel / restore buttons post (the storage form, UTC)."""
         return rules.format_instant(self.instant)
+
+
+def local_text(local: dt.datetime) -> str:
+    return f"{date_format(local, 'D j M Y H:i')} {local.tzname()}"
 
 
 def _zone(series: EventSeries) -> zoneinfo.ZoneInfo:
@@ -106,8 +117,8 @@ def upcoming_rows(
     return rows, truncated
 
 
-def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, dt.datetime]]:
-    """The rule's next slots that are not cancelled: (posted value, local time) pairs.
+def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, str]]:
+    """The rule's next slots that are not cancelled: (posted value, local label) pairs.
 
     The date picker of "Cancel a date" offers exactly these, so an organiser can
     only pick a date the rule really has (materialized or not yet).
@@ -121,7 +132,7 @@ def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, dt.d
         rule.to_spec(), now, now + dt.timedelta(weeks=SLOT_PICKER_WEEKS), inclusive=True
     )
     return [
-        (rules.format_instant(slot), slot.astimezone(zone))
+        (rules.format_instant(slot), local_text(slot.astimezone(zone)))
         for slot in slots
         if slot not in excluded
     ][:UPCOMING_LIMIT]
