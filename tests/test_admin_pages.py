@@ -114,7 +114,8 @@ def test_change_page_lists_upcoming_dates_with_badges_and_links(admin_client: An
     for badge in ("revel-badge-modified", "revel-badge-drifted", "revel-badge-cancelled"):
         assert badge in page
     first = rows[0]
-    assert first.label.startswith("Mon") and first.label.endswith(("CET", "CEST"))
+    assert first.label.startswith("Mon")
+    assert first.label.endswith(("CET", "CEST"))
     assert f'href="/admin/testapp/event/{first.event_id}/change/"' in page
     assert "RRULE:FREQ=WEEKLY;BYDAY=TU" in page
     (exdate,) = series.exdate_instants

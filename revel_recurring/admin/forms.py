@@ -54,7 +54,7 @@ class WallClockField(forms.SplitDateTimeField):
 
     widget = AdminSplitDateTime
 
-    def compress(self, data_list: list[Any]) -> dt.datetime | None:
+    def compress(self, data_list: Any) -> dt.datetime | None:
         if not data_list:
             return None
         day, time = data_list
@@ -172,8 +172,9 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         values["weekdays"] = sorted(values["weekdays"] or [])
         values["monthly_type"] = values["monthly_type"] or ""
         for name in ("dtstart", "until"):
-            if values[name] is not None:
-                values[name] = rules.localize(values[name], zone)
+            wall_clock = values[name]
+            if wall_clock is not None:
+                values[name] = rules.localize(wall_clock, zone)
         try:
             validate_rule(values)
         except ValidationError as exc:
@@ -187,7 +188,7 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
 class EventSeriesAddForm(EventSeriesForm):
     """The add form: a new series needs a template, copied from an existing one-off event."""
 
-    template_source = forms.ModelChoiceField(
+    template_source: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
         label=_("copy the template from"),
         queryset=None,
         help_text=_(

@@ -74,8 +74,7 @@ def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime)
     if series.get_template() is None:
         messages.warning(
             request,
-            _("%(name)s has no template event; nothing can be generated.")
-            % {"name": series.name},
+            _("%(name)s has no template event; nothing can be generated.") % {"name": series.name},
         )
         return 0
     ok, created = _run(request, series, lambda: generate_series_events(series, now=now))

@@ -12,6 +12,7 @@ import datetime as dt
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin, messages
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied, ValidationError
 from django.db import transaction
@@ -21,11 +22,11 @@ from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils import timezone
+from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
-from django.utils.decorators import method_decorator
 
 from ..adapter import get_adapter
 from ..describe import describe_rule
@@ -72,7 +73,7 @@ class SeriesChangeList(ChangeList):
         page = list(self.result_list)
         drifted = drifted_ids_by_series(page, now=timezone.now())
         for series in page:
-            series.revel_drifted_count = len(drifted.get(series.pk, ()))  # type: ignore[attr-defined]
+            series.revel_drifted_count = len(drifted.get(series.pk, ()))
         self.result_list = page
 
 
@@ -323,7 +324,10 @@ class EventSeriesAdmin(_Base):
     @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
     def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         operations.report_each(
-            request, self._editable_selection(request, queryset), operations.generate_now, now=_now()
+            request,
+            self._editable_selection(request, queryset),
+            operations.generate_now,
+            now=_now(),
         )
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
@@ -376,7 +380,7 @@ class EventSeriesAdmin(_Base):
             "groups": groups,
             "any_drifted": bool(ids),
             "from_action": from_action,
-            "action_checkbox_name": admin.helpers.ACTION_CHECKBOX_NAME,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(
             request, "admin/revel_recurring/eventseries/cancel_stale.html", context
@@ -417,7 +421,6 @@ class EventSeriesAdmin(_Base):
                 current_app=self.admin_site.name,
             )
         )
-
 
     @method_decorator(require_POST)
     def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
