@@ -7,6 +7,7 @@ and only materializes what the rolling window has newly reached.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -26,7 +27,7 @@ ZONE = ZoneInfo(ZONE_NAME)
 TUESDAY = 1
 START_TIME = dt.time(18, 30)
 DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo"  # a local, throwaway superuser for the demo admin only
+ADMIN_USERNAME = "admin"
 ORG_SLUG = "vienna-runners"
 TEMPLATE_SLUG = "tuesday-evening-run"
 
@@ -56,14 +57,15 @@ class Command(BaseCommand):
                 verb = "Created"
             else:
                 verb = "Reusing"
+        password = _demo_superuser()
         series = template.series
         if series is None:
             raise CommandError(f"The demo template {template.pk} lost its series; delete it.")
         self.stdout.write(f'{verb} series "{series.name}".')
         created = generate_series_events(series, now=now)
-        self._report(series, created)
+        self._report(series, created, password)
 
-    def _report(self, series: EventSeries, created: list[Event]) -> None:
+    def _report(self, series: EventSeries, created: list[Event], password: str) -> None:
         rule = series.recurrence_rule
         assert rule is not None  # the demo series always has its rule
         occurrences = list(series.occurrences().order_by("start"))
@@ -83,7 +85,11 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"Series page: http://127.0.0.1:8000/series/{series.slug}/")
         self.stdout.write(
-            f"Admin: http://127.0.0.1:8000/admin/ (user {DEMO_USERNAME}, password {DEMO_PASSWORD})"
+            f"Admin: http://127.0.0.1:8000/admin/revel_recurring/eventseries/{series.pk}/change/"
+        )
+        self.stdout.write(
+            f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
+            "(demo only: a new random password on every run)"
         )
 
 
@@ -97,11 +103,11 @@ def _parse_now(value: str) -> dt.datetime:
 def _demo_organization() -> Organization:
     user_model = get_user_model()
     user, created = user_model._default_manager.get_or_create(
-        username=DEMO_USERNAME,
-        defaults={"email": "demo@example.com", "is_staff": True, "is_superuser": True},
+        username=DEMO_USERNAME, defaults={"email": "demo@example.com"}
     )
     if created:
-        user.set_password(DEMO_PASSWORD)
+        # The organisation's owner is a person of the story, not a login.
+        user.set_unusable_password()
         user.save(update_fields=["password"])
     organization, _ = Organization.objects.get_or_create(
         slug=ORG_SLUG, defaults={"name": "Vienna Runners", "owner": user}
@@ -111,6 +117,24 @@ def _demo_organization() -> Organization:
         organization=organization, user=user, defaults={"notify_new_events": True}
     )
     return organization
+
+
+def _demo_superuser() -> str:
+    """Create (or reuse) the demo superuser and give it a fresh random password.
+
+    A stored password cannot be shown again, so every run sets a new one and the
+    command prints it; there is no fixed password anywhere, in settings or code.
+    """
+    user_model = get_user_model()
+    user, _ = user_model._default_manager.get_or_create(
+        username=ADMIN_USERNAME,
+        defaults={"email": "admin@example.com", "is_staff": True, "is_superuser": True},
+    )
+    password = secrets.token_urlsafe(12)
+    user.is_staff = user.is_superuser = True
+    user.set_password(password)
+    user.save(update_fields=["password", "is_staff", "is_superuser"])
+    return password
 
 
 def _create_series(organization: Organization, now: dt.datetime) -> Event:
