@@ -87,7 +87,8 @@ def test_demo_prints_a_working_admin_login() -> None:
 
     first = re.search(r"log in as 'admin' with password '([^']+)'", out.getvalue())
     second = re.search(r"log in as 'admin' with password '([^']+)'", again.getvalue())
-    assert first and second
+    assert first
+    assert second
     assert first.group(1) != second.group(1)
     url = re.search(r"Admin: http://127\.0\.0\.1:8000(/admin/\S+)", again.getvalue())
     assert url
