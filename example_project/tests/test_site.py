@@ -7,7 +7,6 @@ import sys
 from io import StringIO
 from pathlib import Path
 from typing import Any
-from typing import Any
 
 import pytest
 from django.core.management import call_command
