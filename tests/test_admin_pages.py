@@ -242,3 +242,19 @@ def test_invalid_rule_input_is_reported_on_its_field(
     series.refresh_from_db()
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.rrule_string == rule_before
+
+
+def test_saving_never_writes_exdates_or_a_cursor_it_did_not_reset(admin_client: Any) -> None:
+    # A bare save() would write every column, undoing a cancellation or generation
+    # run that committed while the organiser's request was between read and write.
+    series = generated_series()
+    cancel_occurrence(series, occurrences(series)[0].starts_at)
+
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.post(change_url(series), form_data(series, name="Renamed"))
+
+    assert response.status_code == 302
+    table = EventSeries._meta.db_table
+    writes = [q["sql"] for q in queries if q["sql"].startswith("UPDATE") and table in q["sql"]]
+    assert writes
+    assert not [sql for sql in writes if "exdates" in sql or "last_generated_until" in sql]
