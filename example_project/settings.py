@@ -32,7 +32,10 @@ INSTALLED_APPS = [
     "django.contrib.messages",
     "django.contrib.staticfiles",
     "rest_framework",
+    "rest_framework.authtoken",
     "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
     "revel_recurring",
     "example_project.events",
@@ -85,8 +88,20 @@ else:
     }
 
 REST_FRAMEWORK = {
+    # Browsers use the session (the browsable API, Swagger UI); scripts send
+    # "Authorization: Token <key>" (manage.py drf_create_token <username>).
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "rest_framework.authentication.SessionAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+    ],
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticatedOrReadOnly"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+}
+
+SPECTACULAR_SETTINGS = {
+    "TITLE": "revel-recurring example site",
+    "COMPONENT_SPLIT_REQUEST": True,
 }
 
 REVEL_RECURRING_EVENT_MODEL = "events.Event"

@@ -6,5 +6,6 @@ from django.urls import include, path
 urlpatterns = [
     path("admin/", admin.site.urls),
     path("api-auth/", include("rest_framework.urls")),
+    path("api/recurring/", include("revel_recurring.api.urls")),
     path("", include("example_project.events.urls")),
 ]

@@ -58,6 +58,28 @@ class DefaultRecurringAdapter:
             return EventSeries.objects.all()
         return EventSeries.objects.none()
 
+    def can_create_series(self, user: Any) -> bool:
+        """Whether ``user`` may create series at all (API ``POST series/``).
+
+        Default: the ``revel_recurring.add_eventseries`` permission. Which
+        organisation (or other owner) a new series may belong to is the template
+        serializer's business: restrict its choices there.
+        """
+        return bool(user.has_perm("revel_recurring.add_eventseries"))
+
+    def get_template_serializer_class(self) -> type[Any]:
+        """The DRF serializer validating and showing a series' template in the API.
+
+        Default: a ModelSerializer of the host event over its editable fields, minus
+        the mixin's per-occurrence fields, with the status read-only and the start
+        optional (it defaults to the rule's dtstart). Hosts subclass it to scope
+        choices to the requesting user (``self.context["request"]``). Only the API
+        calls this, so DRF is imported here and nowhere else in the adapter.
+        """
+        from .api.serializers import default_template_serializer_class
+
+        return default_template_serializer_class()
+
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""
         return f"/series/{series.slug}/"

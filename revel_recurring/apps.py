@@ -13,13 +13,14 @@ class RevelRecurringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import beat, receivers
+        from . import beat, changelog, receivers
         from . import checks as recurring_checks
 
         checks.register(recurring_checks.check_event_model, checks.Tags.models)
         checks.register(recurring_checks.check_dotted_paths)
         checks.register(recurring_checks.check_numbers)
         receivers.connect_receivers()
+        changelog.connect_change_log()
         post_migrate.connect(
             beat.ensure_periodic_tasks_after_migrate,
             dispatch_uid="revel_recurring.beat.ensure_periodic_tasks",

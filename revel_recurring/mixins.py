@@ -69,6 +69,10 @@ class RecurringEventMixin(models.Model):
     RECURRING_STATUS_FIELD: ClassVar[str] = "status"
     #: Host field holding the visibility, or None (the digest audience reads it).
     RECURRING_VISIBILITY_FIELD: ClassVar[str | None] = None
+    #: Host field stamped on every change (``auto_now``), or None. The API's
+    #: ``modified_since`` filter reads it; without it every live occurrence is
+    #: reported as possibly changed.
+    RECURRING_UPDATED_FIELD: ClassVar[str | None] = None
     #: Status values written by generation and cancellation.
     RECURRING_STATUS_DRAFT: ClassVar[str] = "draft"
     RECURRING_STATUS_OPEN: ClassVar[str] = "open"

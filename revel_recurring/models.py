@@ -19,7 +19,13 @@ from .mixins import RecurringEventMixin
 from .querysets import EventSeriesQuerySet
 from .validators import validate_rule
 
-__all__ = ["EventSeries", "RecurrenceRule", "RecurringEventMixin", "get_event_model"]
+__all__ = [
+    "EventSeries",
+    "OccurrenceChange",
+    "RecurrenceRule",
+    "RecurringEventMixin",
+    "get_event_model",
+]
 
 RULE_FIELDS = (
     "frequency",
@@ -238,6 +244,40 @@ class EventSeries(models.Model):
     def occurrences(self) -> Any:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
+
+
+class OccurrenceChange(models.Model):
+    """A materialized occurrence was cancelled, restored or deleted.
+
+    Written by :mod:`revel_recurring.changelog` so that a client syncing with
+    ``modified_since`` learns of removals (tombstones) and of restorations, which
+    a host's "updated at" column does not show: the services save those with
+    ``update_fields``, and a deleted row has no column left at all.
+    """
+
+    class Kind(models.TextChoices):
+        CANCELLED = "cancelled", _("Cancelled")
+        RESTORED = "restored", _("Restored")
+        DELETED = "deleted", _("Deleted")
+
+    series = models.ForeignKey(
+        EventSeries, on_delete=models.CASCADE, related_name="occurrence_changes"
+    )
+    # The host event's primary key as text, not a foreign key: the row may be gone.
+    occurrence_pk = models.CharField(max_length=64)
+    recurrence_id = models.DateTimeField(null=True, blank=True)
+    occurrence_index = models.PositiveIntegerField(null=True, blank=True)
+    kind = models.CharField(max_length=10, choices=Kind.choices)
+    at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("occurrence change")
+        verbose_name_plural = _("occurrence changes")
+        ordering = ("at", "pk")
+        indexes = [models.Index(fields=["series", "at"], name="revel_occ_change_series_at")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.occurrence_pk} of series {self.series_id}"
 
 
 def get_event_model() -> type[RecurringEventMixin]:

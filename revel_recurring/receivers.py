@@ -66,6 +66,11 @@ def deleting_series(series_id: int) -> Iterator[None]:
         _series_being_deleted.reset(token)
 
 
+def series_deletion_in_progress(series_id: int) -> bool:
+    """True inside ``deleting_series(series_id)`` (``delete_series`` is removing it)."""
+    return series_id in _series_being_deleted.get()
+
+
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
     """A deleted occurrence's slot becomes an exdate so generation never re-creates it.
 

@@ -29,7 +29,7 @@ class ExampleAdapter(DefaultRecurringAdapter):
             return EventSeries.objects.none()
         if user.is_superuser:
             return EventSeries.objects.all()
-        return _series_of(Organization.objects.filter(Q(owner=user) | Q(staff=user)))
+        return _series_of(organizations_run_by(user))
 
     def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
         if not user.is_authenticated:
@@ -43,3 +43,25 @@ class ExampleAdapter(DefaultRecurringAdapter):
                 | Q(memberships__user=user, memberships__status=Membership.Status.ACTIVE)
             )
         )
+
+    def can_create_series(self, user: Any) -> bool:
+        # Which organisation is checked by the template serializer's choices.
+        return bool(user.is_authenticated) and (user.is_superuser or _runs_any(user))
+
+    def get_template_serializer_class(self) -> type[Any]:
+        from .api import EventTemplateSerializer
+
+        return EventTemplateSerializer
+
+
+def organizations_run_by(user: Any) -> QuerySet[Organization]:
+    """Organisations ``user`` owns or is staff of (all of them for a superuser)."""
+    if not user.is_authenticated:
+        return Organization.objects.none()
+    if user.is_superuser:
+        return Organization.objects.all()
+    return Organization.objects.filter(Q(owner=user) | Q(staff=user)).distinct()
+
+
+def _runs_any(user: Any) -> bool:
+    return organizations_run_by(user).exists()

@@ -185,6 +185,7 @@ class Event(RecurringEventMixin, models.Model):
     RECURRING_END_FIELD = "end"
     RECURRING_STATUS_FIELD = "status"
     RECURRING_VISIBILITY_FIELD = "visibility"
+    RECURRING_UPDATED_FIELD = "updated_at"
     RECURRING_STATUS_DRAFT = Status.DRAFT.value
     RECURRING_STATUS_OPEN = Status.OPEN.value
     RECURRING_STATUS_CANCELLED = Status.CANCELLED.value

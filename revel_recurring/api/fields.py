@@ -1,0 +1,91 @@
+"""Serializer building blocks shared by the API's serializers."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from django.utils.dateparse import parse_datetime
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+UTC = dt.UTC
+# The range of the PositiveIntegerField columns behind counts and intervals; a
+# larger number would fail in the database instead of in validation.
+MAX_POSITIVE_INT = 2_147_483_647
+
+
+class AwareDateTimeField(serializers.DateTimeField):
+    """An ISO 8601 date and time *with* a UTC offset; rendered in UTC with ``Z``.
+
+    DRF would read a naive value in the server's zone; a recurring schedule read an
+    hour off is worse than a 400, so naive input is refused.
+    """
+
+    default_error_messages = {
+        "naive": _(
+            "Give the date and time with a UTC offset, such as 2027-06-01T18:30:00+02:00 "
+            "or 2027-06-01T16:30:00Z."
+        ),
+        "invalid": _("Give an ISO 8601 date and time with a UTC offset."),
+        "overflow": _("This date and time is out of range."),
+    }
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("default_timezone", UTC)
+        super().__init__(**kwargs)
+
+    def to_internal_value(self, value: Any) -> dt.datetime:
+        if isinstance(value, dt.datetime):
+            parsed: dt.datetime | None = value
+        elif isinstance(value, str):
+            try:
+                parsed = parse_datetime(value.strip())
+            except ValueError:
+                parsed = None
+        else:
+            parsed = None
+        if parsed is None:
+            self.fail("invalid")
+        assert parsed is not None
+        if parsed.tzinfo is None or parsed.utcoffset() is None:
+            self.fail("naive")
+        try:
+            return parsed.astimezone(UTC)
+        except OverflowError:
+            self.fail("overflow")
+            raise  # unreachable; fail() raises
+
+
+class StrictFieldsMixin:
+    """Unknown keys are a 400 naming them, not silently dropped (DRF's default).
+
+    A key naming a read-only field is refused the same way, so a client never
+    believes it changed something it cannot change.
+    """
+
+    def to_internal_value(self, data: Any) -> Any:
+        errors: dict[str, list[str]] = {}
+        if isinstance(data, Mapping):
+            fields = self.fields  # type: ignore[attr-defined]
+            writable = {name for name, field in fields.items() if not field.read_only}
+            for key in data:
+                if key in writable:
+                    continue
+                if key in fields:
+                    errors[str(key)] = [str(_("This field is read-only; leave it out."))]
+                else:
+                    accepted = ", ".join(sorted(writable))
+                    errors[str(key)] = [
+                        str(_("Unknown field. Accepted: %(fields)s.") % {"fields": accepted})
+                    ]
+        try:
+            value = super().to_internal_value(data)  # type: ignore[misc]
+        except serializers.ValidationError as exc:
+            if errors and isinstance(exc.detail, dict):
+                raise serializers.ValidationError({**exc.detail, **errors}) from exc
+            raise
+        if errors:
+            raise serializers.ValidationError(errors)
+        return value

@@ -1,0 +1,134 @@
+"""django-filter FilterSets of the API: the series list and a series' occurrences.
+
+The occurrence filters are named as pretix names them for its dates where they
+fit (``date_from_after``, ``date_from_before``, ``is_future``, ``modified_since``);
+they work on whatever the host calls its start, end and status fields.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import django_filters
+from django import forms
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+from ..models import EventSeries, get_event_model
+
+
+class AwareDateTimeFormField(forms.DateTimeField):
+    """An ISO 8601 date and time that must carry its UTC offset."""
+
+    default_error_messages = {
+        "naive": _("Give the date and time with a UTC offset, e.g. 2027-06-01T00:00:00Z."),
+        "invalid": _("Give an ISO 8601 date and time with a UTC offset."),
+    }
+
+    def to_python(self, value: Any) -> dt.datetime | None:
+        if value in self.empty_values:
+            return None
+        from django.utils.dateparse import parse_datetime
+
+        try:
+            parsed = parse_datetime(str(value).strip())
+        except ValueError:
+            parsed = None
+        if parsed is None:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
+        if parsed.tzinfo is None or parsed.utcoffset() is None:
+            raise forms.ValidationError(self.error_messages["naive"], code="naive")
+        try:
+            return parsed.astimezone(dt.UTC)
+        except OverflowError:
+            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+
+
+class AwareDateTimeFilter(django_filters.Filter):  # type: ignore[misc]
+    field_class = AwareDateTimeFormField
+
+
+class SeriesFilter(django_filters.FilterSet):  # type: ignore[misc]
+    """``GET series/``: flags, a name search and the orderings a front end needs."""
+
+    search = django_filters.CharFilter(
+        method="filter_search", max_length=200, label=_("Name contains (case-insensitive)")
+    )
+    ordering = django_filters.OrderingFilter(
+        fields=(
+            ("name", "name"),
+            ("created_at", "created"),
+            ("next_occurrence", "next_occurrence"),
+        ),
+        label=_("Order by name, created or next_occurrence; prefix - to reverse"),
+    )
+
+    class Meta:
+        model = EventSeries
+        fields = ("is_active", "auto_publish")
+
+    def filter_search(self, queryset: QuerySet[EventSeries], name: str, value: str) -> Any:
+        return queryset.filter(name__icontains=value) if value else queryset
+
+
+class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
+    """``GET series/{id}/occurrences/``. ``modified_since`` is read by the view itself:
+    its tombstones of deleted rows are not in this queryset."""
+
+    date_from_after = AwareDateTimeFilter(
+        method="filter_date_from_after", label=_("Starts at or after")
+    )
+    date_from_before = AwareDateTimeFilter(
+        method="filter_date_from_before", label=_("Starts before")
+    )
+    status = django_filters.CharFilter(method="filter_status", max_length=64)
+    is_modified = django_filters.BooleanFilter(field_name="is_modified")
+    is_future = django_filters.BooleanFilter(
+        method="filter_is_future", label=_("Ends (or starts) now or later")
+    )
+    modified_since = AwareDateTimeFilter(
+        method="filter_nothing",
+        label=_("Changed at or after; also reports cancelled and deleted ones (tombstones)"),
+    )
+
+    def filter_date_from_after(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
+        return queryset.filter(**{f"{get_event_model().RECURRING_START_FIELD}__gte": value})
+
+    def filter_date_from_before(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
+        return queryset.filter(**{f"{get_event_model().RECURRING_START_FIELD}__lt": value})
+
+    def filter_status(self, queryset: QuerySet[Any], name: str, value: str) -> Any:
+        return queryset.filter(**{get_event_model().RECURRING_STATUS_FIELD: value})
+
+    def filter_is_future(self, queryset: QuerySet[Any], name: str, value: bool | None) -> Any:
+        if value is None:
+            return queryset
+        condition = future_q(timezone.now())
+        return queryset.filter(condition) if value else queryset.exclude(condition)
+
+    def filter_nothing(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
+        return queryset
+
+
+def future_q(now: dt.datetime) -> Q:
+    """Occurrences still ahead or going on: end (or, without an end, start) >= now."""
+    model = get_event_model()
+    start, end = model.RECURRING_START_FIELD, model.RECURRING_END_FIELD
+    if not end:
+        return Q(**{f"{start}__gte": now})
+    return Q(**{f"{end}__gte": now}) | Q(**{f"{end}__isnull": True, f"{start}__gte": now})
+
+
+def slot_matches(params: dict[str, Any], slot: dt.datetime | None, now: dt.datetime) -> bool:
+    """The date filters applied to a tombstone's original slot."""
+    if slot is None:
+        return True
+    after, before = params.get("date_from_after"), params.get("date_from_before")
+    future = params.get("is_future")
+    return (
+        (after is None or slot >= after)
+        and (before is None or slot < before)
+        and (future is None or (slot >= now) == future)
+    )

@@ -1,0 +1,452 @@
+"""Serializers of the REST API: shapes only; validation reuses ``validators.py``.
+
+Every datetime is read with its UTC offset (naive values are refused) and written
+in UTC with ``Z``. Write serializers refuse unknown and read-only keys by name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from django.core.exceptions import NON_FIELD_ERRORS
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import models
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+from rest_framework.settings import api_settings
+
+from ..describe import describe_rule
+from ..mixins import OCCURRENCE_STATE_FIELDS
+from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
+from ..validators import validate_rule
+from .fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
+
+# The values a rule field has when it is not given on create (as the service reads them).
+RULE_DEFAULTS: dict[str, Any] = {
+    "interval": 1,
+    "weekdays": [],
+    "monthly_type": "",
+    "day_of_month": None,
+    "nth_weekday": None,
+    "weekday": None,
+    "until": None,
+    "count": None,
+}
+
+
+def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
+    """A Django ValidationError as DRF's error body (``__all__`` -> non_field_errors)."""
+    if hasattr(exc, "error_dict"):
+        return {
+            (api_settings.NON_FIELD_ERRORS_KEY if key == NON_FIELD_ERRORS else key): messages
+            for key, messages in exc.message_dict.items()
+        }
+    return list(exc.messages)
+
+
+class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceRule]):
+    """The rule of a series: RFC 5545 fields in an IANA zone, plus two read-only forms."""
+
+    frequency = serializers.ChoiceField(choices=RecurrenceRule.Frequency.choices)
+    interval = serializers.IntegerField(min_value=1, max_value=MAX_POSITIVE_INT, required=False)
+    weekdays = serializers.ListField(
+        child=serializers.IntegerField(min_value=0, max_value=6),
+        max_length=7,
+        required=False,
+        help_text=_("WEEKLY only: 0 = Monday .. 6 = Sunday; empty means dtstart's weekday."),
+    )
+    monthly_type = serializers.ChoiceField(
+        choices=RecurrenceRule.MonthlyType.choices, allow_blank=True, required=False
+    )
+    day_of_month = serializers.IntegerField(
+        min_value=-1, max_value=31, allow_null=True, required=False
+    )
+    nth_weekday = serializers.IntegerField(
+        min_value=-5, max_value=5, allow_null=True, required=False
+    )
+    weekday = serializers.IntegerField(min_value=0, max_value=6, allow_null=True, required=False)
+    dtstart = AwareDateTimeField(
+        help_text=_("The first occurrence; its wall clock in `timezone` is kept.")
+    )
+    until = AwareDateTimeField(allow_null=True, required=False, help_text=_("Inclusive."))
+    count = serializers.IntegerField(
+        min_value=1, max_value=MAX_POSITIVE_INT, allow_null=True, required=False
+    )
+    timezone = serializers.CharField(max_length=64, help_text=_("IANA name, e.g. Europe/Vienna."))
+    rrule_string = serializers.CharField(read_only=True)
+    description = serializers.SerializerMethodField(
+        help_text=_("The rule as a sentence, in the rule's own zone.")
+    )
+
+    def get_description(self, rule: RecurrenceRule) -> str:
+        return describe_rule(rule)
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        # A partial rule (PATCH) is merged with the stored one and validated by the
+        # service; a full one is validated here so errors never reach the database.
+        if not self.root.partial:
+            try:
+                validate_rule({**RULE_DEFAULTS, **attrs})
+            except DjangoValidationError as exc:
+                raise serializers.ValidationError(drf_errors(exc)) from exc
+        return attrs
+
+
+class TemplateSummarySerializer(serializers.Serializer[Any]):
+    id = serializers.IntegerField()
+    display = serializers.CharField(help_text=_("The template as the host names it."))
+    start = AwareDateTimeField(allow_null=True)
+    end = AwareDateTimeField(allow_null=True)
+    status = serializers.CharField()
+
+
+class OccurrenceCountsSerializer(serializers.Serializer[Any]):
+    total = serializers.IntegerField(help_text=_("Materialized occurrences, template excluded."))
+    upcoming = serializers.IntegerField(help_text=_("Those starting from now on."))
+    by_status = serializers.DictField(child=serializers.IntegerField())
+
+
+class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
+    """A series as the API shows it.
+
+    The template summary and the counts come from ``context["extras"]``, filled by
+    the viewset with two queries per page (never per row).
+    """
+
+    url = serializers.HyperlinkedIdentityField(view_name="revel_recurring:series-detail")
+    recurrence = RecurrenceSerializer(source="recurrence_rule", read_only=True, allow_null=True)
+    exdates = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=_("Excluded slots (cancelled or deleted), ISO 8601 in UTC."),
+    )
+    last_generated_until = AwareDateTimeField(
+        read_only=True, allow_null=True, help_text=_("The cursor: materialized up to here.")
+    )
+    next_due_at = AwareDateTimeField(read_only=True, allow_null=True)
+    next_occurrence = AwareDateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=_("Start of the next materialized, not cancelled occurrence."),
+    )
+    template = serializers.SerializerMethodField()
+    occurrence_counts = serializers.SerializerMethodField()
+    created_at = AwareDateTimeField(read_only=True)
+    updated_at = AwareDateTimeField(read_only=True)
+
+    class Meta:
+        model = EventSeries
+        fields = (
+            "id",
+            "url",
+            "name",
+            "slug",
+            "description",
+            "is_active",
+            "auto_publish",
+            "generation_window_weeks",
+            "recurrence",
+            "exdates",
+            "last_generated_until",
+            "last_occurrence_index",
+            "next_due_at",
+            "next_occurrence",
+            "template",
+            "occurrence_counts",
+            "created_at",
+            "updated_at",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(TemplateSummarySerializer(allow_null=True))
+    def get_template(self, series: EventSeries) -> dict[str, Any] | None:
+        template = self.context["extras"].templates.get(series.pk)
+        if template is None:
+            return None
+        model = type(template)
+        end = model.RECURRING_END_FIELD
+        return TemplateSummarySerializer(
+            {
+                "id": template.pk,
+                "display": str(template),
+                "start": template.occurrence_start,
+                "end": getattr(template, end) if end else None,
+                "status": template.occurrence_status,
+            }
+        ).data
+
+    @extend_schema_field(OccurrenceCountsSerializer)
+    def get_occurrence_counts(self, series: EventSeries) -> dict[str, Any]:
+        counts = self.context["extras"].counts.get(series.pk)
+        return counts or {"total": 0, "upcoming": 0, "by_status": {}}
+
+
+class SeriesUpdateResultSerializer(SeriesSerializer):
+    cursor_reset = serializers.BooleanField(
+        read_only=True,
+        help_text=_("The change reset the generation cursor; the next run walks the new rule."),
+    )
+
+    class Meta(SeriesSerializer.Meta):
+        fields: tuple[str, ...] = (*SeriesSerializer.Meta.fields, "cursor_reset")  # type: ignore[assignment]
+        read_only_fields = fields  # type: ignore[assignment]
+
+
+class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
+    """``POST series/``: the series, its rule and its template in one body."""
+
+    name = serializers.CharField(max_length=255)
+    description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
+    recurrence = RecurrenceSerializer()
+    auto_publish = serializers.BooleanField(required=False, default=False)
+    generation_window_weeks = serializers.IntegerField(min_value=1, max_value=52, required=False)
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        from ..adapter import get_adapter
+
+        fields = super().get_fields()
+        fields["template"] = get_adapter().get_template_serializer_class()()
+        return fields
+
+
+class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
+    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial."""
+
+    name = serializers.CharField(max_length=255, required=False)
+    description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
+    recurrence = RecurrenceSerializer(required=False)
+    auto_publish = serializers.BooleanField(required=False)
+    generation_window_weeks = serializers.IntegerField(min_value=1, max_value=52, required=False)
+
+
+@dataclass(frozen=True)
+class OccurrenceRow:
+    """One row of ``occurrences/``: a live host event or the tombstone of a deleted one."""
+
+    id: Any
+    recurrence_id: dt.datetime | None
+    occurrence_index: int | None
+    start: dt.datetime | None
+    end: dt.datetime | None
+    status: str | None
+    is_modified: bool
+    drifted: bool
+    cancelled: bool
+    deleted: bool
+
+    @classmethod
+    def of(cls, event: Any, *, drifted: bool = False) -> OccurrenceRow:
+        model = type(event)
+        end = model.RECURRING_END_FIELD
+        status = event.occurrence_status
+        return cls(
+            id=event.pk,
+            recurrence_id=event.recurrence_id,
+            occurrence_index=event.occurrence_index,
+            start=event.occurrence_start,
+            end=getattr(event, end) if end else None,
+            status=status,
+            is_modified=event.is_modified,
+            drifted=drifted,
+            cancelled=status == model.RECURRING_STATUS_CANCELLED,
+            deleted=False,
+        )
+
+    @classmethod
+    def tombstone(cls, change: OccurrenceChange) -> OccurrenceRow:
+        return cls(
+            id=get_event_model()._meta.pk.to_python(change.occurrence_pk),
+            recurrence_id=change.recurrence_id,
+            occurrence_index=change.occurrence_index,
+            start=None,
+            end=None,
+            status=None,
+            is_modified=False,
+            drifted=False,
+            cancelled=True,
+            deleted=True,
+        )
+
+
+class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
+    id = serializers.IntegerField(
+        help_text=_("The host event's id (of the deleted row for a tombstone).")
+    )
+    recurrence_id = AwareDateTimeField(
+        allow_null=True, help_text=_("The original slot (RFC 5545 RECURRENCE-ID); never moves.")
+    )
+    occurrence_index = serializers.IntegerField(allow_null=True)
+    start = AwareDateTimeField(allow_null=True, help_text=_("Null for a deleted occurrence."))
+    end = AwareDateTimeField(allow_null=True)
+    status = serializers.CharField(allow_null=True)
+    is_modified = serializers.BooleanField(help_text=_("Edited on its own since generation."))
+    drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))
+    cancelled = serializers.BooleanField()
+    deleted = serializers.BooleanField(help_text=_("A tombstone: the row was deleted."))
+
+
+def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
+    """The JSON-ready list of occurrence rows."""
+    return OccurrenceSerializer(list(rows), many=True).data  # type: ignore[arg-type]
+
+
+class GenerateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    until = AwareDateTimeField(
+        required=False,
+        allow_null=True,
+        help_text=_(
+            "Generate up to here instead of the rolling window; at most "
+            "REVEL_RECURRING_MAX_WINDOW_WEEKS ahead."
+        ),
+    )
+
+
+class GenerateResultSerializer(serializers.Serializer[Any]):
+    created = OccurrenceSerializer(many=True)
+    series = SeriesSerializer()
+
+
+class OccurrenceInstantSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    occurrence = AwareDateTimeField(
+        help_text=_("The slot or the current start of the occurrence, any UTC offset.")
+    )
+
+
+class OccurrenceActionResultSerializer(serializers.Serializer[Any]):
+    occurrence = OccurrenceSerializer(
+        allow_null=True, help_text=_("Null when the slot was not materialized.")
+    )
+    series = SeriesSerializer()
+
+
+class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    ids = serializers.ListField(
+        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        required=False,
+        max_length=1000,
+        help_text=_("Only these occurrences, and only if they drift; omit for every drifted one."),
+    )
+
+
+class CancelStaleResultSerializer(serializers.Serializer[Any]):
+    cancelled = serializers.ListField(child=serializers.IntegerField())
+    series = SeriesSerializer()
+
+
+class DriftSerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField()
+    occurrences = OccurrenceSerializer(many=True)
+
+
+class PreviewSlotSerializer(serializers.Serializer[Any]):
+    start = AwareDateTimeField(help_text=_("UTC."))
+    local_start = serializers.DateTimeField(help_text=_("The same instant in the rule's zone."))
+    state = serializers.ChoiceField(choices=("materialized", "excluded", "pending"))
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {
+            "start": AwareDateTimeField().to_representation(instance.start),
+            "local_start": instance.local_start.isoformat(),
+            "state": instance.state,
+        }
+
+
+class PreviewSerializer(serializers.Serializer[Any]):
+    timezone = serializers.CharField(allow_null=True)
+    count = serializers.IntegerField()
+    slots = PreviewSlotSerializer(many=True)
+
+
+class PreviewQuerySerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField(
+        min_value=1, required=False, default=10, help_text=_("1 or more; capped at 100.")
+    )
+
+
+class PropagateQuerySerializer(serializers.Serializer[Any]):
+    propagate = serializers.ChoiceField(
+        choices=("none", "future_unmodified", "all_future"), required=False, default="none"
+    )
+
+
+class ErrorSerializer(serializers.Serializer[Any]):
+    detail = serializers.CharField()
+
+
+class DefaultTemplateSerializer(StrictFieldsMixin, serializers.ModelSerializer[Any]):
+    """Base of the default template serializer; ``Meta`` is filled per host model."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        model: Any = self.Meta.model
+        for name, field in list(fields.items()):
+            if isinstance(field, serializers.DateTimeField):
+                fields[name] = _aware_copy(field)
+        start = fields.get(model.RECURRING_START_FIELD)
+        if start is not None:
+            start.required = False
+        return fields
+
+
+def _aware_copy(field: serializers.DateTimeField) -> AwareDateTimeField:
+    # The host's datetimes read and render like every other instant of the API.
+    if field.read_only:
+        return AwareDateTimeField(read_only=True, help_text=field.help_text, label=field.label)
+    return AwareDateTimeField(
+        required=field.required,
+        allow_null=field.allow_null,
+        help_text=field.help_text,
+        label=field.label,
+        validators=list(field.validators),
+    )
+
+
+def template_fields(model: type[models.Model]) -> list[str]:
+    """The host fields a template serializer offers: editable, concrete, not the mixin's."""
+    names = ["id"] if model._meta.pk and model._meta.pk.name == "id" else []
+    for field in model._meta.concrete_fields:
+        if field.primary_key or field.name in OCCURRENCE_STATE_FIELDS:
+            continue
+        names.append(field.name)
+    return names
+
+
+@lru_cache(maxsize=4)
+def _template_serializer_for(model: type[models.Model]) -> type[DefaultTemplateSerializer]:
+    status_field = getattr(model, "RECURRING_STATUS_FIELD", "status")
+    read_only = tuple(
+        f.name for f in model._meta.concrete_fields if not f.editable or f.name == status_field
+    )
+    meta = type(
+        "Meta",
+        (),
+        {"model": model, "fields": template_fields(model), "read_only_fields": read_only},
+    )
+    return type(
+        f"{model.__name__}TemplateSerializer",
+        (DefaultTemplateSerializer,),
+        {"Meta": meta, "__module__": __name__},
+    )
+
+
+def default_template_serializer_class() -> type[DefaultTemplateSerializer]:
+    """A ModelSerializer of the host event for templates (see the adapter hook)."""
+    return _template_serializer_for(get_event_model())
+
+
+__all__ = [
+    "AwareDateTimeField",
+    "OccurrenceRow",
+    "OccurrenceSerializer",
+    "RecurrenceSerializer",
+    "SeriesCreateSerializer",
+    "SeriesSerializer",
+    "SeriesUpdateSerializer",
+    "default_template_serializer_class",
+    "drf_errors",
+]

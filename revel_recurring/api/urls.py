@@ -1,0 +1,25 @@
+"""Mount with ``path("api/recurring/", include("revel_recurring.api.urls"))``.
+
+Routes: ``series/`` and its actions (router basename ``series``), the OpenAPI
+schema at ``schema/`` and Swagger UI at ``docs/`` (assets from
+drf-spectacular-sidecar, served as static files: no CDN).
+"""
+
+from __future__ import annotations
+
+from django.urls import include, path
+from rest_framework.routers import DefaultRouter
+
+from .schema import RecurringSchemaView, RecurringSwaggerView
+from .viewsets import SeriesViewSet
+
+app_name = "revel_recurring"
+
+router = DefaultRouter()
+router.register("series", SeriesViewSet, basename="series")
+
+urlpatterns = [
+    path("schema/", RecurringSchemaView.as_view(), name="schema"),
+    path("docs/", RecurringSwaggerView.as_view(url_name="revel_recurring:schema"), name="docs"),
+    path("", include(router.urls)),
+]

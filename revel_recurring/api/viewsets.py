@@ -1,0 +1,624 @@
+"""The series viewset: parse, call one service, map its errors, return fresh state.
+
+No domain logic lives here. Domain errors become 4xx (``errors.py``), reads that
+show many rows use a constant number of queries per page.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
+from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.utils import timezone
+from django_filters.rest_framework import DjangoFilterBackend
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    extend_schema_view,
+    inline_serializer,
+)
+from rest_framework import mixins, serializers, status, viewsets
+from rest_framework.decorators import action
+from rest_framework.exceptions import NotFound
+from rest_framework.exceptions import ValidationError as DRFValidationError
+from rest_framework.pagination import PageNumberPagination
+from rest_framework.parsers import JSONParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from .. import changelog
+from ..adapter import get_adapter
+from ..models import RULE_FIELDS, EventSeries, get_event_model
+from ..services.cancellation import cancel_occurrence, restore_occurrence
+from ..services.drift import cancel_stale_occurrences, detect_cadence_drift
+from ..services.generation import generate_series_events
+from ..services.lifecycle import (
+    create_recurring_series,
+    delete_series,
+    pause_series,
+    resume_series,
+    update_series_recurrence,
+)
+from ..services.propagation import update_template
+from ..slots import upcoming_slots
+from . import serializers as s
+from .errors import translate
+from .filters import OccurrenceFilter, SeriesFilter, future_q, slot_matches
+from .permissions import SeriesPermission
+
+PREVIEW_MAX = 100
+# Series fields a create error may name; every other non-rule key is the template's.
+_SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
+
+
+class SeriesPagination(PageNumberPagination):
+    page_size = 20
+    page_size_query_param = "page_size"
+    max_page_size = 100
+
+
+class OccurrencePagination(PageNumberPagination):
+    page_size = 50
+    page_size_query_param = "page_size"
+    max_page_size = 500
+
+
+@dataclass
+class SeriesExtras:
+    """The template and the occurrence counts of a page of series (two queries)."""
+
+    templates: dict[int, Any] = field(default_factory=dict)
+    counts: dict[int, dict[str, Any]] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, series_ids: list[int]) -> SeriesExtras:
+        extras = cls()
+        if not series_ids:
+            return extras
+        model = get_event_model()
+        manager = model._default_manager
+        for template in manager.filter(series_id__in=series_ids, is_template=True):
+            extras.templates[template.series_id] = template  # type: ignore[index]
+        status_field = model.RECURRING_STATUS_FIELD
+        upcoming = Count("pk", filter=future_q(timezone.now()))
+        rows = (
+            manager.filter(series_id__in=series_ids, is_template=False)
+            .order_by()
+            .values("series_id", status_field)
+            .annotate(n=Count("pk"), upcoming=upcoming)
+        )
+        for row in rows:
+            counts = extras.counts.setdefault(
+                row["series_id"], {"total": 0, "upcoming": 0, "by_status": {}}
+            )
+            counts["total"] += row["n"]
+            counts["upcoming"] += row["upcoming"]
+            counts["by_status"][str(row[status_field])] = row["n"]
+        return extras
+
+
+def _template_serializer_class() -> type[serializers.Serializer[Any]]:
+    return get_adapter().get_template_serializer_class()
+
+
+def _nest(errors: Any, key: str) -> dict[str, Any]:
+    return {key: errors}
+
+
+def _create_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A service's create error, keyed where the client sent the value."""
+    flat = s.drf_errors(exc)
+    if not isinstance(flat, dict):
+        return {"non_field_errors": flat}
+    nested: dict[str, Any] = {}
+    for key, messages in flat.items():
+        if key in RULE_FIELDS:
+            nested.setdefault("recurrence", {})[key] = messages
+        elif key in _SERIES_KEYS:
+            nested[key] = messages
+        else:
+            nested.setdefault("template", {})[key] = messages
+    return nested
+
+
+ERROR = s.ErrorSerializer
+BAD_INPUT = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description=(
+        "Bad input: an object keyed by the offending field (nested under `recurrence` or "
+        "`template`), each holding a list of messages; `detail` for an unreadable body."
+    ),
+)
+NOT_AUTHENTICATED = OpenApiResponse(ERROR, description="Not authenticated.")
+FORBIDDEN = OpenApiResponse(ERROR, description="Visible to you but not editable, or refused.")
+NOT_FOUND = OpenApiResponse(ERROR, description="No such series within what you may see.")
+CONFLICT = OpenApiResponse(ERROR, description="The series' state does not allow it.")
+UNSUPPORTED = OpenApiResponse(ERROR, description="The body is not JSON.")
+UNAVAILABLE = OpenApiResponse(ERROR, description="A transient database error; retry.")
+
+
+def _errors(*codes: int) -> dict[int, OpenApiResponse]:
+    table = {
+        400: BAD_INPUT,
+        401: NOT_AUTHENTICATED,
+        403: FORBIDDEN,
+        404: NOT_FOUND,
+        409: CONFLICT,
+        415: UNSUPPORTED,
+        503: UNAVAILABLE,
+    }
+    return {code: table[code] for code in (*codes, 401, 503)}
+
+
+_READ_ERRORS = _errors(403, 404)
+_WRITE_ERRORS = _errors(400, 403, 404, 409, 415)
+
+_OCCURRENCE_PARAMETERS = [
+    OpenApiParameter(
+        "date_from_after", OpenApiTypes.DATETIME, description="Starts at or after (with offset)."
+    ),
+    OpenApiParameter(
+        "date_from_before", OpenApiTypes.DATETIME, description="Starts before (with offset)."
+    ),
+    OpenApiParameter("status", OpenApiTypes.STR, description="The host's status value."),
+    OpenApiParameter("is_modified", OpenApiTypes.BOOL),
+    OpenApiParameter("is_future", OpenApiTypes.BOOL, description="Ends (or starts) now or later."),
+    OpenApiParameter(
+        "modified_since",
+        OpenApiTypes.DATETIME,
+        description=(
+            "Only occurrences changed at or after this instant, plus tombstones of those "
+            "cancelled or deleted since (`cancelled` / `deleted` true, original slot in "
+            "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
+        ),
+    ),
+    OpenApiParameter("page", OpenApiTypes.INT),
+    OpenApiParameter("page_size", OpenApiTypes.INT, description="At most 500."),
+]
+
+
+@extend_schema_view(
+    list=extend_schema(
+        summary="List the series you may see",
+        responses={200: s.SeriesSerializer(many=True), **_errors(403, 404)},
+    ),
+    retrieve=extend_schema(
+        summary="A series: rule, cursor, template summary, counts",
+        responses={200: s.SeriesSerializer, **_READ_ERRORS},
+    ),
+    create=extend_schema(
+        summary="Create a series with its rule and template; generates the first window",
+        request=s.SeriesCreateSerializer,
+        responses={201: s.SeriesSerializer, **_errors(400, 403, 409, 415)},
+    ),
+    partial_update=extend_schema(
+        summary="Change name, description, rule, window or auto-publish",
+        request=s.SeriesUpdateSerializer,
+        responses={200: s.SeriesUpdateResultSerializer, **_WRITE_ERRORS},
+    ),
+    destroy=extend_schema(
+        summary="Delete a series, its template and occurrences (409 while any has bookings)",
+        responses={204: None, **_errors(403, 404, 409)},
+    ),
+)
+class SeriesViewSet(
+    mixins.ListModelMixin,
+    mixins.RetrieveModelMixin,
+    mixins.CreateModelMixin,
+    mixins.UpdateModelMixin,
+    mixins.DestroyModelMixin,
+    viewsets.GenericViewSet[EventSeries],
+):
+    """Recurring event series: a rule, a template event and materialized occurrences."""
+
+    schema = AutoSchema()
+    permission_classes = [SeriesPermission]
+    parser_classes = [JSONParser]
+    pagination_class = SeriesPagination
+    filter_backends = [DjangoFilterBackend]
+    filterset_class = SeriesFilter
+    http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+
+    def get_queryset(self) -> QuerySet[EventSeries]:
+        model = get_event_model()
+        start = model.RECURRING_START_FIELD
+        upcoming = (
+            model._default_manager.filter(
+                series_id=OuterRef("pk"), is_template=False, **{f"{start}__gte": timezone.now()}
+            )
+            .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+            .order_by(start)
+            .values(start)[:1]
+        )
+        return (
+            get_adapter()
+            .get_visible_series(self.request.user)
+            .select_related("recurrence_rule")
+            .annotate(next_occurrence=Subquery(upcoming))
+            .order_by("name", "pk")
+        )
+
+    def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
+        classes: dict[str | None, type[serializers.BaseSerializer[Any]]] = {
+            "create": s.SeriesCreateSerializer,
+            "partial_update": s.SeriesUpdateSerializer,
+            "generate": s.GenerateRequestSerializer,
+            "cancel_stale": s.CancelStaleRequestSerializer,
+            "cancel_occurrence": s.OccurrenceInstantSerializer,
+            "restore_occurrence": s.OccurrenceInstantSerializer,
+            "template": _template_serializer_class(),
+        }
+        return classes.get(self.action, s.SeriesSerializer)
+
+    def handle_exception(self, exc: Exception) -> Response:
+        return super().handle_exception(translate(exc))
+
+    # -- representation --------------------------------------------------------
+
+    def _context(self, series: list[EventSeries]) -> dict[str, Any]:
+        return {
+            **self.get_serializer_context(),
+            "extras": SeriesExtras.load([x.pk for x in series]),
+        }
+
+    def _fresh(self, series: EventSeries) -> EventSeries:
+        return self.get_queryset().get(pk=series.pk)
+
+    def _represent(self, series: EventSeries, **extra: Any) -> dict[str, Any]:
+        fresh = self._fresh(series)
+        for key, value in extra.items():
+            setattr(fresh, key, value)
+        serializer_class = s.SeriesUpdateResultSerializer if extra else s.SeriesSerializer
+        return dict(serializer_class(fresh, context=self._context([fresh])).data)
+
+    def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        queryset = self.filter_queryset(self.get_queryset())
+        page = self.paginate_queryset(queryset)
+        rows = list(page if page is not None else queryset)
+        data = s.SeriesSerializer(rows, many=True, context=self._context(rows)).data
+        return self.get_paginated_response(data) if page is not None else Response(data)
+
+    def retrieve(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        series = self.get_object()
+        return Response(s.SeriesSerializer(series, context=self._context([series])).data)
+
+    # -- writes ----------------------------------------------------------------
+
+    def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        serializer = s.SeriesCreateSerializer(
+            data=request.data, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        try:
+            series = create_recurring_series(
+                rule_data=dict(data["recurrence"]),
+                template_data=dict(data["template"]),
+                name=data["name"],
+                description=data.get("description", ""),
+                auto_publish=data.get("auto_publish", False),
+                generation_window_weeks=data.get("generation_window_weeks"),
+            )
+        except DjangoValidationError as exc:
+            raise DRFValidationError(_create_errors(exc)) from exc
+        return Response(self._represent(series), status=status.HTTP_201_CREATED)
+
+    def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        series = self.get_object()
+        serializer = s.SeriesUpdateSerializer(
+            data=request.data, partial=True, context=self.get_serializer_context()
+        )
+        serializer.is_valid(raise_exception=True)
+        data = dict(serializer.validated_data)
+        cursor_before = series.last_generated_until
+        with transaction.atomic():
+            try:
+                updated = update_series_recurrence(
+                    series,
+                    rule_changes=dict(data.get("recurrence") or {}),
+                    auto_publish=data.get("auto_publish"),
+                    generation_window_weeks=data.get("generation_window_weeks"),
+                )
+            except DjangoValidationError as exc:
+                errors = s.drf_errors(exc)
+                if isinstance(errors, dict):
+                    rule = {k: v for k, v in errors.items() if k in RULE_FIELDS}
+                    rest = {k: v for k, v in errors.items() if k not in RULE_FIELDS}
+                    raise DRFValidationError(
+                        {**rest, **_nest(rule, "recurrence")} if rule else rest
+                    ) from exc
+                raise
+            names = [name for name in ("name", "description") if name in data]
+            if names:
+                # Single-row columns no service owns; update() leaves every other
+                # column, which the services write under the series lock, alone.
+                EventSeries.objects.filter(pk=series.pk).update(
+                    **{name: data[name] for name in names}, updated_at=timezone.now()
+                )
+        cursor_reset = cursor_before is not None and updated.last_generated_until is None
+        return Response(self._represent(series, cursor_reset=cursor_reset))
+
+    def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
+        delete_series(self.get_object())
+        return Response(status=status.HTTP_204_NO_CONTENT)
+
+    # -- actions ---------------------------------------------------------------
+
+    @extend_schema(
+        summary="Stop generating occurrences (idempotent)",
+        request=None,
+        responses={200: s.SeriesSerializer, **_errors(403, 404)},
+    )
+    @action(detail=True, methods=["post"])
+    def pause(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        pause_series(series)
+        return Response(self._represent(series))
+
+    @extend_schema(
+        summary="Generate again (idempotent); missed past dates are not created",
+        request=None,
+        responses={200: s.SeriesSerializer, **_errors(403, 404)},
+    )
+    @action(detail=True, methods=["post"])
+    def resume(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        resume_series(series)
+        return Response(self._represent(series))
+
+    @extend_schema(
+        summary="Materialize the window now (or up to `until`); returns what was created",
+        request=s.GenerateRequestSerializer,
+        responses={200: s.GenerateResultSerializer, **_WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"])
+    def generate(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        body = self._body(s.GenerateRequestSerializer)
+        created = generate_series_events(series, until=body.get("until"))
+        return Response(
+            {
+                "created": s.occurrence_data(s.OccurrenceRow.of(event) for event in created),
+                "series": self._represent(series),
+            }
+        )
+
+    @extend_schema(
+        summary="Future unmodified occurrences that no longer fit the rule",
+        responses={200: s.DriftSerializer, **_READ_ERRORS},
+    )
+    @action(detail=True, methods=["get"])
+    def drift(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        ids = detect_cadence_drift(series)
+        events = {e.pk: e for e in series.occurrences().filter(pk__in=ids)}
+        rows = [s.OccurrenceRow.of(events[pk], drifted=True) for pk in ids if pk in events]
+        return Response({"count": len(rows), "occurrences": s.occurrence_data(rows)})
+
+    @extend_schema(
+        summary="Cancel drifted occurrences (all, or those of `ids` that still drift)",
+        request=s.CancelStaleRequestSerializer,
+        responses={200: s.CancelStaleResultSerializer, **_WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="cancel-stale")
+    def cancel_stale(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        body = self._body(s.CancelStaleRequestSerializer)
+        cancelled = cancel_stale_occurrences(series, ids=body.get("ids"))
+        return Response({"cancelled": cancelled, "series": self._represent(series)})
+
+    @extend_schema(
+        summary="Cancel one occurrence slot (materialized or not yet)",
+        request=s.OccurrenceInstantSerializer,
+        responses={200: s.OccurrenceActionResultSerializer, **_WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="cancel-occurrence")
+    def cancel_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        body = self._body(s.OccurrenceInstantSerializer)
+        event = cancel_occurrence(series, body["occurrence"])
+        return self._occurrence_result(series, event)
+
+    @extend_schema(
+        summary="Undo a cancellation (409 when the slot is not cancelled)",
+        request=s.OccurrenceInstantSerializer,
+        responses={200: s.OccurrenceActionResultSerializer, **_WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="restore-occurrence")
+    def restore_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        body = self._body(s.OccurrenceInstantSerializer)
+        event = restore_occurrence(series, body["occurrence"])
+        return self._occurrence_result(series, event)
+
+    @extend_schema(
+        methods=["GET"],
+        summary="The template event of the series",
+        responses={200: _template_serializer_class(), **_READ_ERRORS},
+    )
+    @extend_schema(
+        methods=["PATCH"],
+        summary="Change the template; `propagate` pushes propagatable fields to occurrences",
+        parameters=[
+            OpenApiParameter(
+                "propagate",
+                OpenApiTypes.STR,
+                enum=["none", "future_unmodified", "all_future"],
+                description=(
+                    "`none` (default): the template only. `future_unmodified`: also future "
+                    "occurrences not edited on their own. `all_future`: every future one. "
+                    "With a scope, every field must be propagatable."
+                ),
+            )
+        ],
+        request=_template_serializer_class(),
+        responses={
+            200: inline_serializer(
+                "TemplateUpdateResult",
+                {
+                    "template": _template_serializer_class()(),
+                    "updated_occurrences": serializers.IntegerField(),
+                },
+            ),
+            **_WRITE_ERRORS,
+        },
+    )
+    @action(detail=True, methods=["get", "patch"])
+    def template(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        template = series.get_template()
+        if template is None:
+            raise NotFound(f"Series {series.pk} has no template.")
+        serializer_class = _template_serializer_class()
+        context = self.get_serializer_context()
+        if request.method == "GET":
+            return Response(serializer_class(template, context=context).data)
+        query = s.PropagateQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        scope = query.validated_data["propagate"]
+        serializer = serializer_class(template, data=request.data, partial=True, context=context)
+        serializer.is_valid(raise_exception=True)
+        changes = dict(serializer.validated_data)
+        model = type(template)
+        if scope != "none":
+            local = sorted(k for k in changes if k not in model.PROPAGATABLE_FIELDS)
+            if local:
+                allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
+                raise DRFValidationError(
+                    {
+                        key: [
+                            f"'{key}' is set per occurrence and cannot be propagated "
+                            f"(propagatable: {allowed}); send it with propagate=none."
+                        ]
+                        for key in local
+                    }
+                )
+        updated = update_template(series, changes, propagate=scope)
+        fresh = series.get_template()
+        return Response(
+            {
+                "template": serializer_class(fresh, context=context).data,
+                "updated_occurrences": updated,
+            }
+        )
+
+    @extend_schema(
+        summary="Materialized occurrences, pretix-style filters, tombstones with modified_since",
+        parameters=_OCCURRENCE_PARAMETERS,
+        responses={200: s.OccurrenceSerializer(many=True), **_errors(400, 403, 404)},
+    )
+    @action(detail=True, methods=["get"], pagination_class=OccurrencePagination)
+    def occurrences(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        now = timezone.now()
+        base = series.occurrences()
+        filterset = OccurrenceFilter(request.query_params, queryset=base, request=request)
+        if not filterset.is_valid():
+            raise DRFValidationError(filterset.errors)
+        params = filterset.form.cleaned_data
+        drifted = set(detect_cadence_drift(series, now=now))
+        model = get_event_model()
+        start = model.RECURRING_START_FIELD
+        since = params.get("modified_since")
+        if since is None:
+            page = self.paginate_queryset(filterset.qs.order_by(start, "pk"))
+            assert page is not None
+            rows = [s.OccurrenceRow.of(e, drifted=e.pk in drifted) for e in page]
+            return self.get_paginated_response(s.occurrence_data(rows))
+        rows_by_key = self._changed_rows(series, filterset, params, since, now)
+        keys = self.paginate_queryset(sorted(rows_by_key))
+        assert keys is not None
+        live = [key[2] for key in keys if key[1] == 0]
+        events = {e.pk: e for e in base.filter(pk__in=live)}
+        rows = [
+            s.OccurrenceRow.of(events[key[2]], drifted=key[2] in drifted)
+            if key[1] == 0
+            else rows_by_key[key]
+            for key in keys
+            if key[1] == 1 or key[2] in events
+        ]
+        return self.get_paginated_response(s.occurrence_data(rows))
+
+    def _changed_rows(
+        self, series: EventSeries, filterset: Any, params: dict[str, Any], since: Any, now: Any
+    ) -> dict[tuple[Any, int, Any], Any]:
+        """Sort keys of what changed since ``since``: live rows (value None) and tombstones.
+
+        A live row matches every filter; a cancelled one (a tombstone that still has
+        its row) only the date filters, so a client syncing open occurrences still
+        learns of a cancellation. Deleted rows come from the change log.
+        """
+        model = get_event_model()
+        start, updated = model.RECURRING_START_FIELD, model.RECURRING_UPDATED_FIELD
+        changed = Q(pk__in=changelog.changed_pks(series.pk, since))
+        if updated:
+            changed |= Q(**{f"{updated}__gte": since})
+        else:
+            changed = Q(pk__isnull=False)  # without a change stamp every row may have changed
+        dates_only = OccurrenceFilter(
+            {k: v for k, v in filterset.data.items() if k not in ("status", "is_modified")},
+            queryset=series.occurrences(),
+        ).qs
+        cancelled = dates_only.filter(
+            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
+        )
+        matching = (
+            series.occurrences()
+            .filter(changed)
+            .filter(Q(pk__in=filterset.qs.values("pk")) | Q(pk__in=cancelled.values("pk")))
+        )
+        keys: dict[tuple[Any, int, Any], Any] = {
+            (value, 0, pk): None for pk, value in matching.values_list("pk", start)
+        }
+        for change in changelog.deleted_since(series.pk, since):
+            if slot_matches(params, change.recurrence_id, now):
+                row = s.OccurrenceRow.tombstone(change)
+                keys[(change.recurrence_id or change.at, 1, row.id)] = row
+        return keys
+
+    @extend_schema(
+        summary="The next N slots of the rule from now, each materialized/excluded/pending",
+        parameters=[
+            OpenApiParameter(
+                "count", OpenApiTypes.INT, description="How many (default 10, capped at 100)."
+            )
+        ],
+        responses={200: s.PreviewSerializer, **_errors(400, 403, 404)},
+    )
+    @action(detail=True, methods=["get"])
+    def preview(self, request: Request, pk: str | None = None) -> Response:
+        series = self.get_object()
+        query = s.PreviewQuerySerializer(data=request.query_params)
+        query.is_valid(raise_exception=True)
+        count = min(query.validated_data["count"], PREVIEW_MAX)
+        slots = upcoming_slots(series, count=count)
+        rule = series.recurrence_rule
+        return Response(
+            {
+                "timezone": rule.timezone if rule is not None else None,
+                "count": len(slots),
+                "slots": s.PreviewSlotSerializer(slots, many=True).data,
+            }
+        )
+
+    # -- helpers ---------------------------------------------------------------
+
+    def _body(self, serializer_class: type[serializers.Serializer[Any]]) -> dict[str, Any]:
+        serializer = serializer_class(data=self.request.data, context=self.get_serializer_context())
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    def _occurrence_result(self, series: EventSeries, event: Any) -> Response:
+        row = s.OccurrenceRow.of(event) if event is not None else None
+        return Response(
+            {
+                "occurrence": s.OccurrenceSerializer(row).data if row is not None else None,
+                "series": self._represent(series),
+            }
+        )

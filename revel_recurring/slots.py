@@ -1,0 +1,79 @@
+"""The next slots of a series' rule and what became of each (a read, no writes).
+
+Shared by the API's ``preview/`` and whoever else wants to show a schedule: each
+slot is *materialized* (a host event holds it as its original slot, even if it
+was moved), *excluded* (an exdate: cancelled or deleted; this wins over
+materialized, since a cancelled occurrence will not take place) or *pending*
+(generation will create it when the slot enters the window).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import itertools
+from dataclasses import dataclass
+from typing import Literal
+
+from django.utils import timezone
+
+from . import rules
+from .models import EventSeries, RecurrenceRule, get_event_model
+
+SlotState = Literal["materialized", "excluded", "pending"]
+
+
+@dataclass(frozen=True)
+class UpcomingSlot:
+    """One slot: its UTC instant, the same instant on the rule zone's clock, its state."""
+
+    start: dt.datetime
+    local_start: dt.datetime
+    state: SlotState
+
+
+def upcoming_slots(
+    series: EventSeries, *, count: int, now: dt.datetime | None = None
+) -> list[UpcomingSlot]:
+    """The first ``count`` slots of the rule at or after ``now`` (two queries at most).
+
+    Empty for a series without a rule or an exhausted one. ``count`` is taken as
+    given; callers facing the public cap it.
+    """
+    if series.recurrence_rule_id is None or count < 1:
+        return []
+    rule = series.recurrence_rule
+    if rule is None:
+        rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
+    spec = rule.to_spec()
+    moment = rules.to_utc(now) if now is not None else timezone.now()
+    floor = moment.astimezone(spec.zone).replace(tzinfo=None) - dt.timedelta(days=1)
+    instants = list(
+        itertools.islice(
+            (s for s in rules.iter_occurrences(spec, start_wall_clock=floor) if s >= moment),
+            count,
+        )
+    )
+    if not instants:
+        return []
+    taken = set(
+        get_event_model()
+        ._default_manager.filter(
+            series_id=series.pk,
+            is_template=False,
+            recurrence_id__gte=instants[0],
+            recurrence_id__lte=instants[-1],
+        )
+        .values_list("recurrence_id", flat=True)
+    )
+    taken = {rules.to_utc(value) for value in taken if value is not None}
+    excluded = series.exdate_instants
+    result = []
+    for instant in instants:
+        state: SlotState = (
+            "excluded" if instant in excluded else "materialized" if instant in taken else "pending"
+        )
+        result.append(UpcomingSlot(instant, instant.astimezone(spec.zone), state))
+    return result
+
+
+__all__ = ["SlotState", "UpcomingSlot", "upcoming_slots"]
