@@ -1,4 +1,4 @@
-"""The series admin in a real browser: log in, generate, cancel a date, read the page."""
+"""The series admin and the browsable API in a real browser: log in, generate, cancel a date."""
 
 from __future__ import annotations
 
@@ -101,3 +101,20 @@ def test_admin_generate_now_and_cancel_a_date(
     assert statuses.count(Event.Status.CANCELLED) == 1
     assert statuses[2] == Event.Status.CANCELLED
     assert len(statuses) == generated
+
+    # The same session opens the browsable API (session authentication).
+    page.goto(f"{live_server.url}/api/recurring/series/")
+    page.wait_for_selector(".response-info")
+    listing = page.inner_text(".response-info")
+    assert "HTTP 200 OK" in listing
+    assert '"name": "Yoga"' in listing
+    assert "Every week on Tuesday at 18:30 (Europe/Vienna)" in listing
+    screenshot(page, "04-api-series-list")
+
+    page.click(f".response-info a[href$='/api/recurring/series/{yoga.pk}/']")
+    page.wait_for_selector(".response-info")
+    detail = page.inner_text(".response-info")
+    assert f'"id": {yoga.pk}' in detail
+    assert slot in detail  # the cancelled date, among the exdates
+    assert f'"last_occurrence_index": {generated}' in detail
+    screenshot(page, "05-api-series-detail")
