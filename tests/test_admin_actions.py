@@ -11,11 +11,11 @@ from django_celery_beat.models import PeriodicTask
 from django_celery_beat.schedulers import DatabaseScheduler
 
 from revel_recurring.beat import PERIODIC_TASK_NAME
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.drift import detect_cadence_drift
 from tests.admin_helpers import CHANGELIST, change_url, generated_series, mixed_series, texts
 from tests.factories import make_series, occurrences
-from tests.testapp.models import Event
+from tests.testapp.models import Event, Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -238,3 +238,44 @@ def test_disabling_the_periodic_task_in_its_admin_stops_the_daily_run(admin_clie
     assert not task.enabled
     assert PERIODIC_TASK_NAME not in scheduled_names()
     assert "revel-beat-disabled" in listed
+
+
+def test_deleting_a_series_in_the_admin_deletes_its_events_and_rule(admin_client: Any) -> None:
+    yoga = generated_series(name="Yoga")
+    rule_id = yoga.recurrence_rule_id
+    url = change_url(yoga, "delete")
+
+    confirm = admin_client.get(url)
+    done = admin_client.post(url, {"post": "yes"}, follow=True)
+
+    assert confirm.status_code == 200
+    assert "9 events (template and occurrences)" in confirm.content.decode()
+    assert done.status_code == 200
+    assert not EventSeries.objects.filter(pk=yoga.pk).exists()
+    assert not Event.objects.filter(series_id=yoga.pk).exists()
+    assert not RecurrenceRule.objects.filter(pk=rule_id).exists()
+
+
+def test_a_series_with_bookings_cannot_be_deleted_in_the_admin(admin_client: Any) -> None:
+    yoga = generated_series(name="Yoga")
+    Seat.objects.filter(event=occurrences(yoga)[1]).update(booked=2)
+
+    confirm = admin_client.get(change_url(yoga, "delete"))
+    refused = admin_client.post(change_url(yoga, "delete"), {"post": "yes"})
+
+    assert "has bookings" in confirm.content.decode()
+    assert refused.status_code == 200
+    assert EventSeries.objects.filter(pk=yoga.pk).exists()
+    assert len(occurrences(yoga)) == 8
+
+
+def test_delete_selected_action_goes_through_delete_series(admin_client: Any) -> None:
+    yoga = generated_series(name="Yoga")
+    pilates = generated_series(name="Pilates")
+
+    response = run_action(admin_client, "delete_selected", yoga, pilates, post="yes")
+
+    assert response.status_code == 200
+    assert not EventSeries.objects.exists()
+    assert not Event.objects.exists()
+    assert not RecurrenceRule.objects.exists()

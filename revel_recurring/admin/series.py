@@ -24,8 +24,9 @@ from django.urls import URLPattern, path, reverse
 from django.utils import timezone
 from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 from django.views.decorators.http import require_POST
 
 from ..adapter import get_adapter
@@ -34,7 +35,12 @@ from ..exceptions import RecurrenceError
 from ..models import EventSeries, get_event_model
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import create_series_from_event
-from ..services.lifecycle import pause_series, resume_series, update_series_recurrence
+from ..services.lifecycle import (
+    delete_series,
+    pause_series,
+    resume_series,
+    update_series_recurrence,
+)
 from . import operations
 from .beat import beat_status
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
@@ -253,6 +259,65 @@ class EventSeriesAdmin(_Base):
         if getattr(request, "revel_save_failed", False):
             return None
         return super().log_addition(request, obj, message)
+
+    # -- deleting through delete_series ------------------------------------------
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        """What the confirmation page lists: each series with its events and its rule.
+
+        The events' foreign key is PROTECT (paid data is never deleted as a side
+        effect), so Django's collector would refuse every series with occurrences;
+        ``delete_series`` deletes them on purpose and refuses only booked ones,
+        which are listed here as protected.
+        """
+        model = get_event_model()
+        series_list = list(objs)
+        events = list(
+            model._default_manager.filter(series__in=series_list).order_by(
+                "series_id", model.RECURRING_START_FIELD, "pk"
+            )
+        )
+        by_series: dict[int, list[Any]] = {}
+        for event in events:
+            if event.series_id is not None:
+                by_series.setdefault(event.series_id, []).append(event)
+        summary: list[Any] = []
+        for series in series_list:
+            own = by_series.get(series.pk, [])
+            summary.append(f"{capfirst(self.opts.verbose_name)}: {series}")
+            summary.append(
+                [
+                    ngettext(
+                        "%(count)d event (template and occurrences)",
+                        "%(count)d events (template and occurrences)",
+                        len(own),
+                    )
+                    % {"count": len(own)},
+                    *([_("Its recurrence rule")] if series.recurrence_rule_id else []),
+                ]
+            )
+        protected = [
+            _("%(event)s of %(series)s has bookings") % {"event": event, "series": event.series}
+            for event in events
+            if event.has_bookings()
+        ]
+        perms_needed: set[str] = set()
+        if events and not request.user.has_perm(
+            f"{model._meta.app_label}.delete_{model._meta.model_name}"
+        ):
+            perms_needed.add(str(model._meta.verbose_name))
+        counts = {
+            self.opts.verbose_name_plural: len(series_list),
+            model._meta.verbose_name_plural: len(events),
+        }
+        return summary, counts, perms_needed, protected
+
+    def delete_model(self, request: HttpRequest, obj: EventSeries) -> None:
+        delete_series(obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        for series in queryset.order_by("pk"):
+            delete_series(series)
 
     # -- list and read-only columns --------------------------------------------
 
