@@ -8,11 +8,12 @@ without the playwright package, the browser tests skip themselves.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import pytest
+from django.db import connections
 
 CHROMIUM = Path(os.environ.get("REVEL_TEST_CHROMIUM", "/usr/bin/chromium"))
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "test-output" / "browser"
@@ -27,6 +28,22 @@ LAUNCH_ARGS = [
     "--disable-sync",
     "--no-first-run",
 ]
+
+
+T = TypeVar("T")
+
+
+def read_db(query: Callable[[], T]) -> T:
+    """Run an ORM read while Playwright is active, then close the connection it used.
+
+    Under Playwright's event loop the ORM opens a connection of its own that the
+    test teardown never closes (PostgreSQL then refuses to drop the test database).
+    Set up data in fixtures requested before ``browser_page`` instead.
+    """
+    try:
+        return query()
+    finally:
+        connections.close_all()
 
 
 def chromium_available() -> bool:

@@ -12,7 +12,7 @@ from example_project.events.models import Event, Organization
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 
-from .browser import browser_page, screenshot
+from .browser import browser_page, read_db, screenshot
 from .conftest import VIENNA
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
@@ -52,10 +52,15 @@ def yoga(django_user_model: Any) -> EventSeries:
     )
 
 
+@pytest.fixture
+def superuser(django_user_model: Any) -> Any:
+    return django_user_model.objects.create_superuser("admin", "admin@example.com", PASSWORD)
+
+
+# The data fixtures come before browser_page: see browser.read_db.
 def test_admin_generate_now_and_cancel_a_date(
-    browser_page: Any, live_server: Any, django_user_model: Any, yoga: EventSeries
+    live_server: Any, superuser: Any, yoga: EventSeries, browser_page: Any
 ) -> None:
-    django_user_model.objects.create_superuser("admin", "admin@example.com", PASSWORD)
     page = browser_page
 
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/")
@@ -93,10 +98,12 @@ def test_admin_generate_now_and_cancel_a_date(
     assert "(Europe/Vienna)" in page.inner_text(".field-exdates_local")
     screenshot(page, "03-date-cancelled")
 
-    statuses = list(
-        Event.objects.filter(series=yoga, is_template=False)
-        .order_by("start")
-        .values_list("status", flat=True)
+    statuses = read_db(
+        lambda: list(
+            Event.objects.filter(series=yoga, is_template=False)
+            .order_by("start")
+            .values_list("status", flat=True)
+        )
     )
     assert statuses.count(Event.Status.CANCELLED) == 1
     assert statuses[2] == Event.Status.CANCELLED
