@@ -15,6 +15,7 @@ from typing import Any, TypeVar
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
+from django.utils import timezone
 from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
@@ -28,6 +29,11 @@ from ..services.generation import generate_series_events
 from ..services.lifecycle import pause_series, resume_series
 
 T = TypeVar("T")
+
+
+def current_time() -> dt.datetime:
+    """The admin's clock (one place, so every operation of a request agrees)."""
+    return timezone.now()
 
 
 def error_text(exc: Exception) -> str:

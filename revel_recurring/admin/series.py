@@ -9,25 +9,18 @@ series lock, the cursor reset and the exdates are handled as they are for the AP
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.contrib.admin.views.main import ChangeList
-from django.core.exceptions import PermissionDenied, ValidationError
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Count, Min, Q, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
-from django.urls import URLPattern, path, reverse
 from django.utils import timezone
-from django.utils.decorators import method_decorator
 from django.utils.html import format_html, format_html_join
-from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
-from django.views.decorators.http import require_POST
+from django.utils.translation import gettext_lazy
 
 from ..adapter import get_adapter
 from ..describe import describe_rule
@@ -36,20 +29,17 @@ from ..models import EventSeries, get_event_model
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import create_series_from_event
 from ..services.lifecycle import (
-    delete_series,
     pause_series,
     resume_series,
     update_series_recurrence,
 )
 from . import operations
 from .beat import beat_status
+from .buttons import SeriesButtonsMixin
+from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
+from .operations import current_time as _now
 from .upcoming import free_slots, upcoming_rows
-
-if TYPE_CHECKING:
-    _Base = admin.ModelAdmin[EventSeries]
-else:
-    _Base = admin.ModelAdmin
 
 RULE_FIELDSET = (
     "frequency",
@@ -83,11 +73,7 @@ class SeriesChangeList(ChangeList):
         self.result_list = page
 
 
-def _now() -> dt.datetime:
-    return timezone.now()
-
-
-class EventSeriesAdmin(_Base):
+class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     form = EventSeriesForm
     add_form = EventSeriesAddForm
     change_form_template = "admin/revel_recurring/eventseries/change_form.html"
@@ -107,8 +93,6 @@ class EventSeriesAdmin(_Base):
     search_fields = ("name", "slug", "description")
     readonly_fields = STATE_FIELDS
     actions = ("generate_now_action", "pause_action", "resume_action", "cancel_stale_action")
-
-    # -- pages ---------------------------------------------------------------
 
     def get_fieldsets(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
         series = (
@@ -188,8 +172,6 @@ class EventSeriesAdmin(_Base):
             )
         return super().change_view(request, object_id, form_url, extra_context=context)
 
-    # -- permissions: the adapter's scopes for everyone but superusers ---------
-
     def _editable(self, request: HttpRequest, obj: EventSeries) -> bool:
         if request.user.is_superuser:
             return True
@@ -202,8 +184,6 @@ class EventSeriesAdmin(_Base):
     def has_delete_permission(self, request: HttpRequest, obj: EventSeries | None = None) -> bool:
         allowed = super().has_delete_permission(request, obj)
         return allowed and (obj is None or self._editable(request, obj))
-
-    # -- saving through the services -----------------------------------------
 
     def save_model(self, request: HttpRequest, obj: EventSeries, form: Any, change: bool) -> None:
         now = _now()
@@ -260,67 +240,6 @@ class EventSeriesAdmin(_Base):
             return None
         return super().log_addition(request, obj, message)
 
-    # -- deleting through delete_series ------------------------------------------
-
-    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
-        """What the confirmation page lists: each series with its events and its rule.
-
-        The events' foreign key is PROTECT (paid data is never deleted as a side
-        effect), so Django's collector would refuse every series with occurrences;
-        ``delete_series`` deletes them on purpose and refuses only booked ones,
-        which are listed here as protected.
-        """
-        model = get_event_model()
-        series_list = list(objs)
-        events = list(
-            model._default_manager.filter(series__in=series_list).order_by(
-                "series_id", model.RECURRING_START_FIELD, "pk"
-            )
-        )
-        by_series: dict[int, list[Any]] = {}
-        for event in events:
-            if event.series_id is not None:
-                by_series.setdefault(event.series_id, []).append(event)
-        summary: list[Any] = []
-        for series in series_list:
-            own = by_series.get(series.pk, [])
-            summary.append(f"{capfirst(self.opts.verbose_name)}: {series}")
-            summary.append(
-                [
-                    ngettext(
-                        "%(count)d event (template and occurrences)",
-                        "%(count)d events (template and occurrences)",
-                        len(own),
-                    )
-                    % {"count": len(own)},
-                    *([_("Its recurrence rule")] if series.recurrence_rule_id else []),
-                ]
-            )
-        protected = [
-            _("%(event)s of %(series)s has bookings") % {"event": event, "series": event.series}
-            for event in events
-            if event.has_bookings()
-        ]
-        perms_needed: set[str] = set()
-        if events and not request.user.has_perm(
-            f"{model._meta.app_label}.delete_{model._meta.model_name}"
-        ):
-            perms_needed.add(str(model._meta.verbose_name))
-        counts = {
-            self.opts.verbose_name_plural: len(series_list),
-            model._meta.verbose_name_plural: len(events),
-        }
-        return summary, counts, perms_needed, protected
-
-    def delete_model(self, request: HttpRequest, obj: EventSeries) -> None:
-        delete_series(obj)
-
-    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        for series in queryset.order_by("pk"):
-            delete_series(series)
-
-    # -- list and read-only columns --------------------------------------------
-
     @admin.display(description=gettext_lazy("rule"))
     def rule_description(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
@@ -371,8 +290,6 @@ class EventSeriesAdmin(_Base):
         count = getattr(obj, "revel_drifted_count", None)
         return len(detect_cadence_drift(obj)) if count is None else int(count)
 
-    # -- actions ---------------------------------------------------------------
-
     def _editable_selection(
         self, request: HttpRequest, queryset: QuerySet[EventSeries]
     ) -> list[EventSeries]:
@@ -413,111 +330,3 @@ class EventSeriesAdmin(_Base):
     ) -> HttpResponse | None:
         selection = self._editable_selection(request, queryset)
         return self._cancel_stale(request, selection, from_action=True)
-
-    def _cancel_stale(
-        self, request: HttpRequest, selection: list[EventSeries], *, from_action: bool
-    ) -> HttpResponse | None:
-        """Show the drifted dates; cancel exactly those once the form is confirmed."""
-        now = _now()
-        if request.method == "POST" and request.POST.get("confirm") == "yes":
-            shown = {int(pk) for pk in request.POST.getlist("occurrence") if pk.isdigit()}
-            for series in selection:
-                operations.cancel_stale(request, series, ids=shown, now=now)
-            return None
-        drifted = drifted_ids_by_series(selection, now=now)
-        model = get_event_model()
-        ids = [pk for pks in drifted.values() for pk in pks]
-        events = model._default_manager.in_bulk(ids)
-        groups = [
-            (
-                series,
-                [
-                    (events[pk], operations.local_label(series, events[pk].occurrence_start))
-                    for pk in drifted[series.pk]
-                ],
-            )
-            for series in selection
-        ]
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": _("Cancel stale dates"),
-            "groups": groups,
-            "any_drifted": bool(ids),
-            "from_action": from_action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-        }
-        return TemplateResponse(
-            request, "admin/revel_recurring/eventseries/cancel_stale.html", context
-        )
-
-    # -- change-page buttons ---------------------------------------------------
-
-    def get_urls(self) -> list[URLPattern]:
-        wrap = self.admin_site.admin_view
-        name = f"{self.opts.app_label}_{self.opts.model_name}"
-        routes = [
-            ("generate", self.generate_view),
-            ("pause", self.pause_view),
-            ("resume", self.resume_view),
-            ("cancel-stale", self.cancel_stale_view),
-            ("cancel-date", self.cancel_date_view),
-            ("restore-date", self.restore_date_view),
-        ]
-        own = [
-            path(f"<path:object_id>/{route}/", wrap(view), name=f"{name}_{route.replace('-', '_')}")
-            for route, view in routes
-        ]
-        return own + super().get_urls()
-
-    def _series_for_operation(self, request: HttpRequest, object_id: str) -> EventSeries:
-        series = get_object_or_404(
-            self.get_queryset(request).select_related("recurrence_rule"), pk=object_id
-        )
-        if not self.has_change_permission(request, series):
-            raise PermissionDenied
-        return series
-
-    def _back(self, series: EventSeries) -> HttpResponse:
-        return HttpResponseRedirect(
-            reverse(
-                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-                args=[series.pk],
-                current_app=self.admin_site.name,
-            )
-        )
-
-    @method_decorator(require_POST)
-    def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        operations.generate_now(request, series, now=_now())
-        return self._back(series)
-
-    @method_decorator(require_POST)
-    def pause_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        operations.pause(request, series, now=_now())
-        return self._back(series)
-
-    @method_decorator(require_POST)
-    def resume_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        operations.resume(request, series, now=_now())
-        return self._back(series)
-
-    def cancel_stale_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        response = self._cancel_stale(request, [series], from_action=False)
-        return response if response is not None else self._back(series)
-
-    @method_decorator(require_POST)
-    def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        operations.cancel_date(request, series, request.POST.get("instant", ""), now=_now())
-        return self._back(series)
-
-    @method_decorator(require_POST)
-    def restore_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        operations.restore_date(request, series, request.POST.get("instant", ""), now=_now())
-        return self._back(series)
