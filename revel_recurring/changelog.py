@@ -1,20 +1,25 @@
 """Recording cancellations, restorations and deletions of occurrences (OccurrenceChange).
 
-Connected from ``AppConfig.ready()``. Cancel and restore are recorded from the
-services' signals, which are sent after commit: a change time a little later than
-the commit only makes a syncing client see the row twice, never miss it. A
-deletion is recorded by ``post_delete`` inside the deleting transaction, so it
-rolls back with a failed delete.
+Connected from ``AppConfig.ready()``; both receivers run inside the writing
+transaction, so a change record commits or rolls back with the change itself.
+
+* Cancel and restore: the mixin's ``mark_cancelled()`` / ``mark_restored()`` are
+  the only writers of ``status_before_cancellation``, and every service saves
+  their result with ``update_fields`` naming it. A ``post_save`` with that field
+  in ``update_fields`` is therefore a cancellation (the status is now the
+  cancelled one) or a restoration (it is not). A host that cancels by a full
+  ``save()`` changes its updated-at stamp instead, which ``modified_since`` reads.
+* Deletion: ``post_delete``, with the original slot, except while
+  ``delete_series`` removes the whole series.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models.signals import post_delete
+from django.db.models.signals import post_delete, post_save
 
 from .receivers import series_deletion_in_progress
-from .signals import occurrence_cancelled, occurrence_restored
 
 
 def _record(occurrence: Any, kind: str) -> None:
@@ -29,16 +34,16 @@ def _record(occurrence: Any, kind: str) -> None:
     )
 
 
-def record_cancellation(sender: Any, occurrence: Any = None, **kwargs: Any) -> None:
-    """A cancelled materialized occurrence becomes a tombstone for sync clients."""
-    if occurrence is not None and occurrence.pk is not None:
-        _record(occurrence, "cancelled")
-
-
-def record_restoration(sender: Any, occurrence: Any = None, **kwargs: Any) -> None:
-    """A restored occurrence is reported again by ``modified_since``."""
-    if occurrence is not None and occurrence.pk is not None:
-        _record(occurrence, "restored")
+def record_cancel_or_restore(
+    sender: Any, instance: Any, update_fields: Any = None, raw: bool = False, **kwargs: Any
+) -> None:
+    """A cancelled occurrence becomes a tombstone; a restored one is reported again."""
+    if raw or not update_fields or "status_before_cancellation" not in update_fields:
+        return
+    if instance.is_template or instance.series_id is None:
+        return
+    cancelled = instance.occurrence_status == sender.RECURRING_STATUS_CANCELLED
+    _record(instance, "cancelled" if cancelled else "restored")
 
 
 def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -58,18 +63,15 @@ def connect_change_log() -> None:
     from .conf import recurring_settings
     from .models import get_event_model
 
-    occurrence_cancelled.connect(
-        record_cancellation, dispatch_uid="revel_recurring.changelog.cancellation"
-    )
-    occurrence_restored.connect(
-        record_restoration, dispatch_uid="revel_recurring.changelog.restoration"
-    )
     if not recurring_settings.EVENT_MODEL:
         return
     try:
         model = get_event_model()
     except Exception:
         return  # reported by the system checks
+    post_save.connect(
+        record_cancel_or_restore, sender=model, dispatch_uid="revel_recurring.changelog.status"
+    )
     post_delete.connect(
         record_deletion, sender=model, dispatch_uid="revel_recurring.changelog.deletion"
     )

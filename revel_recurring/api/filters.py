@@ -50,6 +50,24 @@ class AwareDateTimeFilter(django_filters.Filter):  # type: ignore[misc]
     field_class = AwareDateTimeFormField
 
 
+class StrictBooleanFormField(forms.Field):
+    """``true`` / ``false`` (or 1 / 0); anything else is a 400, not silently ignored."""
+
+    _values = {"true": True, "1": True, "false": False, "0": False}
+
+    def to_python(self, value: Any) -> bool | None:
+        if value in self.empty_values:
+            return None
+        text = str(value).strip().lower()
+        if text not in self._values:
+            raise forms.ValidationError(_("Give true or false."), code="invalid")
+        return self._values[text]
+
+
+class StrictBooleanFilter(django_filters.BooleanFilter):  # type: ignore[misc]
+    field_class = StrictBooleanFormField
+
+
 class SeriesFilter(django_filters.FilterSet):  # type: ignore[misc]
     """``GET series/``: flags, a name search and the orderings a front end needs."""
 
@@ -64,6 +82,9 @@ class SeriesFilter(django_filters.FilterSet):  # type: ignore[misc]
         ),
         label=_("Order by name, created or next_occurrence; prefix - to reverse"),
     )
+
+    is_active = StrictBooleanFilter(field_name="is_active")
+    auto_publish = StrictBooleanFilter(field_name="auto_publish")
 
     class Meta:
         model = EventSeries
@@ -84,8 +105,8 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
         method="filter_date_from_before", label=_("Starts before")
     )
     status = django_filters.CharFilter(method="filter_status", max_length=64)
-    is_modified = django_filters.BooleanFilter(field_name="is_modified")
-    is_future = django_filters.BooleanFilter(
+    is_modified = StrictBooleanFilter(field_name="is_modified")
+    is_future = StrictBooleanFilter(
         method="filter_is_future", label=_("Ends (or starts) now or later")
     )
     modified_since = AwareDateTimeFilter(
