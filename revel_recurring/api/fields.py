@@ -11,6 +11,10 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 UTC = dt.UTC
+# Instants the API accepts. Every event schedule fits; near the ends of Python's
+# datetime range, the day-sized arithmetic of rule maths would overflow.
+EARLIEST = dt.datetime(1900, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(3000, 1, 1, tzinfo=dt.UTC)
 # The range of the PositiveIntegerField columns behind counts and intervals; a
 # larger number would fail in the database instead of in validation.
 MAX_POSITIVE_INT = 2_147_483_647
@@ -29,7 +33,7 @@ class AwareDateTimeField(serializers.DateTimeField):
             "or 2027-06-01T16:30:00Z."
         ),
         "invalid": _("Give an ISO 8601 date and time with a UTC offset."),
-        "overflow": _("This date and time is out of range."),
+        "overflow": _("Give a date and time from 1900 up to (not including) 3000."),
     }
 
     def __init__(self, **kwargs: Any) -> None:
@@ -52,10 +56,13 @@ class AwareDateTimeField(serializers.DateTimeField):
         if parsed.tzinfo is None or parsed.utcoffset() is None:
             self.fail("naive")
         try:
-            return parsed.astimezone(UTC)
+            instant = parsed.astimezone(UTC)
         except OverflowError:
+            instant = None
+        if instant is None or not EARLIEST <= instant < LATEST:
             self.fail("overflow")
-            raise  # unreachable; fail() raises
+        assert instant is not None
+        return instant
 
 
 class StrictFieldsMixin:

@@ -17,6 +17,7 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 from ..models import EventSeries, get_event_model
+from .fields import EARLIEST, LATEST
 
 
 class AwareDateTimeFormField(forms.DateTimeField):
@@ -41,9 +42,14 @@ class AwareDateTimeFormField(forms.DateTimeField):
         if parsed.tzinfo is None or parsed.utcoffset() is None:
             raise forms.ValidationError(self.error_messages["naive"], code="naive")
         try:
-            return parsed.astimezone(dt.UTC)
+            instant = parsed.astimezone(dt.UTC)
         except OverflowError:
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid") from None
+            instant = None
+        if instant is None or not EARLIEST <= instant < LATEST:
+            raise forms.ValidationError(
+                _("Give a date and time from 1900 up to (not including) 3000."), code="range"
+            )
+        return instant
 
 
 class AwareDateTimeFilter(django_filters.Filter):  # type: ignore[misc]

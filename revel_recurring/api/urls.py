@@ -15,7 +15,10 @@ from .viewsets import SeriesViewSet
 
 app_name = "revel_recurring"
 
+# No ".json" format suffixes: they forbid dots in the id, so "/series/0.5/" would be
+# Django's HTML 404 instead of the API's JSON one. ``?format=`` still works.
 router = DefaultRouter()
+router.include_format_suffixes = False
 router.register("series", SeriesViewSet, basename="series")
 
 urlpatterns = [

@@ -57,15 +57,34 @@ PREVIEW_MAX = 100
 _SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
 
 
-class SeriesPagination(PageNumberPagination):
-    page_size = 20
+class StrictPagination(PageNumberPagination):
+    """``page_size`` must be a whole number of at least 1 (capped at the maximum).
+
+    DRF falls back to the default size for a page_size it cannot read; a client
+    asking for ``page_size=abc`` gets a 400 naming it instead.
+    """
+
     page_size_query_param = "page_size"
+
+    def get_page_size(self, request: Request) -> int | None:
+        raw = request.query_params.get(self.page_size_query_param)
+        if raw is not None:
+            try:
+                size = int(raw)
+            except ValueError:
+                size = 0
+            if size < 1:
+                raise DRFValidationError({"page_size": ["Give a whole number of at least 1."]})
+        return super().get_page_size(request)
+
+
+class SeriesPagination(StrictPagination):
+    page_size = 20
     max_page_size = 100
 
 
-class OccurrencePagination(PageNumberPagination):
+class OccurrencePagination(StrictPagination):
     page_size = 50
-    page_size_query_param = "page_size"
     max_page_size = 500
 
 
@@ -186,7 +205,7 @@ _OCCURRENCE_PARAMETERS = [
 @extend_schema_view(
     list=extend_schema(
         summary="List the series you may see",
-        responses={200: s.SeriesSerializer(many=True), **_errors(403, 404)},
+        responses={200: s.SeriesSerializer(many=True), **_errors(400, 403, 404)},
     ),
     retrieve=extend_schema(
         summary="A series: rule, cursor, template summary, counts",
@@ -224,6 +243,8 @@ class SeriesViewSet(
     filter_backends = [DjangoFilterBackend]
     filterset_class = SeriesFilter
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
+    # Any id reaches the view, which answers a JSON 404 for one it cannot find.
+    lookup_value_regex = "[^/]+"
 
     def get_queryset(self) -> QuerySet[EventSeries]:
         model = get_event_model()
@@ -243,6 +264,13 @@ class SeriesViewSet(
             .annotate(next_occurrence=Subquery(upcoming))
             .order_by("name", "pk")
         )
+
+    def filter_queryset(self, queryset: QuerySet[EventSeries, Any]) -> QuerySet[EventSeries, Any]:
+        filtered = super().filter_queryset(queryset)
+        # The pk breaks ties (and stands in for an empty ?ordering=,), so pages never
+        # overlap or skip rows.
+        fields = [str(f) for f in filtered.query.order_by if f] or ["name"]
+        return filtered.order_by(*fields, "pk")
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         classes: dict[str | None, type[serializers.BaseSerializer[Any]]] = {

@@ -75,7 +75,10 @@ def test_a_member_reads_with_200_and_every_write_is_a_403(
         response = call(client, method, url(world.a.series, action), body)
         assert response.status_code == 403, action
     # Even a body that is invalid is refused for permission first.
-    assert call(client, "patch", url(world.a.series), {"generation_window_weeks": 0}).status_code == 403
+    assert (
+        call(client, "patch", url(world.a.series), {"generation_window_weeks": 0}).status_code
+        == 403
+    )
     assert call(client, "post", API, create_body(world.a.organization)).status_code == 403
     assert snapshot() == before
 

@@ -1,0 +1,64 @@
+"""The browsable API renders every list, detail and action page for a staff user."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from example_project.tests.api.conftest import API, World, url
+
+pytestmark = pytest.mark.django_db
+
+GET_PAGES = ["", "drift", "occurrences", "preview", "template"]
+POST_ACTIONS = [
+    "pause",
+    "resume",
+    "generate",
+    "cancel-stale",
+    "cancel-occurrence",
+    "restore-occurrence",
+]
+
+
+@pytest.fixture
+def browser(world: World) -> Client:
+    client = Client()
+    client.force_login(world.a.staff)
+    return client
+
+
+def html(response: object) -> str:
+    assert response["Content-Type"].startswith("text/html")  # type: ignore[index]
+    return response.content.decode()  # type: ignore[attr-defined]
+
+
+def test_root_list_and_every_read_page_render(world: World, browser: Client) -> None:
+    for path in ["/api/recurring/", API, *(url(world.a.series, page) for page in GET_PAGES)]:
+        response = browser.get(path, HTTP_ACCEPT="text/html")
+        assert response.status_code == 200, path
+        assert "Django REST framework" in html(response), path
+    detail = html(browser.get(url(world.a.series), HTTP_ACCEPT="text/html"))
+    assert world.a.series.name in detail
+    assert 'data-method="PATCH"' in detail or "PATCH" in detail
+
+
+def test_every_action_page_offers_its_form_and_renders_the_result(
+    world: World, browser: Client
+) -> None:
+    for action in POST_ACTIONS:
+        path = url(world.a.series, action)
+        page = browser.get(path, HTTP_ACCEPT="text/html")
+        # POST-only: the page explains GET is not allowed and shows the POST form.
+        assert page.status_code == 405, action
+        assert 'data-method="POST"' in html(page) or 'method="POST"' in html(page), action
+        posted = browser.post(path, "{}", content_type="application/json", HTTP_ACCEPT="text/html")
+        assert posted.status_code in (200, 400), action
+        assert "Django REST framework" in html(posted), action
+    for action in ("pause", "resume", "generate", "cancel-stale"):
+        posted = browser.post(
+            url(world.a.series, action),
+            "{}",
+            content_type="application/json",
+            HTTP_ACCEPT="text/html",
+        )
+        assert posted.status_code == 200, action

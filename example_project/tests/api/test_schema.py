@@ -1,0 +1,103 @@
+"""The OpenAPI document: valid without warnings, complete, and Swagger UI without a CDN."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.contrib.staticfiles import finders
+from django.core.management import call_command
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+SCHEMA = "/api/recurring/schema/?format=json"
+
+
+@pytest.fixture
+def schema() -> dict[str, Any]:
+    response = Client().get(SCHEMA)
+    assert response.status_code == 200
+    return response.json()  # type: ignore[no-any-return]
+
+
+def test_spectacular_validates_the_project_schema_without_warnings(tmp_path: Any) -> None:
+    target = tmp_path / "schema.yaml"
+    out, err = StringIO(), StringIO()
+    call_command(
+        "spectacular", "--validate", "--fail-on-warn", "--file", str(target), stdout=out, stderr=err
+    )
+    assert "/api/recurring/series/{id}/cancel-occurrence/" in target.read_text()
+    assert "Warning" not in err.getvalue()
+
+
+def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[str, Any]) -> None:
+    assert schema["info"]["title"] == "revel-recurring API"
+    operations = {
+        (path, method): operation
+        for path, methods in schema["paths"].items()
+        for method, operation in methods.items()
+    }
+    prefix = "/api/recurring/series/"
+    detail = prefix + "{id}/"
+    expected = {
+        (prefix, "get"),
+        (prefix, "post"),
+        (detail, "get"),
+        (detail, "patch"),
+        (detail, "delete"),
+        *(
+            (detail + a + "/", "post")
+            for a in (
+                "pause",
+                "resume",
+                "generate",
+                "cancel-stale",
+                "cancel-occurrence",
+                "restore-occurrence",
+            )
+        ),
+        *((detail + a + "/", "get") for a in ("drift", "occurrences", "preview", "template")),
+        (detail + "template/", "patch"),
+    }
+    assert set(operations) == expected
+    for (path, method), operation in operations.items():
+        codes = set(operation["responses"])
+        assert {"401"} <= codes, (path, method)
+        if path != prefix:
+            assert {"404"} <= codes, (path, method)
+        if method in ("post", "patch") and path != prefix + "{id}/pause/":
+            assert "400" in codes or path.endswith(("/pause/", "/resume/")), (path, method)
+        assert operation.get("summary"), (path, method)
+    assert "409" in operations[(detail, "delete")]["responses"]
+    assert "409" in operations[(detail + "restore-occurrence/", "post")]["responses"]
+    create = operations[(prefix, "post")]["requestBody"]["content"]
+    assert list(create) == ["application/json"]
+    occurrence_params = {
+        p["name"] for p in operations[(detail + "occurrences/", "get")]["parameters"]
+    }
+    assert {
+        "date_from_after",
+        "date_from_before",
+        "status",
+        "is_modified",
+        "is_future",
+        "modified_since",
+    } <= occurrence_params
+    list_params = {p["name"] for p in operations[(prefix, "get")]["parameters"]}
+    assert {"is_active", "auto_publish", "search", "ordering", "page", "page_size"} <= list_params
+
+
+def test_swagger_ui_is_served_from_local_static_files(schema: dict[str, Any]) -> None:
+    response = Client().get("/api/recurring/docs/")
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "/api/recurring/schema/" in page
+    assets = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert assets
+    for asset in assets:
+        assert not asset.startswith(("http:", "https:", "//")), asset
+        assert asset.startswith("/static/drf_spectacular_sidecar/"), asset
+        assert finders.find(asset.removeprefix("/static/")), asset

@@ -1,0 +1,5 @@
+"""A bare host's URLconf: the API mounted the way the README says."""
+
+from django.urls import include, path
+
+urlpatterns = [path("api/recurring/", include("revel_recurring.api.urls"))]
