@@ -1,4 +1,6 @@
-"""Serializers of the REST API: shapes only; validation reuses ``validators.py``.
+"""Serializers of the REST API: shapes only. The rules of a recurrence (``validators.py``)
+and of the host's event (``full_clean``) are applied by the services, whose errors the
+views key by field.
 
 Every datetime is read with its UTC offset (naive values are refused) and written
 in UTC with ``Z``. Write serializers refuse unknown and read-only keys by name.
@@ -23,20 +25,7 @@ from rest_framework.settings import api_settings
 from ..describe import describe_rule
 from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
-from ..validators import validate_rule
 from .fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
-
-# The values a rule field has when it is not given on create (as the service reads them).
-RULE_DEFAULTS: dict[str, Any] = {
-    "interval": 1,
-    "weekdays": [],
-    "monthly_type": "",
-    "day_of_month": None,
-    "nth_weekday": None,
-    "weekday": None,
-    "until": None,
-    "count": None,
-}
 
 
 def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
@@ -85,16 +74,6 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 
     def get_description(self, rule: RecurrenceRule) -> str:
         return describe_rule(rule)
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        # A partial rule (PATCH) is merged with the stored one and validated by the
-        # service; a full one is validated here so errors never reach the database.
-        if not self.root.partial:
-            try:
-                validate_rule({**RULE_DEFAULTS, **attrs})
-            except DjangoValidationError as exc:
-                raise serializers.ValidationError(drf_errors(exc)) from exc
-        return attrs
 
 
 class TemplateSummarySerializer(serializers.Serializer[Any]):

@@ -13,10 +13,13 @@ from __future__ import annotations
 
 import os
 import zlib
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 import schemathesis
+from django.core.signals import request_finished, request_started
+from django.db import close_old_connections
 from hypothesis import HealthCheck, Phase, settings
 from rest_framework.authtoken.models import Token
 from schemathesis.checks import not_a_server_error
@@ -41,6 +44,17 @@ schema = schemathesis.openapi.from_wsgi("/api/recurring/schema/?format=json", ap
 
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def keep_the_test_connection() -> Iterator[None]:
+    """Django's WSGI handler closes the connection after each request; the test
+    client stops that (the test's transaction lives on it), and so must we."""
+    request_started.disconnect(close_old_connections)
+    request_finished.disconnect(close_old_connections)
+    yield
+    request_started.connect(close_old_connections)
+    request_finished.connect(close_old_connections)
 
 
 @pytest.fixture
