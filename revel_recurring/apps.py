@@ -19,6 +19,7 @@ class RevelRecurringConfig(AppConfig):
         checks.register(recurring_checks.check_event_model, checks.Tags.models)
         checks.register(recurring_checks.check_dotted_paths)
         checks.register(recurring_checks.check_numbers)
+        checks.register(recurring_checks.check_installed_apps)
         receivers.connect_receivers()
         changelog.connect_change_log()
         post_migrate.connect(

@@ -7,6 +7,7 @@ from typing import Any
 from django.apps import apps
 from django.core import checks
 from django.core.exceptions import FieldDoesNotExist
+from django.db import models
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
@@ -66,7 +67,140 @@ def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
                     id="revel_recurring.E004",
                 )
             )
+    if errors:
+        return errors  # the checks below read those fields
+    return [
+        *_check_mixin_constraints(model, label),
+        *_check_datetime_fields(model, label),
+        *_check_status_values(model, label),
+        *_check_copied_unique_fields(model, label),
+    ]
+
+
+def _check_mixin_constraints(model: Any, label: str) -> list[checks.CheckMessage]:
+    from .host_model import mixin_constraint_names
+
+    present = {constraint.name for constraint in model._meta.constraints}
+    missing = [name for name in mixin_constraint_names(model) if name not in present]
+    if not missing:
+        return []
+    return [
+        checks.Error(
+            f"'{label}' lacks the constraints {', '.join(missing)} of RecurringEventMixin.Meta; "
+            "without them the database does not stop duplicate occurrences or templates.",
+            hint=(
+                f"Declare 'class Meta(RecurringEventMixin.Meta):' on {model.__name__}, and "
+                "when it sets its own constraints, start the list with "
+                "*RecurringEventMixin.Meta.constraints. Then make a migration."
+            ),
+            obj=model,
+            id="revel_recurring.E010",
+        )
+    ]
+
+
+def _check_datetime_fields(model: Any, label: str) -> list[checks.CheckMessage]:
+    errors: list[checks.CheckMessage] = []
+    single = {
+        "RECURRING_START_FIELD": model.RECURRING_START_FIELD,
+        "RECURRING_END_FIELD": model.RECURRING_END_FIELD,
+    }
+    for attribute, name in single.items():
+        if name is not None and not _is_datetime(model, name):
+            errors.append(
+                checks.Error(
+                    f"{attribute} names '{name}', which is not a DateTimeField of '{label}'.",
+                    hint="Point it at a models.DateTimeField (occurrences store instants).",
+                    obj=model,
+                    id="revel_recurring.E011",
+                )
+            )
+    for name in model.RECURRING_SHIFTED_FIELDS:
+        if not _is_datetime(model, name):
+            errors.append(
+                checks.Error(
+                    f"RECURRING_SHIFTED_FIELDS names '{name}', which is not a DateTimeField "
+                    f"of '{label}'; it cannot be moved by the start's delta.",
+                    hint="List only models.DateTimeField names there.",
+                    obj=model,
+                    id="revel_recurring.E012",
+                )
+            )
     return errors
+
+
+def _is_datetime(model: Any, name: str) -> bool:
+    return isinstance(model._meta.get_field(name), models.DateTimeField)
+
+
+def _check_status_values(model: Any, label: str) -> list[checks.CheckMessage]:
+    field = model._meta.get_field(model.RECURRING_STATUS_FIELD)
+    allowed = {str(value) for value, _ in field.flatchoices} if field.choices else None
+    errors: list[checks.CheckMessage] = []
+    for attribute in (
+        "RECURRING_STATUS_DRAFT",
+        "RECURRING_STATUS_OPEN",
+        "RECURRING_STATUS_CANCELLED",
+    ):
+        value = str(getattr(model, attribute))
+        problem = None
+        if field.max_length is not None and len(value) > field.max_length:
+            problem = (
+                f"is longer than {model.RECURRING_STATUS_FIELD}'s max_length {field.max_length}"
+            )
+        elif allowed is not None and value not in allowed:
+            choices = ", ".join(sorted(allowed))
+            problem = f"is not among the choices of {model.RECURRING_STATUS_FIELD} ({choices})"
+        if problem:
+            errors.append(
+                checks.Error(
+                    f"{attribute} = '{value}' {problem} on '{label}'.",
+                    hint=f"Set {attribute} to a value the status field accepts.",
+                    obj=model,
+                    id="revel_recurring.E013",
+                )
+            )
+    return errors
+
+
+def _check_copied_unique_fields(model: Any, label: str) -> list[checks.CheckMessage]:
+    from .host_model import copied_unique_fields, overrides_prepare_occurrence
+
+    if overrides_prepare_occurrence(model):
+        return []
+    return [
+        checks.Warning(
+            f"'{label}' has the unique {'field' if len(group) == 1 else 'fields'} "
+            f"{', '.join(group)}, which every occurrence copies from its template: the "
+            "first generation would fail.",
+            hint=(
+                f"Override {model.__name__}.prepare_occurrence(self, *, start, "
+                "occurrence_index, status), call super() and give each occurrence its own "
+                "value (e.g. a slug with the start date), or list the field in "
+                "RECURRING_UNCOPIED_FIELDS."
+            ),
+            obj=model,
+            id="revel_recurring.W001",
+        )
+        for group in copied_unique_fields(model)
+    ]
+
+
+def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    if apps.is_installed("django_celery_beat") or not recurring_settings.REGISTER_BEAT_TASKS:
+        return []
+    return [
+        checks.Error(
+            "'django_celery_beat' is not in INSTALLED_APPS: migrate cannot create the daily "
+            "generation task and revel_recurring_beat fails.",
+            hint=(
+                "Add 'django_celery_beat' to INSTALLED_APPS, or set "
+                "REVEL_RECURRING_REGISTER_BEAT_TASKS = False when generation runs from cron "
+                "(manage.py revel_recurring_generate)."
+            ),
+            id="revel_recurring.E014",
+        )
+    ]
 
 
 def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:

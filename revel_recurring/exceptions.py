@@ -1,18 +1,56 @@
-"""Domain errors. Adapters (API, admin, tasks, commands) translate them for people."""
+"""Domain errors. Adapters (API, admin, tasks, commands) translate them for people.
+
+Every error carries ``field``, the input it is about (``NON_FIELD_ERRORS`` when it
+is about none), and ``message_dict`` in the shape of ``ValidationError.message_dict``,
+so a serializer or a form can show it next to the right input without a mapping
+of its own: ``raise serializers.ValidationError(exc.message_dict)`` or
+``form.add_error(None, exc.as_validation_error())``.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from django.core.exceptions import NON_FIELD_ERRORS, ObjectDoesNotExist, ValidationError
 
 
 class RecurrenceError(Exception):
     """Base class of every error revel-recurring raises on purpose."""
 
+    #: The input this kind of error is usually about; ``field=`` overrides it.
+    default_field: str = NON_FIELD_ERRORS
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        field: str | None = None,
+        errors: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.field: str = field or self.default_field
+        self._errors = {key: list(values) for key, values in (errors or {}).items()}
+
+    @property
+    def message_dict(self) -> dict[str, list[str]]:
+        """``{field: [message, ...]}``, like ``ValidationError.message_dict``."""
+        return dict(self._errors) or {self.field: [str(self)]}
+
+    def as_validation_error(self) -> ValidationError:
+        """The same messages as a ``ValidationError`` keyed by field."""
+        return ValidationError(self.message_dict)
+
 
 class GenerationWindowError(RecurrenceError, ValueError):
     """An explicit generation horizon lies beyond what the settings allow."""
 
+    default_field = "until"
+
 
 class NotAnOccurrenceError(RecurrenceError, ValueError):
     """An instant is neither an occurrence of the rule nor a materialized occurrence."""
+
+    default_field = "occurrence"
 
 
 class SeriesHasBookingsError(RecurrenceError):
@@ -20,7 +58,13 @@ class SeriesHasBookingsError(RecurrenceError):
 
 
 class InvalidPropagationError(RecurrenceError, ValueError):
-    """A template change names fields or a scope that cannot be propagated."""
+    """A template change names fields or a scope that cannot be propagated.
+
+    ``field`` is ``"propagate"`` for a bad scope; bad field names are keyed by
+    their own name in ``message_dict``.
+    """
+
+    default_field = "changes"
 
 
 class SeriesNotReadyError(RecurrenceError):
@@ -29,3 +73,41 @@ class SeriesNotReadyError(RecurrenceError):
 
 class NotCancelledError(RecurrenceError, ValueError):
     """An occurrence to restore is not cancelled (no exdate, not in the cancelled status)."""
+
+    default_field = "occurrence"
+
+
+class DuplicateUniqueValueError(RecurrenceError):
+    """Occurrences built from a template would repeat a unique field's value.
+
+    Raised by generation before anything is inserted; ``field`` names the field,
+    and the message names the hook to override (``prepare_occurrence``).
+    """
+
+
+class TemplateProtectedError(RecurrenceError):
+    """The template of a series cannot be deleted on its own.
+
+    Use ``delete_series`` to delete the whole series, or
+    ``revel_recurring.services.templates.replace_template`` to give it a new one.
+    """
+
+
+class SeriesNotFoundError(RecurrenceError, ObjectDoesNotExist):
+    """The series no longer exists (deleted, possibly while this call waited for its lock).
+
+    Also an ``ObjectDoesNotExist``, which callers that caught Django's lookup error
+    may keep catching.
+    """
+
+
+class SeriesBusyError(RecurrenceError):
+    """Occurrence rows a service needs stayed locked by another transaction; try again.
+
+    Raised after the service gave up its own locks and retried a few times (see
+    docs/locking.md); transient, so the Celery task retries it.
+    """
+
+
+class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
+    """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""

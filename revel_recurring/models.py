@@ -22,6 +22,7 @@ from .validators import validate_rule
 __all__ = [
     "EventSeries",
     "OccurrenceChange",
+    "PendingExdate",
     "RecurrenceRule",
     "RecurringEventMixin",
     "get_event_model",
@@ -89,13 +90,21 @@ class RecurrenceRule(models.Model):
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
-        also_saved = ["rrule_string", "updated_at"]
-        if self.dtstart.microsecond:
-            # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
-            # first occurrence would fall just before dtstart and a generation window
-            # starting at dtstart would skip it.
-            self.dtstart = self.dtstart.replace(microsecond=0)
-            also_saved.append("dtstart")
+        also_saved = ["rrule_string", "updated_at", "dtstart", "until", "weekdays", "monthly_type"]
+        # The validators read None and "" as "not set"; store the column's own empty.
+        self.weekdays = list(self.weekdays or [])
+        self.monthly_type = self.monthly_type or ""
+        for name in ("day_of_month", "nth_weekday", "weekday"):
+            if getattr(self, name) == "":
+                setattr(self, name, None)
+                also_saved.append(name)
+        # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
+        # first occurrence would fall just before dtstart and a generation window
+        # starting at dtstart would skip it. Both instants go in as UTC: any Python
+        # offset is valid, PostgreSQL refuses those beyond +/-15:59.
+        self.dtstart = rules.to_utc(self.dtstart.replace(microsecond=0))
+        if self.until is not None:
+            self.until = rules.to_utc(self.until)
         self.rrule_string = rules.to_rrule_string(self.to_spec())
         update_fields = kwargs.get("update_fields")
         if update_fields is not None:
@@ -278,6 +287,32 @@ class OccurrenceChange(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.occurrence_pk} of series {self.series_id}"
+
+
+class PendingExdate(models.Model):
+    """A deleted occurrence's slot, waiting to be folded into its series' exdates.
+
+    A host deleting an occurrence (``pre_delete``) writes one of these instead of
+    locking the series row: the host's transaction may already hold occurrence row
+    locks, and taking the series lock after them would invert the lock order (see
+    docs/locking.md). The row has no database foreign key and no unique index, so
+    inserting it never waits for anyone. Every service folds the pending rows of a
+    series into ``EventSeries.exdates`` while it holds the series lock, and
+    generation reads them after the slots already materialized, so a deleted slot
+    is never re-created.
+    """
+
+    series = models.ForeignKey(
+        EventSeries, on_delete=models.CASCADE, db_constraint=False, related_name="+"
+    )
+    instant = models.DateTimeField()
+
+    class Meta:
+        verbose_name = _("pending exdate")
+        verbose_name_plural = _("pending exdates")
+
+    def __str__(self) -> str:
+        return f"{self.series_id}: {rules.format_instant(self.instant)}"
 
 
 def get_event_model() -> type[RecurringEventMixin]:

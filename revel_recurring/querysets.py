@@ -1,9 +1,9 @@
-"""Read-side filters for series."""
+"""Read-side filters: for series, and a QuerySet hosts compose into their Event model."""
 
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Self, TypeVar
 
 from django.db import models
 from django.utils import timezone
@@ -31,3 +31,33 @@ class EventSeriesQuerySet(_Base):
 
     def with_rule(self) -> EventSeriesQuerySet:
         return self.filter(recurrence_rule__isnull=False)
+
+
+_M = TypeVar("_M", bound=models.Model)
+
+
+class RecurringEventQuerySet(models.QuerySet[_M]):
+    """Read-side filters for the host's Event model; compose it into your own.
+
+    ``objects = RecurringEventQuerySet.as_manager()`` on a model using
+    ``RecurringEventMixin``, or subclass it for a QuerySet of your own
+    (``class EventQuerySet(RecurringEventQuerySet["Event"])``) and keep your
+    methods next to these. Templates are blueprints, not events anyone attends:
+    lists, searches and the admin usually want :meth:`without_templates`.
+    """
+
+    def occurrences(self) -> Self:
+        """Materialized occurrences of a series (not templates, not one-off events)."""
+        return self.filter(series__isnull=False, is_template=False)
+
+    def templates(self) -> Self:
+        """The template of each series."""
+        return self.filter(is_template=True)
+
+    def one_offs(self) -> Self:
+        """Events that belong to no series."""
+        return self.filter(series__isnull=True)
+
+    def without_templates(self) -> Self:
+        """Everything people attend: occurrences and one-off events."""
+        return self.exclude(is_template=True)

@@ -32,6 +32,11 @@ _series_being_deleted: contextvars.ContextVar[frozenset[int]] = contextvars.Cont
     "revel_recurring_series_being_deleted", default=frozenset()
 )
 
+# Series whose template a service replaces right now (replace_template).
+_template_replacements: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
+    "revel_recurring_template_replacements", default=frozenset()
+)
+
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
 _PENDING_FLAG = "_revel_recurring_mark_modified"
@@ -71,22 +76,57 @@ def series_deletion_in_progress(series_id: int) -> bool:
     return series_id in _series_being_deleted.get()
 
 
+@contextlib.contextmanager
+def replacing_template(series_id: int) -> Iterator[None]:
+    """The template of ``series_id`` may be deleted inside this block (replace_template)."""
+    token = _template_replacements.set(_template_replacements.get() | {series_id})
+    try:
+        yield
+    finally:
+        _template_replacements.reset(token)
+
+
+def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
+    """Deleting the template of a series on its own is refused.
+
+    A series without its template can generate nothing; it would be parked for
+    good. ``delete_series`` deletes template and series together, and
+    ``replace_template`` swaps the template; both allow it. Raised from
+    ``pre_delete``, so nothing of the delete has happened yet (a cascade from
+    another row is refused whole).
+    """
+    if not instance.is_template or instance.series_id is None:
+        return
+    if instance.series_id in _series_being_deleted.get() | _template_replacements.get():
+        return
+    from .exceptions import TemplateProtectedError
+
+    raise TemplateProtectedError(
+        f"{type(instance).__name__} {instance.pk} is the template of series "
+        f"{instance.series_id} and cannot be deleted on its own: delete the series "
+        "(revel_recurring.services.lifecycle.delete_series) or give it a new template "
+        "(revel_recurring.services.templates.replace_template)."
+    )
+
+
 def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None:
     """A deleted occurrence's slot becomes an exdate so generation never re-creates it.
 
-    Connected to ``pre_delete``: Django sends it inside the deletion's transaction
-    and before the DELETE statement, so the series row is locked before the
-    occurrence row is. That is the order every service takes them in; locking the
-    series after the DELETE (``post_delete``) could deadlock against a service
-    writing the same occurrence. If the delete fails, the exdate rolls back with it.
+    Connected to ``pre_delete``, so it runs inside the deletion's transaction and
+    rolls back with it. It never takes the series lock: the host's transaction
+    may already hold occurrence rows (it saved one, or deletes several series'
+    occurrences in one statement), and a series lock taken after them would
+    deadlock against a service that holds the series and wants those rows. The
+    slot is written as a :class:`~revel_recurring.models.PendingExdate` (an
+    INSERT that waits for nobody) and folded into ``exdates`` after commit.
     """
     if instance.is_template or instance.series_id is None or instance.recurrence_id is None:
         return
     if instance.series_id in _series_being_deleted.get():
         return
-    from .services.exdates import add_exdates
+    from .services.exdates import record_pending_exdates
 
-    add_exdates(instance.series_id, [instance.recurrence_id])
+    record_pending_exdates(instance.series_id, [instance.recurrence_id])
 
 
 def tracked_field_names(model: Any) -> tuple[str, ...]:
@@ -172,17 +212,18 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
 
     Generation parks a series that has no template (``next_due_at`` cleared) so
     the beat does not pick it up every day for nothing; this undoes that as soon
-    as a template exists. One UPDATE, only when a template row is created.
+    as a template exists. Only when a template row is created, and only after the
+    host's transaction commits: writing the series row inside it would take the
+    series lock after whatever rows the host already holds.
     """
     if not created or not instance.is_template or instance.series_id is None:
         return
-    from django.utils import timezone
+    from django.db import transaction
 
-    from .models import EventSeries
+    from .services.scheduling import rearm_parked_series
 
-    EventSeries.objects.filter(
-        pk=instance.series_id, next_due_at__isnull=True, recurrence_rule__isnull=False
-    ).update(next_due_at=timezone.now())
+    series_id = instance.series_id
+    transaction.on_commit(lambda: rearm_parked_series(series_id), robust=True)
 
 
 def connect_receivers() -> None:
@@ -199,6 +240,11 @@ def connect_receivers() -> None:
         record_deleted_occurrence,
         sender=model,
         dispatch_uid="revel_recurring.record_deleted_occurrence",
+    )
+    pre_delete.connect(
+        refuse_template_delete,
+        sender=model,
+        dispatch_uid="revel_recurring.refuse_template_delete",
     )
     pre_save.connect(
         mark_modified_on_edit,

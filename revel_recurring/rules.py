@@ -244,7 +244,11 @@ def is_occurrence(spec: RuleSpec, instant: dt.datetime) -> bool:
 
 
 def _ical_stamp(value: dt.datetime) -> str:
-    return value.strftime("%Y%m%dT%H%M%S")
+    # Not strftime: glibc's %Y does not pad years before 1000 to four digits.
+    return (
+        f"{value.year:04d}{value.month:02d}{value.day:02d}"
+        f"T{value.hour:02d}{value.minute:02d}{value.second:02d}"
+    )
 
 
 def to_rrule_string(spec: RuleSpec) -> str:

@@ -56,7 +56,8 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
 
     ``now`` (ISO 8601, aware; default: the current time) is the moment "due" is
     judged against; it is passed on to each per-series task so the whole pass
-    sees one clock. Returns ``{"due": n, "dispatched": n, "failed": n}``.
+    sees one clock. Returns ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``
+    (``skipped``: active series parked because they have no template).
     """
     from .services.dispatch import dispatch_due_series
 

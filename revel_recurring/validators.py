@@ -7,6 +7,7 @@ message that says what would be accepted.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import zoneinfo
 from collections.abc import Mapping
 from typing import Any
@@ -26,6 +27,21 @@ FIELDS_USED_BY: dict[Frequency, frozenset[str]] = {
     Frequency.YEARLY: frozenset(),
 }
 OPTIONAL_RULE_FIELDS = ("weekdays", "monthly_type", "day_of_month", "nth_weekday", "weekday")
+
+# The integer columns (interval, count) are 32-bit signed on every backend.
+MAX_INTERVAL = 2**31 - 1
+# COUNT rules are walked from dtstart (dateutil counts from there), so the count
+# bounds the work done inside the series lock; see docs/decisions.
+MAX_COUNT = 10_000
+# Far enough from year 1 and year 9999 that a zone offset, the one-day search
+# margin and a year of window never leave Python's calendar.
+EARLIEST = dt.datetime(1000, 1, 1, tzinfo=dt.UTC)
+LATEST = dt.datetime(8999, 12, 31, 23, 59, 59, tzinfo=dt.UTC)
+# Keys zoneinfo opens that are not IANA zone names: leap-second ("right/") and
+# POSIX copies with other offsets, the POSIX default rules, the host's own
+# setting, and the tz database's "Factory" placeholder.
+_NOT_IANA_NAMES = frozenset({"posixrules", "localtime", "Factory"})
+_NOT_IANA_PREFIXES = ("right/", "posix/")
 
 
 def _is_int(value: object) -> bool:
@@ -53,13 +69,48 @@ def validate_timezone(value: object) -> str:
         raise ValidationError(f"Remove the spaces around the time zone name: use '{name}'.")
     if name.startswith("/") or ".." in name.split("/") or "\\" in name or "\x00" in name:
         raise ValidationError(f"'{value}' is not a time zone name; use one like 'Europe/Vienna'.")
+    unknown = ValidationError(
+        f"Unknown time zone '{value}'; use an IANA name such as 'Europe/Vienna'."
+    )
+    if name in _NOT_IANA_NAMES or name.startswith(_NOT_IANA_PREFIXES):
+        raise unknown
     try:
         zoneinfo.ZoneInfo(name)
     except (zoneinfo.ZoneInfoNotFoundError, ValueError, OSError):
-        raise ValidationError(
-            f"Unknown time zone '{value}'; use an IANA name such as 'Europe/Vienna'."
-        ) from None
+        raise unknown from None
+    if name not in _iana_names():
+        raise unknown
     return name
+
+
+@functools.cache
+def _iana_names() -> frozenset[str]:
+    return frozenset(zoneinfo.available_timezones())
+
+
+def _in_range(value: dt.datetime) -> bool:
+    try:
+        return EARLIEST <= value <= LATEST
+    except OverflowError:
+        return False
+
+
+def _range_message(label: str) -> str:
+    return (
+        f"{label} must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC); "
+        "dates outside that range cannot be scheduled."
+    )
+
+
+def validate_no_nul_characters(values: Mapping[str, Any]) -> None:
+    """Refuse text containing NUL characters, keyed by field (PostgreSQL cannot store them)."""
+    errors = {
+        name: ["Remove the NUL character (\\x00) from this text."]
+        for name, value in values.items()
+        if isinstance(value, str) and "\x00" in value
+    }
+    if errors:
+        raise ValidationError(errors)
 
 
 def _is_aware(value: dt.datetime) -> bool:
@@ -87,8 +138,11 @@ def validate_rule(data: Mapping[str, Any]) -> None:
         add("frequency", f"Frequency must be one of {choices}, got {frequency_raw!r}.")
 
     interval = data.get("interval", 1)
-    if not _is_int(interval) or interval < 1:
-        add("interval", f"Interval must be a whole number of at least 1, got {interval!r}.")
+    if not _is_int(interval) or not 1 <= interval <= MAX_INTERVAL:
+        add(
+            "interval",
+            f"Interval must be a whole number from 1 to {MAX_INTERVAL}, got {interval!r}.",
+        )
 
     if frequency is not None:
         used = FIELDS_USED_BY[frequency]
@@ -107,6 +161,13 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     elif not _is_aware(dtstart):
         add("dtstart", "Start (dtstart) must include a time zone offset.")
         dtstart = None
+    elif not _in_range(dtstart):
+        add("dtstart", _range_message("Start (dtstart)"))
+        dtstart = None
+    else:
+        # Stored and read to the whole second (see RecurrenceRule.save); validate
+        # the value that will be used.
+        dtstart = dtstart.replace(microsecond=0)
 
     until, count = data.get("until"), data.get("count")
     if until is not None and count is not None:
@@ -114,10 +175,12 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     if until is not None:
         if not isinstance(until, dt.datetime) or not _is_aware(until):
             add("until", "'until' must be a date and time with a time zone offset.")
+        elif not _in_range(until):
+            add("until", _range_message("'until'"))
         elif dtstart is not None and until <= dtstart:
             add("until", "'until' must be later than the start (dtstart).")
-    if count is not None and (not _is_int(count) or count < 1):
-        add("count", f"Count must be a whole number of at least 1, got {count!r}.")
+    if count is not None and (not _is_int(count) or not 1 <= count <= MAX_COUNT):
+        add("count", f"Count must be a whole number from 1 to {MAX_COUNT}, got {count!r}.")
 
     zone_name: str | None = None
     try:
@@ -130,7 +193,8 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     if errors:
         raise ValidationError(errors)
-    _check_produces_occurrences(data)
+    assert dtstart is not None
+    _check_produces_occurrences({**data, "dtstart": dtstart})
 
 
 def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
@@ -191,6 +255,44 @@ def _check_dtstart_wall_clock(dtstart: dt.datetime, zone_name: str, add: Any) ->
             f"and a rule always means the first one, {first:%H:%M} UTC; start at that "
             "instant or at another time.",
         )
+
+
+# Zones that only say "this is an instant", never a wall clock the organiser meant.
+_INSTANT_ZONES = frozenset({"UTC", "Etc/UTC", "Etc/GMT", "GMT", "Zulu", "Etc/Zulu"})
+
+
+def validate_dtstart_zone(dtstart: dt.datetime, zone_name: str) -> None:
+    """Refuse a start typed in another named zone than the rule's (ValidationError on dtstart).
+
+    A rule recurs at dtstart's wall clock *in the rule's zone*: 18:00 Europe/London
+    for a Europe/Vienna rule would put every occurrence at 19:00 Vienna, not at the
+    hour the organiser typed. UTC and fixed offsets are read as instants (the API
+    sends those), and a zone with the same wall clock at that moment is accepted.
+    The services call it where an organiser gives a new start; it is not part of
+    :func:`validate_rule`, because a stored rule whose zone is changed later keeps
+    its instant on purpose.
+    """
+    errors: list[str] = []
+    _check_dtstart_zone(dtstart, zone_name, lambda key, message: errors.append(message))
+    if errors:
+        raise ValidationError({"dtstart": errors})
+
+
+def _check_dtstart_zone(dtstart: dt.datetime, zone_name: str, add: Any) -> None:
+    zone_name = validate_timezone(zone_name)
+    key = getattr(dtstart.tzinfo, "key", None)
+    if not key or key == zone_name or key in _INSTANT_ZONES:
+        return
+    local = dtstart.astimezone(zoneinfo.ZoneInfo(zone_name))
+    if local.replace(tzinfo=None) == dtstart.replace(tzinfo=None):
+        return  # same wall clock (e.g. Europe/Berlin for Europe/Vienna)
+    add(
+        "dtstart",
+        f"The start is given as {dtstart:%H:%M} in {key}, but the rule's time zone is "
+        f"{zone_name}, where that is {local:%H:%M}; occurrences would be at {local:%H:%M} "
+        f"{zone_name}. Give the start in {zone_name} (or as UTC), or set the rule's "
+        f"time zone to {key}.",
+    )
 
 
 def _check_weekdays(value: object, add: Any) -> None:

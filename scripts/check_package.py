@@ -1,14 +1,21 @@
 """The `package` tox env: what a host site gets from ``pip install revel-recurring``.
 
 1. Builds the wheel from the checkout (``python -m build --wheel``).
-2. Asserts what must ship (migrations, ``py.typed``) and what must not (tests, the
-   example project).
-3. Installs it into a fresh venv in a temporary directory, outside the checkout.
+2. Asserts what must ship (migrations, ``py.typed``, the LICENSE with a PEP 639
+   ``License-Expression``) and what must not (tests, the example project).
+3. Installs it with the ``[redis,postgres]`` extras, as the README says, into a
+   fresh venv in a temporary directory, outside the checkout.
 4. From that directory, with no PYTHONPATH, imports it and asserts the import came
    from the venv, not the checkout.
 5. Generates a throwaway host project whose Event uses RecurringEventMixin, and runs
    ``manage.py check``, ``makemigrations`` for the host app, ``migrate`` on SQLite
    and ``makemigrations --check`` (the wheel's migrations match its models).
+6. Starts a Celery worker and beat (DatabaseScheduler) of that host against Redis
+   (``REVEL_TEST_REDIS_URL``, default ``redis://127.0.0.1:6379/15``), runs the daily
+   task through the broker and checks both processes are still alive: the
+   ``[redis]`` extra brings everything Celery's Redis transport imports.
+7. Rewrites the host's Meta so it no longer inherits ``RecurringEventMixin.Meta``
+   and asserts ``manage.py check`` fails with ``revel_recurring.E010``.
 
 Usage: ``python scripts/check_package.py [--keep]`` (``--keep`` leaves the
 temporary directory for inspection). Exits non-zero on the first failure.
@@ -23,9 +30,11 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import time
 import venv
 import zipfile
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGE = "revel_recurring"
@@ -49,8 +58,21 @@ HOST_FILES = {
 
             execute_from_command_line(sys.argv)
     """,
-    "host/__init__.py": "",
+    "host/__init__.py": """
+        from .celery import app as celery_app
+    """,
+    "host/celery.py": """
+        import os
+
+        from celery import Celery
+
+        os.environ.setdefault("DJANGO_SETTINGS_MODULE", "host.settings")
+        app = Celery("host")
+        app.config_from_object("django.conf:settings", namespace="CELERY")
+        app.autodiscover_tasks()
+    """,
     "host/settings.py": """
+        import os
         from pathlib import Path
 
         BASE_DIR = Path(__file__).resolve().parent.parent
@@ -93,6 +115,8 @@ HOST_FILES = {
             "default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "db.sqlite3"}
         }
         REVEL_RECURRING_EVENT_MODEL = "events.Event"
+        CELERY_BROKER_URL = os.environ["REVEL_TEST_REDIS_URL"]
+        CELERY_RESULT_BACKEND = os.environ["REVEL_TEST_REDIS_URL"]
     """,
     "host/urls.py": """
         from django.contrib import admin
@@ -120,6 +144,33 @@ HOST_FILES = {
                 return self.title
     """,
 }
+
+# The host's Meta as a site developer might first write it: its own, not the mixin's.
+MODELS_WITHOUT_MIXIN_META = """
+from django.db import models
+
+from revel_recurring.models import RecurringEventMixin
+
+
+class Event(RecurringEventMixin, models.Model):
+    title = models.CharField(max_length=200)
+    start = models.DateTimeField()
+    end = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=20, default="draft")
+
+    class Meta:
+        ordering = ("start",)
+"""
+
+RUN_DAILY_TASK = """
+from revel_recurring.tasks import generate_all_series
+result = generate_all_series.delay().get(timeout=30)
+assert set(result) == {"due", "dispatched", "failed", "skipped"}, result
+print("daily task through the broker:", result)
+"""
+
+DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
+WORKER_SECONDS = 5.0
 
 IMPORT_CHECK = f"""
 import pathlib, sys
@@ -162,8 +213,14 @@ def build_wheel(out_dir: Path) -> Path:
 
 
 def check_wheel_contents(wheel: Path) -> None:
-    names = set(zipfile.ZipFile(wheel).namelist())
+    archive = zipfile.ZipFile(wheel)
+    names = set(archive.namelist())
     missing = [name for name in REQUIRED_IN_WHEEL if name not in names]
+    if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
+        missing.append("*.dist-info/licenses/LICENSE")
+    metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
+    if "License-Expression: MIT" not in archive.read(metadata).decode():
+        missing.append("License-Expression: MIT in METADATA")
     if missing:
         raise SystemExit(f"{wheel.name} lacks {missing}")
     stray = sorted(n for n in names if n.startswith(FORBIDDEN_PREFIXES))
@@ -189,6 +246,112 @@ def clean_env(venv_dir: Path) -> dict[str, str]:
     return env
 
 
+def start(command: list[str | Path], *, cwd: Path, env: dict[str, str], log: Path) -> Any:
+    print(f"$ {' '.join(map(str, command))} &", flush=True)
+    handle = log.open("w")
+    return subprocess.Popen(
+        [str(part) for part in command], cwd=cwd, env=env, stdout=handle, stderr=subprocess.STDOUT
+    )
+
+
+def wait_for(log: Path, text: str, *, process: Any, timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if text in log.read_text(errors="replace"):
+            return
+        if process.poll() is not None:
+            break
+        time.sleep(0.5)
+    sys.stdout.write(log.read_text(errors="replace"))
+    raise SystemExit(f"'{text}' did not appear in {log.name} (exit code {process.poll()})")
+
+
+def stop(process: Any) -> None:
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def check_celery(python: Path, host_dir: Path, env: dict[str, str]) -> None:
+    """A worker and beat of the host start on Redis, run the daily task and keep running."""
+    celery = python.parent / "celery"
+    worker_log, beat_log = host_dir / "worker.log", host_dir / "beat.log"
+    worker = start(
+        [
+            celery,
+            "-A",
+            "host",
+            "worker",
+            "--pool=solo",
+            "--loglevel=info",
+            "--without-mingle",
+            "--without-gossip",
+            "--hostname",
+            f"package-check-{os.getpid()}@%h",
+        ],
+        cwd=host_dir,
+        env=env,
+        log=worker_log,
+    )
+    beat = start(
+        [
+            celery,
+            "-A",
+            "host",
+            "beat",
+            "--loglevel=info",
+            "--schedule",
+            host_dir / "beat.db",
+            "--scheduler",
+            "django_celery_beat.schedulers:DatabaseScheduler",
+        ],
+        cwd=host_dir,
+        env=env,
+        log=beat_log,
+    )
+    try:
+        wait_for(worker_log, " ready.", process=worker, timeout=60)
+        wait_for(beat_log, "beat: Starting", process=beat, timeout=60)
+        print(
+            run([python, "manage.py", "shell", "-c", RUN_DAILY_TASK], cwd=host_dir, env=env), end=""
+        )
+        time.sleep(WORKER_SECONDS)
+        for name, process, log in (("worker", worker, worker_log), ("beat", beat, beat_log)):
+            if process.poll() is not None:
+                sys.stdout.write(log.read_text(errors="replace"))
+                raise SystemExit(f"the Celery {name} stopped (exit code {process.returncode})")
+        print(
+            f"Celery worker and beat ran {WORKER_SECONDS:.0f}+ s on {env['REVEL_TEST_REDIS_URL']}"
+        )
+    finally:
+        stop(beat)
+        stop(worker)
+
+
+def check_meta_mistake_is_caught(python: Path, host_dir: Path, env: dict[str, str]) -> None:
+    models_py = host_dir / "events" / "models.py"
+    models_py.write_text(MODELS_WITHOUT_MIXIN_META.lstrip(), encoding="utf-8")
+    result = subprocess.run(
+        [str(python), "manage.py", "check"],
+        cwd=host_dir,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode == 0 or "revel_recurring.E010" not in result.stderr:
+        sys.stdout.write(result.stdout + result.stderr)
+        raise SystemExit("check did not report revel_recurring.E010 for a Meta without the mixin's")
+    print(
+        "check on a Meta without RecurringEventMixin.Meta: revel_recurring.E010, exit "
+        f"{result.returncode}"
+    )
+
+
 def write_host(host_dir: Path) -> None:
     for relative, text in HOST_FILES.items():
         path = host_dir / relative
@@ -212,7 +375,12 @@ def main(argv: list[str]) -> int:
         venv.EnvBuilder(with_pip=True, clear=True).create(venv_dir)
         python = venv_dir / "bin" / "python"
         env = clean_env(venv_dir)
-        run([python, "-m", "pip", "install", "--quiet", wheel], cwd=work, env=env)
+        env.setdefault("REVEL_TEST_REDIS_URL", DEFAULT_REDIS_URL)
+        run(
+            [python, "-m", "pip", "install", "--quiet", f"{wheel}[redis,postgres]"],
+            cwd=work,
+            env=env,
+        )
 
         step("import it")
         print(run([python, "-c", IMPORT_CHECK], cwd=work, env=env), end="")
@@ -228,6 +396,12 @@ def main(argv: list[str]) -> int:
             raise SystemExit("the host migration does not depend on revel_recurring")
         run([*manage, "migrate", "--noinput"], cwd=host_dir, env=env)
         run([*manage, "makemigrations", "--check", "--dry-run"], cwd=host_dir, env=env)
+
+        step("a Celery worker and beat of the host on Redis")
+        check_celery(python, host_dir, env)
+
+        step("check catches a host Meta that drops RecurringEventMixin.Meta")
+        check_meta_mistake_is_caught(python, host_dir, env)
         print(f"package check passed: {wheel.name}")
         return 0
     finally:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -14,7 +15,7 @@ from revel_recurring.beat import PERIODIC_TASK_NAME
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.drift import detect_cadence_drift
 from tests.admin_helpers import CHANGELIST, change_url, generated_series, mixed_series, texts
-from tests.factories import make_series, occurrences
+from tests.factories import VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
 
 pytestmark = pytest.mark.django_db
@@ -65,8 +66,12 @@ def test_buttons_refuse_get(admin_client: Any) -> None:
 
 
 def test_generate_now_on_a_series_without_template_is_a_warning(admin_client: Any) -> None:
-    yoga = make_series(name="Yoga")
-    Event.objects.filter(series=yoga).delete()
+    rule = RecurrenceRule.objects.create(
+        frequency="WEEKLY",
+        dtstart=dt.datetime(2026, 3, 2, 10, tzinfo=VIENNA),
+        timezone="Europe/Vienna",
+    )
+    yoga = EventSeries.objects.create(name="Yoga", recurrence_rule=rule)
 
     response = run_action(admin_client, "generate_now_action", yoga)
 

@@ -223,7 +223,7 @@ def test_unticking_active_pauses_through_the_service(admin_client: Any) -> None:
         ({"frequency": "DAILY", "weekdays": ["0"]}, "weekdays", "not used by a DAILY rule"),
         ({"frequency": "MONTHLY", "weekdays": []}, "monthly_type", "needs monthly_type"),
         ({"count": 5, "until_0": "2027-01-01", "until_1": "10:00"}, "until", "not both"),
-        ({"interval": 0}, "interval", "at least 1"),
+        ({"interval": 0}, "interval", "whole number from 1"),
         ({"timezone": "Mars/Olympus"}, "timezone", "Unknown time zone"),
         ({"generation_window_weeks": 99}, "generation_window_weeks", "52"),
     ],

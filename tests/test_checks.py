@@ -14,7 +14,12 @@ from django.db import models
 from django.test.utils import isolate_apps
 
 from revel_recurring import checks as recurring_checks
-from revel_recurring.checks import check_dotted_paths, check_event_model, check_numbers
+from revel_recurring.checks import (
+    check_dotted_paths,
+    check_event_model,
+    check_installed_apps,
+    check_numbers,
+)
 from revel_recurring.models import RecurringEventMixin
 from tests.testapp.models import Event
 
@@ -22,7 +27,7 @@ if TYPE_CHECKING:
     from pytest_django.fixtures import Settings
 
 # Every id asserted below; test_every_check_id_is_tested keeps this honest.
-TESTED_IDS = {f"revel_recurring.E00{n}" for n in range(1, 10)}
+TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 15)} | {"revel_recurring.W001"}
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str | None]:
@@ -40,6 +45,7 @@ def test_test_settings_pass_every_check() -> None:
     assert check_event_model() == []
     assert check_dotted_paths() == []
     assert check_numbers() == []
+    assert check_installed_apps() == []
 
 
 def test_checks_are_registered_with_django(settings: Settings) -> None:
@@ -272,3 +278,244 @@ def test_e009_number_settings_must_be_whole_numbers(
     errors = check_numbers()
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert f"REVEL_RECURRING_{name}" in errors[0].msg
+
+
+# E010: the host Meta must keep the mixin's constraints
+
+
+def test_e010_meta_not_inheriting_the_mixin_meta(isolated_apps: Apps, settings: Settings) -> None:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(max_length=20)
+
+        class Meta:
+            app_label = "testapp"
+            ordering = ("start",)
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E010"]
+    assert errors[0].level == checks.ERROR
+    assert "testapp_performance_one_template_per_series" in errors[0].msg
+    assert "testapp_performance_unique_recurrence_id" in errors[0].msg
+    assert "RecurringEventMixin.Meta" in errors[0].hint
+
+
+def test_e010_own_constraints_replacing_the_mixin_ones(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(max_length=20)
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+            constraints = [
+                models.CheckConstraint(
+                    condition=models.Q(end__gt=models.F("start")), name="perf_end_after_start"
+                )
+            ]
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    assert ids(check_event_model()) == ["revel_recurring.E010"]
+
+
+def test_e010_not_raised_when_own_constraints_extend_the_mixin_ones(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(max_length=20)
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+            constraints = [
+                *RecurringEventMixin.Meta.constraints,
+                models.CheckConstraint(
+                    condition=models.Q(end__gt=models.F("start")), name="perf_end_after_start"
+                ),
+            ]
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    assert check_event_model() == []
+
+
+# E011 / E012: start, end and shifted fields must hold instants
+
+
+def test_e011_end_field_is_not_a_datetime(isolated_apps: Apps, settings: Settings) -> None:
+    class Performance(RecurringEventMixin):
+        begins = models.DateTimeField()
+        finishes = models.DateField(null=True)
+        phase = models.CharField(max_length=20)
+
+        RECURRING_START_FIELD = "begins"
+        RECURRING_END_FIELD = "finishes"
+        RECURRING_STATUS_FIELD = "phase"
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E011"]
+    assert errors[0].msg == (
+        "RECURRING_END_FIELD names 'finishes', which is not a DateTimeField of "
+        "'testapp.Performance'."
+    )
+
+
+def test_e011_start_field_is_not_a_datetime(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Event, "RECURRING_START_FIELD", "title")
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E011"]
+    assert errors[0].msg.startswith("RECURRING_START_FIELD names 'title'")
+
+
+def test_e012_shifted_field_is_not_a_datetime(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Event, "RECURRING_SHIFTED_FIELDS", ("doors_open_at", "capacity"))
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E012"]
+    assert "'capacity'" in errors[0].msg
+    assert errors[0].obj is Event
+
+
+# E013: status values the status field cannot hold
+
+
+def test_e013_status_value_longer_than_max_length(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(Event, "RECURRING_STATUS_CANCELLED", "cancelled_by_the_organiser")
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E013"]
+    assert errors[0].msg == (
+        "RECURRING_STATUS_CANCELLED = 'cancelled_by_the_organiser' is longer than state's "
+        "max_length 20 on 'testapp.Event'."
+    )
+
+
+def test_e013_status_value_not_among_choices(isolated_apps: Apps, settings: Settings) -> None:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(
+            max_length=20,
+            choices=[("planning", "Planning"), ("selling", "Selling"), ("cancelled", "Off")],
+        )
+
+        RECURRING_STATUS_DRAFT = "planning"
+        RECURRING_STATUS_OPEN = "on_sale"
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E013"]
+    assert errors[0].msg.startswith("RECURRING_STATUS_OPEN = 'on_sale' is not among the choices")
+
+
+# W001: a unique field every occurrence would copy
+
+
+def _unique_slug_model(*, override: bool) -> type[models.Model]:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(max_length=20)
+        slug = models.SlugField(unique=True)
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    if override:
+
+        def prepare_occurrence(self, **kwargs):  # type: ignore[no-untyped-def]
+            occurrence = RecurringEventMixin.prepare_occurrence(self, **kwargs)
+            occurrence.slug = f"{self.slug}-{kwargs['occurrence_index']}"
+            return occurrence
+
+        Performance.prepare_occurrence = prepare_occurrence  # type: ignore[method-assign]
+    return Performance
+
+
+def test_w001_unique_field_copied_without_prepare_occurrence(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    _unique_slug_model(override=False)
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    messages = check_event_model()
+
+    assert ids(messages) == ["revel_recurring.W001"]
+    assert messages[0].level == checks.WARNING
+    assert "slug" in messages[0].msg
+    assert "prepare_occurrence" in messages[0].hint
+
+
+def test_w001_not_raised_when_prepare_occurrence_is_overridden(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    _unique_slug_model(override=True)
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    assert check_event_model() == []
+
+
+def test_w001_unique_together_of_copied_fields(isolated_apps: Apps, settings: Settings) -> None:
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.CharField(max_length=20)
+        hall = models.CharField(max_length=20)
+        code = models.CharField(max_length=20)
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+            constraints = [
+                *RecurringEventMixin.Meta.constraints,
+                models.UniqueConstraint(fields=["hall", "code"], name="perf_hall_code"),
+                models.UniqueConstraint(fields=["hall", "start"], name="perf_hall_start"),
+            ]
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    messages = check_event_model()
+
+    assert ids(messages) == ["revel_recurring.W001"]
+    assert "hall, code" in messages[0].msg
+
+
+# E014: django_celery_beat must be installed
+
+
+def test_e014_django_celery_beat_not_installed(settings: Settings) -> None:
+    settings.INSTALLED_APPS = [a for a in settings.INSTALLED_APPS if a != "django_celery_beat"]
+
+    errors = check_installed_apps()
+
+    assert ids(errors) == ["revel_recurring.E014"]
+    assert "REVEL_RECURRING_REGISTER_BEAT_TASKS = False" in errors[0].hint
+
+
+def test_e014_not_raised_when_beat_registration_is_off(settings: Settings) -> None:
+    settings.INSTALLED_APPS = [a for a in settings.INSTALLED_APPS if a != "django_celery_beat"]
+    settings.REVEL_RECURRING_REGISTER_BEAT_TASKS = False
+
+    assert check_installed_apps() == []

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from tests.factories import make_series, occurrences
+from revel_recurring.receivers import replacing_template
+from tests.factories import VIENNA, make_series, occurrences
+from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -21,7 +27,7 @@ def test_generates_all_series_with_progress_and_summary() -> None:
     text = out.getvalue()
     assert "[1/2] First: 8 created (total 8)" in text
     assert "[2/2] Second: 8 created (total 16)" in text
-    assert "2 series processed, 16 occurrences created, 0 failed." in text
+    assert "2 series processed, 16 occurrences created, 0 skipped (no template), 0 failed." in text
     assert len(occurrences(first)) == len(occurrences(second)) == 8
 
 
@@ -51,7 +57,12 @@ def test_unknown_series_is_a_clear_error() -> None:
 
 @pytest.mark.parametrize(
     ("value", "message"),
-    [("next tuesday", "not an ISO 8601"), ("2027-01-01T00:00", "needs a UTC offset")],
+    [
+        ("next tuesday", "not an ISO 8601"),
+        ("2027-01-01T00:00", "needs a time and a UTC offset"),
+        ("2027-03-01", "e.g. 2027-03-01T00:00Z"),
+        ("2027-13-45T00:00Z", "not an ISO 8601"),
+    ],
 )
 def test_bad_until_is_a_clear_error(value: str, message: str) -> None:
     with pytest.raises(CommandError, match=message):
@@ -65,3 +76,78 @@ def test_until_beyond_the_maximum_fails_the_series() -> None:
     with pytest.raises(CommandError, match="1 series failed"):
         call_command("revel_recurring_generate", "--until", until, stdout=StringIO(), stderr=err)
     assert "REVEL_RECURRING_MAX_WINDOW_WEEKS" in err.getvalue()
+
+
+def test_until_without_offset_from_the_shell_is_one_line() -> None:
+    # Through manage.py's own entry point (run_from_argv), where an error raised
+    # while parsing arguments used to print a traceback.
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(root)}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "django", "revel_recurring_generate", "--until", "2027-03-01"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "CommandError: --until: '2027-03-01' needs a time and a UTC offset, e.g. "
+        "2027-03-01T00:00Z or 2027-03-01T00:00+01:00."
+    ]
+
+
+def _tomorrow_evening() -> dt.datetime:
+    # The command runs on the real clock; start the series just ahead of it.
+    tomorrow = timezone.now().astimezone(VIENNA) + dt.timedelta(days=1)
+    return tomorrow.replace(hour=18, minute=30, second=0, microsecond=0)
+
+
+def test_dry_run_shows_the_local_time_in_the_rule_zone() -> None:
+    series = make_series(dtstart=_tomorrow_evening(), window_weeks=3)
+    out = StringIO()
+
+    call_command("revel_recurring_generate", "--dry-run", stdout=out)
+
+    lines = [line.strip() for line in out.getvalue().splitlines() if "would create" in line]
+    assert len(lines) == 3
+    for line in lines:
+        utc, local = line.removeprefix("would create ").split(" (", 1)
+        wall = dt.datetime.fromisoformat(utc).astimezone(VIENNA)
+        assert local == f"{wall:%a %Y-%m-%d} 18:30 Europe/Vienna)"
+    assert occurrences(series) == []
+
+
+def test_verbosity_two_lists_what_was_created() -> None:
+    series = make_series(
+        window_weeks=2,
+        dtstart=timezone.now().replace(microsecond=0).astimezone(VIENNA) + dt.timedelta(days=1),
+    )
+    out = StringIO()
+
+    call_command("revel_recurring_generate", verbosity=2, stdout=out)
+    quiet = StringIO()
+    call_command("revel_recurring_generate", stdout=quiet)
+
+    created = [line.strip() for line in out.getvalue().splitlines() if "    created " in line]
+    expected = [e.starts_at.astimezone(dt.UTC).isoformat() for e in occurrences(series)]
+    assert [line.split()[1] for line in created] == expected
+    assert all("Europe/Vienna)" in line for line in created)
+    assert "    created " not in quiet.getvalue()
+
+
+def test_a_series_without_template_is_reported_as_skipped() -> None:
+    ok, orphan = make_series(name="Fine"), make_series(name="Orphan")
+    with replacing_template(orphan.pk):
+        Event.objects.filter(series=orphan).delete()
+    out = StringIO()
+
+    call_command("revel_recurring_generate", stdout=out)
+
+    text = out.getvalue()
+    assert "Orphan: skipped, the series has no template" in text
+    assert "2 series processed, 8 occurrences created, 1 skipped (no template), 0 failed." in text
+    assert len(occurrences(ok)) == 8

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
 from revel_recurring.exceptions import GenerationWindowError
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, PendingExdate
+from revel_recurring.receivers import replacing_template
 from revel_recurring.services.generation import generate_series_events, preview_series_events
 from tests.factories import UTC, VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
@@ -174,13 +176,26 @@ def test_deleted_occurrence_is_recorded_as_exdate_and_not_recreated() -> None:
     generate_series_events(series, now=NOW)
     victim = occurrences(series)[2]
     slot = victim.recurrence_id
-    victim.delete()
-    series.refresh_from_db()
-    assert slot in series.exdate_instants
+    victim.delete()  # the slot is pending (its after-commit fold never ran in this test)
     EventSeries.objects.filter(pk=series.pk).update(last_generated_until=None)
     series.refresh_from_db()
     assert generate_series_events(series, now=NOW) == []
     assert len(occurrences(series)) == 7
+    assert slot in series.exdate_instants  # generation folded it in
+    assert not PendingExdate.objects.exists()
+
+
+def test_deleted_occurrence_shows_in_exdates_once_the_delete_commits(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    series = make_series()
+    generate_series_events(series, now=NOW)
+    victim = occurrences(series)[2]
+    with django_capture_on_commit_callbacks(execute=True):
+        victim.delete()
+    series.refresh_from_db()
+    assert victim.recurrence_id in series.exdate_instants
+    assert not PendingExdate.objects.exists()
 
 
 def test_indices_continue_monotonically_across_runs() -> None:
@@ -252,25 +267,30 @@ def test_series_not_ready_generates_nothing(change: dict[str, object]) -> None:
 
 def test_series_without_template_generates_nothing_and_keeps_cursor() -> None:
     series = make_series()
-    Event.objects.filter(series=series).delete()
+    with replacing_template(series.pk):  # deleting a template alone is refused
+        Event.objects.filter(series=series).delete()
     assert generate_series_events(series, now=NOW) == []
     series.refresh_from_db()
     assert series.last_generated_until is None
 
 
-def test_series_without_template_is_parked_until_a_template_exists() -> None:
+def test_series_without_template_is_parked_until_a_template_exists(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     series = make_series()
-    Event.objects.filter(series=series).delete()
+    with replacing_template(series.pk):  # deleting a template alone is refused
+        Event.objects.filter(series=series).delete()
     generate_series_events(series, now=NOW)
     series.refresh_from_db()
     assert series.next_due_at is None  # not picked up by every daily pass
     assert not EventSeries.objects.due(now=NOW + dt.timedelta(days=3)).exists()
-    Event.objects.create(
-        series=series,
-        is_template=True,
-        title="Back",
-        starts_at=dt.datetime(2026, 3, 2, 9, tzinfo=UTC),
-    )
+    with django_capture_on_commit_callbacks(execute=True):
+        Event.objects.create(
+            series=series,
+            is_template=True,
+            title="Back",
+            starts_at=dt.datetime(2026, 3, 2, 9, tzinfo=UTC),
+        )
     assert list(EventSeries.objects.due().values_list("pk", flat=True)) == [series.pk]
     assert len(generate_series_events(series, now=NOW)) == 8
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 from unittest import mock
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.exceptions import ValidationError
@@ -382,10 +383,13 @@ def test_delete_refuses_while_an_occurrence_has_bookings() -> None:
     assert RecurrenceRule.objects.filter(pk=series.recurrence_rule_id).exists()
 
 
-def test_deleting_one_occurrence_still_records_its_slot() -> None:
+def test_deleting_one_occurrence_still_records_its_slot(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
     series = weekly_series()
     victim = occurrences(series)[2]
-    victim.delete()
+    with django_capture_on_commit_callbacks(execute=True):
+        victim.delete()
     assert monday(2) in fresh(series).exdate_instants
 
 
@@ -411,3 +415,28 @@ def test_create_keeps_template_start_when_given() -> None:
     assert len(created) == 3
     assert all(e.ends_at - e.starts_at == dt.timedelta(hours=2) for e in created)
     assert fresh(series).next_due_at is None
+
+
+def test_create_refuses_a_start_typed_in_another_zone_than_the_rule() -> None:
+    london = dt.datetime(2026, 3, 2, 10, 0, tzinfo=ZoneInfo("Europe/London"))
+
+    with pytest.raises(ValidationError) as caught:
+        create_recurring_series(
+            rule_data={"frequency": "WEEKLY", "dtstart": london, "timezone": "Europe/Vienna"},
+            template_data={"title": "Yoga"},
+            name="Yoga",
+            now=NOW,
+        )
+
+    assert list(caught.value.message_dict) == ["dtstart"]
+    assert not EventSeries.objects.exists()
+
+
+def test_moving_the_start_in_another_zone_than_the_rule_is_refused() -> None:
+    series = weekly_series()
+    new_york = dt.datetime(2026, 3, 9, 10, 0, tzinfo=NEW_YORK)
+
+    with pytest.raises(ValidationError) as caught:
+        update_series_recurrence(series, rule_changes={"dtstart": new_york}, now=NOW)
+
+    assert list(caught.value.message_dict) == ["dtstart"]

@@ -12,10 +12,12 @@ from django.test.utils import CaptureQueriesContext
 
 from revel_recurring import tasks
 from revel_recurring.models import EventSeries
+from revel_recurring.receivers import replacing_template
 from revel_recurring.services.dispatch import dispatch_due_series
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.transient import is_transient_db_error
 from tests.factories import UTC, make_series, occurrences
+from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
 
@@ -26,7 +28,7 @@ def _due_now(series: EventSeries) -> None:
     EventSeries.objects.filter(pk=series.pk).update(next_due_at=NOW - dt.timedelta(hours=1))
 
 
-def test_dispatch_selects_only_due_active_series_in_one_query(settings: Any) -> None:
+def test_dispatch_selects_only_due_active_series_in_two_queries(settings: Any) -> None:
     settings.REVEL_RECURRING_DISPATCH_CHUNK_SIZE = 100
     due = make_series(name="due")
     _due_now(due)
@@ -41,8 +43,23 @@ def test_dispatch_selects_only_due_active_series_in_one_query(settings: Any) -> 
     with CaptureQueriesContext(connection) as captured:
         result = dispatch_due_series(enqueued.append, now=NOW)
     assert enqueued == [due.pk]
-    assert result.as_dict() == {"due": 1, "dispatched": 1, "failed": 0}
-    assert len(captured.captured_queries) == 1
+    assert result.as_dict() == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
+    # The due series (one chunk) and the count of parked ones.
+    assert len(captured.captured_queries) == 2
+
+
+def test_dispatch_counts_series_parked_without_a_template() -> None:
+    parked, fine = make_series(name="parked"), make_series(name="fine")
+    with replacing_template(parked.pk):
+        Event.objects.filter(series=parked).delete()
+    _due_now(parked)
+    _due_now(fine)
+    generate_series_events(parked, now=NOW)  # parks it: next_due_at cleared
+
+    result = dispatch_due_series(lambda series_id: None, now=NOW)
+
+    assert result.as_dict() == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 1}
+    assert tasks.generate_all_series.apply().get()["skipped"] == 1
 
 
 def test_dispatch_reads_in_chunks_and_survives_a_broker_error(settings: Any) -> None:
@@ -59,13 +76,13 @@ def test_dispatch_reads_in_chunks_and_survives_a_broker_error(settings: Any) -> 
     seen: list[int] = []
     result = dispatch_due_series(enqueue, now=NOW)
     assert seen == [s.pk for s in series if s.pk != series[1].pk]
-    assert result.as_dict() == {"due": 5, "dispatched": 4, "failed": 1}
+    assert result.as_dict() == {"due": 5, "dispatched": 4, "failed": 1, "skipped": 0}
 
 
 def test_generate_all_series_runs_the_due_series_eagerly() -> None:
     series = make_series()
     result = tasks.generate_all_series.apply().get()
-    assert result == {"due": 1, "dispatched": 1, "failed": 0}
+    assert result == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
     assert len(occurrences(series)) > 0
     # Everything due was done: the next pass finds nothing.
     assert tasks.generate_all_series.apply().get()["due"] == 0

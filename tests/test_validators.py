@@ -16,6 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from revel_recurring.validators import (
+    validate_dtstart_zone,
     validate_generation_window_weeks,
     validate_rule,
     validate_timezone,
@@ -334,3 +335,24 @@ def test_until_before_the_first_occurrence_is_keyed_until() -> None:
     data = rule(weekdays=[0], dtstart=tuesday, until=tuesday + dt.timedelta(days=1))
     assert error_keys(data) == {"until"}
     validate_rule({**data, "until": tuesday + dt.timedelta(days=6)})  # reaches Monday
+
+
+def test_dtstart_in_another_named_zone_than_the_rule_is_refused() -> None:
+    london = dt.datetime(2030, 3, 4, 18, 0, tzinfo=ZoneInfo("Europe/London"))
+
+    with pytest.raises(ValidationError) as caught:
+        validate_dtstart_zone(london, "Europe/Vienna")
+
+    assert list(caught.value.message_dict) == ["dtstart"]
+    assert "18:00 in Europe/London" in caught.value.message_dict["dtstart"][0]
+    assert "19:00" in caught.value.message_dict["dtstart"][0]
+
+
+@pytest.mark.parametrize(
+    "tzinfo",
+    [dt.UTC, ZoneInfo("UTC"), dt.timezone(dt.timedelta(hours=1)), ZoneInfo("Europe/Berlin")],
+)
+def test_dtstart_as_an_instant_or_the_same_wall_clock_is_accepted(tzinfo: dt.tzinfo) -> None:
+    start = dt.datetime(2030, 3, 4, 17, 0, tzinfo=tzinfo)
+
+    validate_dtstart_zone(start, "Europe/Vienna")

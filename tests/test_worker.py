@@ -81,7 +81,7 @@ def test_worker_materializes_due_series_through_redis(tmp_path: Path) -> None:
         )
     try:
         result = client.send_task("revel_recurring.generate_all_series")
-        assert result.get(timeout=60) == {"due": 1, "dispatched": 1, "failed": 0}
+        assert result.get(timeout=60) == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline and not occurrences(series):
             time.sleep(0.25)

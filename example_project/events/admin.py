@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from typing import Any
+
 from django.contrib import admin
 from django.http import HttpRequest
 
@@ -61,6 +63,18 @@ class EventAdmin(admin.ModelAdmin):
     readonly_fields = ("is_template", "occurrence_index", "recurrence_id", "created_at")
     raw_id_fields = ("series",)
     inlines = (TicketTierInline,)
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        # revel-recurring refuses to delete a series' template on its own (it
+        # raises from pre_delete); listing templates as protected shows the
+        # admin's "cannot delete" page instead of an error.
+        deleted, model_count, perms_needed, protected = super().get_deleted_objects(objs, request)
+        templates = [obj for obj in objs if obj.is_template and obj.series_id is not None]
+        protected = [
+            *protected,
+            *(f"{obj} (the template of series {obj.series_id})" for obj in templates),
+        ]
+        return deleted, model_count, perms_needed, protected
 
 
 @admin.register(TicketTier)

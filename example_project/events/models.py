@@ -14,6 +14,7 @@ from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from revel_recurring.models import RecurringEventMixin
+from revel_recurring.querysets import RecurringEventQuerySet
 
 # An occurrence slug is the template slug plus "-YYYYMMDD-HHMM" (14 characters); the
 # template part is cut so the result always fits the 255-character column.
@@ -134,6 +135,14 @@ def occurrence_slug(template_slug: str, start: dt.datetime) -> str:
     return f"{base}-{start.astimezone(dt.UTC):%Y%m%d-%H%M}"
 
 
+class EventQuerySet(RecurringEventQuerySet["Event"]):
+    """The site's own filters next to the app's occurrences() / templates() / one_offs()."""
+
+    def listed(self) -> EventQuerySet:
+        """What the public pages may show: neither private nor unlisted."""
+        return self.exclude(visibility__in=[Event.Visibility.PRIVATE, Event.Visibility.UNLISTED])
+
+
 class Event(RecurringEventMixin, models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("Draft")
@@ -180,6 +189,8 @@ class Event(RecurringEventMixin, models.Model):
     check_in_starts_at = models.DateTimeField(null=True, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
+
+    objects = EventQuerySet.as_manager()
 
     RECURRING_START_FIELD = "start"
     RECURRING_END_FIELD = "end"
@@ -257,12 +268,15 @@ class Event(RecurringEventMixin, models.Model):
         tiers = list(template.ticket_tiers.order_by("pk"))
         if not tiers or not occurrences:
             return
+        # ignore_conflicts: copy_template_related passes occurrences that may hold
+        # some of these tiers already; (event, name) is unique, so those are skipped.
         TicketTier.objects.bulk_create(
             [
                 tier.copy_for(occurrence, delta=occurrence.start - template.start)
                 for occurrence in occurrences
                 for tier in tiers
-            ]
+            ],
+            ignore_conflicts=True,
         )
 
     def has_bookings(self) -> bool:
@@ -334,6 +348,7 @@ class DigestRecord(models.Model):
 __all__ = [
     "DigestRecord",
     "Event",
+    "EventQuerySet",
     "Follow",
     "Membership",
     "NotificationPreference",

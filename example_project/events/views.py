@@ -12,8 +12,9 @@ from .models import Event
 
 def series_list(request: HttpRequest) -> HttpResponse:
     templates = (
-        Event.objects.filter(is_template=True, series__is_active=True)
-        .exclude(visibility__in=[Event.Visibility.PRIVATE, Event.Visibility.UNLISTED])
+        Event.objects.templates()
+        .filter(series__is_active=True)
+        .listed()
         .select_related("series", "organization")
         .order_by("series__name")
     )
@@ -22,9 +23,10 @@ def series_list(request: HttpRequest) -> HttpResponse:
 
 def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
     series = get_object_or_404(EventSeries, slug=slug)
-    template = get_object_or_404(Event, series=series, is_template=True)
+    template = get_object_or_404(Event.objects.templates(), series=series)
     occurrences = (
-        Event.objects.filter(series=series, is_template=False)
+        Event.objects.occurrences()
+        .filter(series=series)
         .exclude(status=Event.Status.DRAFT)
         .order_by("start")
     )

@@ -8,6 +8,8 @@ from typing import Any
 import pytest
 
 from example_project.events.models import DigestRecord, Event, TicketTier
+from revel_recurring.exceptions import DuplicateUniqueValueError
+from revel_recurring.models import RecurringEventMixin
 from revel_recurring.services.generation import generate_series_events
 
 from .conftest import VIENNA, MakeTemplate
@@ -48,3 +50,21 @@ def test_generation_sends_one_digest_to_the_example_notifier(
     assert record.series_id == template.series_id
     assert record.occurrence_count == len(created)
     assert record.url.endswith(f"/series/{template.series.slug}/")
+
+
+def test_copied_unique_slug_fails_generation_naming_the_field_and_the_hook(
+    make_template: MakeTemplate, now: dt.datetime, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A host that forgot both the slug override and RECURRING_UNCOPIED_FIELDS.
+    monkeypatch.setattr(Event, "prepare_occurrence", RecurringEventMixin.prepare_occurrence)
+    monkeypatch.setattr(Event, "RECURRING_UNCOPIED_FIELDS", ("created_at", "updated_at"))
+    template = make_template(slug="tuesday-run")
+
+    with pytest.raises(DuplicateUniqueValueError) as caught:
+        generate_series_events(template.series, now=now)
+
+    assert caught.value.field == "slug"
+    assert "'slug'" in str(caught.value)
+    assert "Event.prepare_occurrence()" in str(caught.value)
+    assert caught.value.message_dict == {"slug": [str(caught.value)]}
+    assert Event.objects.filter(series=template.series, is_template=False).count() == 0

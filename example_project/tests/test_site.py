@@ -56,6 +56,26 @@ def test_admin_pages_render(client: Client, django_user_model: Any) -> None:
         assert admin_client.get(url).status_code == 200, url
 
 
+@pytest.mark.django_db
+def test_admin_refuses_to_delete_a_series_template(admin_client: Client) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+    template = Event.objects.templates().get()
+    occurrence = Event.objects.occurrences().first()
+    assert occurrence is not None
+
+    page = admin_client.post(f"/admin/events/event/{template.pk}/delete/", {"post": "yes"})
+    bulk = admin_client.post(
+        "/admin/events/event/",
+        {"action": "delete_selected", "_selected_action": [template.pk, occurrence.pk]},
+    )
+
+    assert page.status_code == 200
+    assert b"the template of series" in page.content
+    assert bulk.status_code == 200
+    assert b"the template of series" in bulk.content
+    assert Event.objects.filter(pk__in=[template.pk, occurrence.pk]).count() == 2
+
+
 def _settings_in_subprocess(**env: str) -> dict[str, object]:
     code = (
         "import json; from django.conf import settings as s; print(json.dumps({"

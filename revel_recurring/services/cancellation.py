@@ -20,11 +20,16 @@ from ..exceptions import NotAnOccurrenceError, NotCancelledError
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
 from .lifecycle import _now, _sync, send_after_commit
-from .locking import lock_series
+from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .scheduling import refresh_next_due_at
 
 
 def _instant(value: dt.datetime) -> dt.datetime:
+    if not isinstance(value, dt.datetime):
+        raise NotAnOccurrenceError(
+            f"The occurrence must be given as an aware datetime (its start), got "
+            f"{type(value).__name__} {value!r}."
+        )
     try:
         return rules.to_utc(value)
     except ValueError:
@@ -44,8 +49,10 @@ def _find_materialized(series: EventSeries, instant: dt.datetime) -> Any:
     model = get_event_model()
     start = model.RECURRING_START_FIELD
     candidates = list(
-        model._default_manager.filter(series=series, is_template=False).filter(
-            Q(recurrence_id=instant) | Q(**{start: instant})
+        lock_rows(
+            model._default_manager.filter(series=series, is_template=False)
+            .filter(Q(recurrence_id=instant) | Q(**{start: instant}))
+            .order_by("pk")
         )
     )
     for candidate in candidates:
@@ -118,27 +125,32 @@ def cancel_occurrence(
     """
     moment = _now(now)
     instant = _instant(occurrence)
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        event = _locate(locked, instant)
-        exdates = rules.normalize_exdates(
-            [*locked.exdates, *_slot_instants(locked, instant, event)]
-        )
-        changed = exdates != locked.exdates
-        if changed:
-            locked.exdates = exdates
-            refresh_next_due_at(locked, now=moment)
-            locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
-        fields = event.mark_cancelled() if event is not None else []
-        if fields:
-            # Through save(): host receivers hear of the cancellation (to tell
-            # attendees); status is not a tracked field, so is_modified stays.
-            event.save(update_fields=fields)
-            changed = True
-        if changed:
-            send_after_commit(
-                occurrence_cancelled, series=locked, instant=instant, occurrence=event
+
+    def attempt() -> tuple[EventSeries, Any]:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            event = _locate(locked, instant)
+            exdates = rules.normalize_exdates(
+                [*locked.exdates, *_slot_instants(locked, instant, event)]
             )
+            changed = exdates != locked.exdates
+            if changed:
+                locked.exdates = exdates
+                refresh_next_due_at(locked, now=moment)
+                locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+            fields = event.mark_cancelled() if event is not None else []
+            if fields:
+                # Through save(): host receivers hear of the cancellation (to tell
+                # attendees); status is not a tracked field, so is_modified stays.
+                event.save(update_fields=fields)
+                changed = True
+            if changed:
+                send_after_commit(
+                    occurrence_cancelled, series=locked, instant=instant, occurrence=event
+                )
+        return locked, event
+
+    locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     _sync(series, locked, "exdates", "next_due_at")
     return event
 
@@ -161,40 +173,49 @@ def restore_occurrence(
     moment = _now(now)
     instant = _instant(occurrence)
     model = get_event_model()
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        event = _locate(locked, instant)
-        # Cancelled by its moved start, restored by its slot (or the reverse).
-        moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
-        slots = _slot_instants(locked, instant, event, *moved_to)
-        excluded = locked.exdate_instants
-        event_cancelled = (
-            event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
-        )
-        if event is not None and not event_cancelled and not slots & excluded:
-            # A live occurrence was moved onto a slot that is itself cancelled:
-            # the instant names that slot, not the occurrence sitting on it.
-            event, slots = None, {instant}
-        if not (slots & excluded) and not event_cancelled:
-            raise NotCancelledError(
-                f"The occurrence at {rules.format_instant(instant)} of series "
-                f"'{locked.name}' is not cancelled; there is nothing to restore."
+
+    def attempt() -> tuple[EventSeries, Any]:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            event = _locate(locked, instant)
+            # Cancelled by its moved start, restored by its slot (or the reverse).
+            moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
+            slots = _slot_instants(locked, instant, event, *moved_to)
+            excluded = locked.exdate_instants
+            event_cancelled = (
+                event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
             )
-        locked.exdates = rules.normalize_exdates(excluded - slots)
-        cursor = locked.last_generated_until
-        if event is None and cursor is not None and moment <= instant <= cursor:
-            # Generation resumes strictly after the cursor; step back just before
-            # the slot so the next run sees it. Materialized slots in between are
-            # skipped by recurrence_id, so nothing is created twice.
-            locked.last_generated_until = instant - dt.timedelta(microseconds=1)
-        refresh_next_due_at(locked, now=moment)
-        locked.save(update_fields=["exdates", "last_generated_until", "next_due_at", "updated_at"])
-        if event_cancelled:
-            fallback = (
-                model.RECURRING_STATUS_OPEN if locked.auto_publish else model.RECURRING_STATUS_DRAFT
+            if event is not None and not event_cancelled and not slots & excluded:
+                # A live occurrence was moved onto a slot that is itself cancelled:
+                # the instant names that slot, not the occurrence sitting on it.
+                event, slots = None, {instant}
+            if not (slots & excluded) and not event_cancelled:
+                raise NotCancelledError(
+                    f"The occurrence at {rules.format_instant(instant)} of series "
+                    f"'{locked.name}' is not cancelled; there is nothing to restore."
+                )
+            locked.exdates = rules.normalize_exdates(excluded - slots)
+            cursor = locked.last_generated_until
+            if event is None and cursor is not None and moment <= instant <= cursor:
+                # Generation resumes strictly after the cursor; step back just before
+                # the slot so the next run sees it. Materialized slots in between are
+                # skipped by recurrence_id, so nothing is created twice.
+                locked.last_generated_until = instant - dt.timedelta(microseconds=1)
+            refresh_next_due_at(locked, now=moment)
+            locked.save(
+                update_fields=["exdates", "last_generated_until", "next_due_at", "updated_at"]
             )
-            event.save(update_fields=event.mark_restored(fallback=fallback))
-        send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
+            if event_cancelled:
+                fallback = (
+                    model.RECURRING_STATUS_OPEN
+                    if locked.auto_publish
+                    else model.RECURRING_STATUS_DRAFT
+                )
+                event.save(update_fields=event.mark_restored(fallback=fallback))
+            send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
+        return locked, event
+
+    locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     _sync(series, locked, "exdates", "last_generated_until", "next_due_at")
     return event
 

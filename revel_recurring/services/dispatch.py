@@ -7,22 +7,47 @@ import logging
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from ..conf import recurring_settings
-from ..models import EventSeries
+from ..models import EventSeries, get_event_model
 
 logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class DispatchResult:
+    """What one pass did; ``skipped`` counts series parked because they have no template."""
+
     due: int
     dispatched: int
     failed: int
+    skipped: int = 0
 
     def as_dict(self) -> dict[str, int]:
-        return {"due": self.due, "dispatched": self.dispatched, "failed": self.failed}
+        return {
+            "due": self.due,
+            "dispatched": self.dispatched,
+            "failed": self.failed,
+            "skipped": self.skipped,
+        }
+
+
+def count_parked_series() -> int:
+    """Active series with a rule that generation parked for want of a template.
+
+    They are never due, so the pass would not mention them otherwise; a site that
+    watches the counts sees them until someone gives them a template.
+    """
+    templates = get_event_model()._default_manager.filter(series=OuterRef("pk"), is_template=True)
+    return (
+        EventSeries.objects.active()
+        .with_rule()
+        .filter(next_due_at__isnull=True)
+        .exclude(Exists(templates))
+        .count()
+    )
 
 
 def iter_due_series_ids(*, now: dt.datetime, chunk_size: int) -> Iterator[int]:
@@ -65,4 +90,11 @@ def dispatch_due_series(
             )
         else:
             dispatched += 1
-    return DispatchResult(due=due, dispatched=dispatched, failed=failed)
+    skipped = count_parked_series()
+    if skipped:
+        logger.warning(
+            "revel_recurring: %s active series have no template and generate nothing "
+            "(replace_template gives them one)",
+            skipped,
+        )
+    return DispatchResult(due=due, dispatched=dispatched, failed=failed, skipped=skipped)

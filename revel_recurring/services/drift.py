@@ -17,7 +17,7 @@ from .. import rules
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import occurrence_cancelled
 from .lifecycle import _now, _sync, send_after_commit
-from .locking import lock_series
+from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .scheduling import refresh_next_due_at
 
 
@@ -123,33 +123,44 @@ def cancel_stale_occurrences(
     moment = _now(now)
     model = get_event_model()
     wanted = None if ids is None else set(ids)
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        rule = (
-            RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
-            if locked.recurrence_rule_id is not None
-            else None
-        )
-        locked.recurrence_rule = rule
-        stale = [pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted]
-        if not stale:
-            return []
-        events: list[Any] = list(model._default_manager.filter(pk__in=stale))
-        order = {pk: position for position, pk in enumerate(stale)}
-        events.sort(key=lambda event: order[event.pk])
-        for event in events:
-            event.save(update_fields=event.mark_cancelled())
-        slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
-        locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
-        refresh_next_due_at(locked, now=moment)
-        locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
-        for event in events:
-            send_after_commit(
-                occurrence_cancelled,
-                series=locked,
-                instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
-                occurrence=event,
+
+    def attempt() -> tuple[EventSeries, list[Any]]:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            rule = (
+                RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
+                if locked.recurrence_rule_id is not None
+                else None
             )
+            locked.recurrence_rule = rule
+            stale = [
+                pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted
+            ]
+            if not stale:
+                return locked, []
+            events: list[Any] = list(
+                lock_rows(
+                    model._default_manager.filter(pk__in=stale, is_modified=False).order_by("pk")
+                )
+            )
+            order = {pk: position for position, pk in enumerate(stale)}
+            events.sort(key=lambda event: order[event.pk])
+            for event in events:
+                event.save(update_fields=event.mark_cancelled())
+            slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
+            locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
+            refresh_next_due_at(locked, now=moment)
+            locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+            for event in events:
+                send_after_commit(
+                    occurrence_cancelled,
+                    series=locked,
+                    instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
+                    occurrence=event,
+                )
+        return locked, events
+
+    locked, events = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     _sync(series, locked, "exdates", "next_due_at")
     return [event.pk for event in events]
 

@@ -13,11 +13,13 @@ from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
-from ..exceptions import GenerationWindowError
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..exceptions import GenerationWindowError, InvalidArgumentError, SeriesNotFoundError
+from ..host_model import check_copied_unique_values
+from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
 from ..signals import series_events_generated
-from .locking import lock_series
+from .exdates import absorb_pending_exdates
+from .locking import aware_now, lock_series
 from .scheduling import materialized_slots, next_due_at, window_length
 
 logger = logging.getLogger(__name__)
@@ -35,6 +37,11 @@ class GenerationPlan:
 def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
     if until is None:
         return
+    if not isinstance(until, dt.datetime):
+        raise GenerationWindowError(
+            f"Cannot generate up to {until!r}: 'until' must be a datetime with a UTC offset, "
+            f"not {type(until).__name__}."
+        )
     if until.tzinfo is None or until.utcoffset() is None:
         raise GenerationWindowError(
             f"Cannot generate up to {until.isoformat()}: give an aware date and time "
@@ -129,29 +136,36 @@ def generate_series_events(
     related rows and the cursor commit together or not at all. After commit, one
     digest is sent for the batch; a failing notifier is logged, never raised.
     """
-    moment = now or timezone.now()
+    moment = aware_now(now)
     _check_until(until, moment)
     if isinstance(series, EventSeries):
         if not series.is_active or series.recurrence_rule_id is None:
             return []
         series_id = series.pk
-    else:
+    elif isinstance(series, int) and not isinstance(series, bool):
         series_id = series
+    else:
+        raise InvalidArgumentError(
+            f"'series' must be an EventSeries or its primary key, got {series!r}."
+        )
     created: list[Any] = []
     with transaction.atomic(), suppress_event_notifications():
         try:
-            locked = lock_series(series_id, with_rule=True)
-        except EventSeries.DoesNotExist:
+            # The rule is read in its own query after the lock (never joined into
+            # the locking statement): after a wait, PostgreSQL re-reads only the
+            # locked row, so a joined rule would be the one from before the wait.
+            locked = lock_series(series_id, with_rule=True, absorb_exdates=False)
+        except SeriesNotFoundError:
             return []
         # The locked row is the truth: another caller may have paused the series,
         # moved the cursor or changed the rule while we waited for the lock.
-        if not locked.is_active:
+        rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+        if not locked.is_active or rule is None:
             return []
-        rule = locked.recurrence_rule
-        assert rule is not None  # the INNER join guarantees it
         lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment), backfill=backfill)
         since = lower if backfill else max(lower, moment)
-        template, materialized = _template_and_taken_slots(locked, since)
+        template, materialized, pending = _template_and_taken_slots(locked, since)
+        absorb_pending_exdates(locked, pending=pending)
         if template is None:
             _park(locked)
         else:
@@ -165,7 +179,7 @@ def generate_series_events(
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
         # must not rewind the cursor or the index counter.
-        for name in _CURSOR_COLUMNS:
+        for name in (*_CURSOR_COLUMNS, "exdates"):
             setattr(series, name, getattr(locked, name))
     return created
 
@@ -204,12 +218,16 @@ def _park(series: EventSeries) -> None:
 
 def _template_and_taken_slots(
     series: EventSeries, since: dt.datetime
-) -> tuple[Any, set[dt.datetime]]:
-    """The template (or None) and the slots already materialized from ``since`` on.
+) -> tuple[Any, set[dt.datetime], list[dt.datetime] | None]:
+    """The template (or None), the slots materialized from ``since`` on, pending exdates.
 
-    Read after the series lock is held, so both reflect every writer that held it
-    before us. On PostgreSQL the slots ride along with the template as an ARRAY
-    subquery (one round trip); other backends use a second query.
+    Read after the series lock is held, so all reflect every writer that held it
+    before us. Pending exdates (slots of occurrences hosts deleted) must be read
+    in the same statement as the materialized slots or after it: a delete that
+    commits in between is then seen in one or the other, never in neither. On
+    PostgreSQL the slots and the pending exdates ride along with the template as
+    ARRAY subqueries (one statement); elsewhere the pending ones are left to
+    ``absorb_pending_exdates`` (None), which reads them afterwards.
     """
     manager = get_event_model()._default_manager
     queryset = manager.filter(series=series, is_template=True)
@@ -218,14 +236,21 @@ def _template_and_taken_slots(
         from django.contrib.postgres.expressions import ArraySubquery
 
         taken = manager.filter(series=series, recurrence_id__gte=since).values("recurrence_id")
-        queryset = queryset.annotate(_revel_taken=ArraySubquery(taken))
+        pending = PendingExdate.objects.filter(series_id=series.pk).values("instant")
+        queryset = queryset.annotate(
+            _revel_taken=ArraySubquery(taken), _revel_pending=ArraySubquery(pending)
+        )
     rows = list(queryset[:1])
     if not rows:
-        return None, set()
+        return None, set(), None
     template = rows[0]
     if on_postgres:
-        return template, set(getattr(template, "_revel_taken", None) or ())
-    return template, materialized_slots(series, since)
+        return (
+            template,
+            set(getattr(template, "_revel_taken", None) or ()),
+            list(getattr(template, "_revel_pending", None) or ()),
+        )
+    return template, materialized_slots(series, since), None
 
 
 def preview_series_events(
@@ -239,7 +264,7 @@ def preview_series_events(
 
     Reads only; takes no lock, so a concurrent run may get there first.
     """
-    moment = now or timezone.now()
+    moment = aware_now(now)
     _check_until(until, moment)
     if not series.is_active or series.recurrence_rule_id is None:
         return []
@@ -265,6 +290,7 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
         template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
         for i, slot in enumerate(slots)
     ]
+    check_copied_unique_values(template, occurrences)
     created = model._default_manager.bulk_create(occurrences)
     model.clone_related(template, created)
     return list(created)

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import transaction
 from django.dispatch import Signal
-from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
@@ -29,11 +28,13 @@ from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
     FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
+    validate_dtstart_zone,
     validate_generation_window_weeks,
+    validate_no_nul_characters,
     validate_rule,
 )
 from .generation import generate_series_events
-from .locking import lock_series
+from .locking import aware_now, lock_rows, lock_series, retry_on_lock_conflict
 from .scheduling import refresh_next_due_at
 
 logger = logging.getLogger(__name__)
@@ -65,7 +66,17 @@ def send_after_commit(signal: Signal, **kwargs: Any) -> None:
 
 
 def _now(now: dt.datetime | None) -> dt.datetime:
-    return rules.to_utc(now) if now is not None else timezone.now()
+    return aware_now(now)
+
+
+def utc_instants(values: Mapping[str, Any]) -> dict[str, Any]:
+    """``values`` with aware datetimes as UTC (the same instants, offsets every database stores)."""
+    return {
+        key: rules.to_utc(value)
+        if isinstance(value, dt.datetime) and value.utcoffset() is not None
+        else value
+        for key, value in values.items()
+    }
 
 
 def _sync(target: EventSeries, source: EventSeries, *names: str) -> None:
@@ -100,6 +111,7 @@ def create_recurring_series(
     generation_window_weeks: int | None = None,
     is_active: bool = True,
     generate: bool = True,
+    setup_template: Callable[[Any], None] | None = None,
     now: dt.datetime | None = None,
 ) -> EventSeries:
     """Create a rule, a series and its draft template, then materialize the first window.
@@ -112,7 +124,12 @@ def create_recurring_series(
     Everything is validated before anything is written (``ValidationError`` keyed
     by field), and rule, series, template and the first occurrences commit in one
     transaction: invalid input or a failing host hook creates nothing.
-    ``generate=False`` leaves the first window to the next beat run.
+
+    ``setup_template`` is called with the saved template inside that transaction,
+    before the first generation: create the template's related rows there (seat
+    blocks, ticket tiers) and ``clone_related`` copies them onto the first window.
+    ``generate=False`` leaves the first window to the next beat run (or to your own
+    ``generate_series_events`` call once the template is complete).
     """
     moment = _now(now)
     window = (
@@ -123,6 +140,7 @@ def create_recurring_series(
     _check_rule_keys(rule_data)
     rule_values = {**_UNSET, **rule_data}
     validate_rule(rule_values)
+    validate_dtstart_zone(rule_values["dtstart"], rule_values["timezone"])
     _check_window(window)
     rule = RecurrenceRule(**rule_values)
     series = EventSeries(
@@ -132,6 +150,7 @@ def create_recurring_series(
         generation_window_weeks=window,
         is_active=is_active,
     )
+    validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = _build_template(template_data, dtstart=rule.dtstart)
     with transaction.atomic():
@@ -140,6 +159,8 @@ def create_recurring_series(
         series.save()
         template.series = series
         template.save()
+        if setup_template is not None:
+            setup_template(template)
         if generate and is_active:
             generate_series_events(series, now=moment)
         else:
@@ -170,13 +191,34 @@ def _build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Any:
             )
     if errors:
         raise ValidationError(errors)
-    template = model(**data)
+    validate_no_nul_characters(data)
+    template = model(**utc_instants(data))
     if model.RECURRING_START_FIELD not in data:
-        setattr(template, model.RECURRING_START_FIELD, dtstart)
+        setattr(template, model.RECURRING_START_FIELD, rules.to_utc(dtstart))
+    _check_end_after_start(template)
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
     template.full_clean(exclude=["series"])
     return template
+
+
+def _check_end_after_start(template: Any) -> None:
+    # Every occurrence keeps the template's duration; a negative one would be
+    # copied onto all of them, whatever the host's own clean() allows.
+    end_field: str | None = template.RECURRING_END_FIELD
+    if not end_field:
+        return
+    end = getattr(template, end_field)
+    start = getattr(template, template.RECURRING_START_FIELD)
+    if isinstance(end, dt.datetime) and isinstance(start, dt.datetime) and end < start:
+        raise ValidationError(
+            {
+                end_field: (
+                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
+                    "every occurrence would end before it begins."
+                )
+            }
+        )
 
 
 def _normalized(name: str, value: Any) -> Any:
@@ -221,6 +263,8 @@ def update_series_recurrence(
     moment = _now(now)
     changes = dict(rule_changes or {})
     _check_rule_keys(changes)
+    if auto_publish is not None and not isinstance(auto_publish, bool):
+        raise ValidationError({"auto_publish": f"Give True or False, got {auto_publish!r}."})
     if generation_window_weeks is not None:
         _check_window(generation_window_weeks)
     with transaction.atomic():
@@ -235,8 +279,10 @@ def update_series_recurrence(
             rule = RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
             old = rule.field_values()
             merged = {**old, **changes}
-            if _normalized("frequency", merged["frequency"]) != old["frequency"]:
-                used = FIELDS_USED_BY.get(merged["frequency"], frozenset())
+            new_frequency = merged["frequency"]
+            known = any(f == new_frequency for f in rules.Frequency)
+            if known and new_frequency != old["frequency"]:
+                used = FIELDS_USED_BY[rules.Frequency(new_frequency)]
                 for name in OPTIONAL_RULE_FIELDS:
                     if name not in used and name not in changes:
                         merged[name] = _UNSET[name]
@@ -246,6 +292,8 @@ def update_series_recurrence(
                 for name in RULE_FIELDS
                 if _normalized(name, merged[name]) != _normalized(name, old[name])
             }
+            if "dtstart" in changed:
+                validate_dtstart_zone(merged["dtstart"], merged["timezone"])
             if changed:
                 for name in changed:
                     setattr(rule, name, merged[name])
@@ -338,23 +386,28 @@ def delete_series(series: EventSeries) -> int:
     template included.
     """
     model = get_event_model()
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        events = list(model._default_manager.filter(series=locked))
-        booked = [event.pk for event in events if event.has_bookings()]
-        if booked:
-            ids = ", ".join(map(str, sorted(booked)))
-            raise SeriesHasBookingsError(
-                f"Series '{locked.name}' cannot be deleted: occurrences {ids} have bookings. "
-                "Cancel or refund those bookings first, or pause the series instead."
-            )
-        with deleting_series(locked.pk):
-            model._default_manager.filter(series=locked).delete()
-        rule_id = locked.recurrence_rule_id
-        locked.delete()
-        if rule_id is not None:
-            RecurrenceRule.objects.filter(pk=rule_id).delete()
-    return len(events)
+
+    def attempt() -> int:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            events = list(lock_rows(model._default_manager.filter(series=locked).order_by("pk")))
+            booked = [event.pk for event in events if event.has_bookings()]
+            if booked:
+                ids = ", ".join(map(str, sorted(booked)))
+                raise SeriesHasBookingsError(
+                    f"Series '{locked.name}' cannot be deleted: occurrences {ids} have "
+                    "bookings. Cancel or refund those bookings first, or pause the series "
+                    "instead."
+                )
+            with deleting_series(locked.pk):
+                model._default_manager.filter(series=locked).delete()
+            rule_id = locked.recurrence_rule_id
+            locked.delete()
+            if rule_id is not None:
+                RecurrenceRule.objects.filter(pk=rule_id).delete()
+        return len(events)
+
+    return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 
 
 __all__ = [

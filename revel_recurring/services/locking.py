@@ -1,39 +1,144 @@
-"""The series row lock every multi-row write takes first."""
+"""The series row lock every multi-row write takes first, and the row locks after it.
+
+The lock order is documented for hosts in docs/locking.md: the series row first,
+then occurrence rows; several series in ascending id order. A service holding a
+series lock never *waits* for an occurrence row: a host's transaction may hold
+that row and be waiting for the series lock (a view that saved an occurrence and
+then calls ``cancel_occurrence``). Occurrence rows are locked with NOWAIT; when
+one is taken, the service rolls back its own savepoint (releasing the series
+lock), backs off and tries again (:func:`retry_on_lock_conflict`).
+"""
 
 from __future__ import annotations
 
-from django.db import connections, router
-from django.db.models import F
+import datetime as dt
+import random
+import time
+from collections.abc import Callable, Iterable
+from typing import Any, TypeVar
 
-from ..models import EventSeries
+from django.db import OperationalError, connections, router
+from django.db.models import F, QuerySet
+from django.utils import timezone
+
+from ..exceptions import InvalidArgumentError, SeriesBusyError, SeriesNotFoundError
+from ..models import EventSeries, RecurrenceRule
+from ..transient import is_lock_conflict
+
+T = TypeVar("T")
+
+# Back-off between attempts: 5 ms doubling to 0.4 s, with jitter; about 3 s in all.
+LOCK_RETRY_ATTEMPTS = 12
+_FIRST_DELAY, _MAX_DELAY = 0.005, 0.4
 
 
-def lock_series(series_id: int, *, with_rule: bool = False) -> EventSeries:
+def lock_series(
+    series_id: int, *, with_rule: bool = False, absorb_exdates: bool = True
+) -> EventSeries:
     """Lock the series row for the current transaction and return its fresh state.
 
-    PostgreSQL: ``SELECT ... FOR UPDATE OF`` the series table only. No join is
-    ever added (a nullable ``select_related`` would become a LEFT JOIN, which
-    PostgreSQL refuses to lock). Backends without ``FOR UPDATE OF`` (MariaDB) take
-    a plain row lock. Backends without row locks (SQLite) get a no-op UPDATE as
-    the first statement: it takes SQLite's database write lock at once, so a
-    second writer waits instead of reading a snapshot that goes stale.
-    Must be called inside ``transaction.atomic()``.
+    PostgreSQL: ``SELECT ... FOR NO KEY UPDATE OF`` the series table, with no join:
+    after waiting for a lock PostgreSQL re-reads only the locked row, so anything
+    joined into this statement would be the version from before the wait. NO KEY:
+    it still excludes every other writer of the row, but lets a host's foreign-key
+    check on the series (inserting an event of the series) pass without waiting.
+    Backends without ``FOR UPDATE OF`` (MariaDB) take a plain row lock; backends
+    without row locks (SQLite) get a no-op UPDATE as the first statement, which
+    takes SQLite's write lock at once. Must be called inside ``transaction.atomic()``.
 
-    ``with_rule=True`` loads the recurrence rule in the same query through an
-    INNER join (the filter on a rule column makes Django join it as INNER, which
-    may sit under ``FOR UPDATE OF``; only the series row is locked). A series
-    without a rule then raises ``DoesNotExist`` like a missing one.
+    ``with_rule=True`` then loads the recurrence rule in its own query, which in
+    READ COMMITTED sees everything committed before the lock was granted.
+    ``absorb_exdates`` folds the slots of occurrences deleted by hosts
+    (:class:`~revel_recurring.models.PendingExdate`) into ``exdates``. Raises
+    :class:`~revel_recurring.exceptions.SeriesNotFoundError` when the series is gone.
     """
     alias = router.db_for_write(EventSeries)
     features = connections[alias].features
     queryset = EventSeries.objects.using(alias).filter(pk=series_id)
-    if with_rule:
-        queryset = queryset.filter(recurrence_rule__interval__gte=1).select_related(
-            "recurrence_rule"
+    try:
+        if features.has_select_for_update_of:
+            locked = queryset.select_for_update(
+                of=("self",), no_key=features.has_select_for_no_key_update
+            ).get()
+        elif features.has_select_for_update:
+            locked = queryset.select_for_update().get()
+        else:
+            queryset.update(is_active=F("is_active"))
+            locked = queryset.get()
+    except EventSeries.DoesNotExist:
+        raise SeriesNotFoundError(
+            f"Series {series_id} no longer exists (it was deleted); reload and try again."
+        ) from None
+    if with_rule and locked.recurrence_rule_id is not None:
+        locked.recurrence_rule = RecurrenceRule.objects.using(alias).get(
+            pk=locked.recurrence_rule_id
         )
+    if absorb_exdates:
+        from .exdates import absorb_pending_exdates
+
+        absorb_pending_exdates(locked)
+    return locked
+
+
+def aware_now(now: object) -> dt.datetime:
+    """``now`` as a UTC instant (the current time when None); anything else is refused."""
+    if now is None:
+        return timezone.now()
+    if not isinstance(now, dt.datetime) or now.tzinfo is None or now.utcoffset() is None:
+        raise InvalidArgumentError(
+            f"'now' must be an aware datetime (with a UTC offset), got {now!r}."
+        )
+    return now.astimezone(dt.UTC)
+
+
+def lock_rows(queryset: QuerySet[Any]) -> QuerySet[Any]:
+    """``queryset`` locking its rows without waiting (NOWAIT) where the backend can.
+
+    A taken row raises an OperationalError at once, which
+    :func:`retry_on_lock_conflict` turns into a retry.
+    """
+    features = connections[queryset.db].features
+    if not features.has_select_for_update:
+        return queryset
+    options: dict[str, Any] = {"nowait": features.has_select_for_update_nowait}
     if features.has_select_for_update_of:
-        return queryset.select_for_update(of=("self",)).get()
-    if features.has_select_for_update:
-        return queryset.select_for_update().get()
-    queryset.update(is_active=F("is_active"))
-    return queryset.get()
+        options["of"] = ("self",)
+    return queryset.select_for_update(**options)
+
+
+def retry_on_lock_conflict(
+    work: Callable[[], T], *, series_ids: Iterable[int], using: str | None = None
+) -> T:
+    """Run ``work`` (which opens its own ``transaction.atomic()``) until no lock conflict.
+
+    A conflict is a NOWAIT row lock that was taken, a deadlock or a serialization
+    failure. ``work``'s atomic block rolls back to its savepoint, which releases
+    the locks it took (the series lock included) while keeping whatever the
+    host's enclosing transaction did; then it is retried after a short jittered
+    back-off. Not retried when the enclosing transaction cannot continue (a
+    savepoint-less atomic block). After :data:`LOCK_RETRY_ATTEMPTS` attempts
+    :class:`~revel_recurring.exceptions.SeriesBusyError` is raised.
+    """
+    alias = using or router.db_for_write(EventSeries)
+    delay = _FIRST_DELAY
+    ids = sorted(set(series_ids))
+    for attempt in range(1, LOCK_RETRY_ATTEMPTS + 1):
+        try:
+            return work()
+        except OperationalError as exc:
+            connection = connections[alias]
+            if not is_lock_conflict(exc) or connection.needs_rollback:
+                raise
+            if attempt == LOCK_RETRY_ATTEMPTS:
+                raise SeriesBusyError(
+                    f"Series {', '.join(map(str, ids))}: occurrence rows stayed locked by "
+                    f"another transaction through {attempt} attempts; try again shortly."
+                ) from exc
+        time.sleep(delay * random.uniform(0.5, 1.5))
+        delay = min(delay * 2, _MAX_DELAY)
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def lock_several_series(series_ids: Iterable[int]) -> list[EventSeries]:
+    """Lock several series in ascending id order (the one order that cannot deadlock)."""
+    return [lock_series(series_id) for series_id in sorted(set(series_ids))]

@@ -16,8 +16,9 @@ from ..models import EventSeries, get_event_model
 from ..notifications import suppress_event_notifications
 from ..receivers import suspend_modification_tracking
 from ..signals import template_propagated
-from .lifecycle import _now, send_after_commit
-from .locking import lock_series
+from ..validators import validate_no_nul_characters
+from .lifecycle import _now, send_after_commit, utc_instants
+from .locking import lock_rows, lock_series, retry_on_lock_conflict
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
 PROPAGATION_SCOPES: tuple[str, ...] = ("none", "future_unmodified", "all_future")
@@ -50,20 +51,29 @@ def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[
             local_only.append(key)
         else:
             fields.append((key, field))
+    # message_dict keys each bad name, so a form or serializer shows it in place.
     if unknown:
         raise InvalidPropagationError(
-            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}."
+            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}.",
+            errors={key: [f"{model.__name__} has no editable field '{key}'."] for key in unknown},
         )
     if managed:
         raise InvalidPropagationError(
             f"{', '.join(map(repr, managed))} of a template is managed by revel-recurring "
-            "and cannot be changed here."
+            "and cannot be changed here.",
+            errors={
+                key: ["Managed by revel-recurring; it cannot be changed here."] for key in managed
+            },
         )
     if local_only:
         allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
         raise InvalidPropagationError(
             f"{', '.join(map(repr, local_only))} cannot be propagated (propagatable: "
-            f"{allowed}). Change it on the template alone with propagate='none'."
+            f"{allowed}). Change it on the template alone with propagate='none'.",
+            errors={
+                key: [f"Cannot be propagated (propagatable: {allowed}); use propagate='none'."]
+                for key in local_only
+            },
         )
     return fields
 
@@ -115,66 +125,70 @@ def update_template(
     """
     if propagate not in PROPAGATION_SCOPES:
         raise InvalidPropagationError(
-            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}."
+            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}.",
+            field="propagate",
         )
     moment = _now(now)
     model = get_event_model()
     fields = _resolve_fields(model, changes, propagate)
-    with (
-        transaction.atomic(),
-        suppress_event_notifications(),
-        suspend_modification_tracking(),
-    ):
-        # The series lock orders this against generation: a batch materialized
-        # before it is propagated to below, one materialized after it copies the
-        # updated template. Either way no occurrence keeps the old values.
-        locked = lock_series(series.pk)
-        template = (
-            model._default_manager.select_for_update()
-            .filter(series=locked, is_template=True)
-            .first()
-        )
-        if template is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no template to update.")
-        for key, _ in fields:
-            setattr(template, key, changes[key])
-        template.full_clean()
-        template.save()
-        if propagate == "none":
-            return 0
-        written = _propagated_fields(model, [field for _, field in fields])
-        targets = (
-            model._default_manager.select_for_update()
-            .filter(
-                series=locked,
-                is_template=False,
-                **{f"{model.RECURRING_START_FIELD}__gte": moment},
+    validate_no_nul_characters(changes)
+    changes = utc_instants(changes)
+
+    def attempt() -> int:
+        with (
+            transaction.atomic(),
+            suppress_event_notifications(),
+            suspend_modification_tracking(),
+        ):
+            # The series lock orders this against generation: a batch materialized
+            # before it is propagated to below, one materialized after it copies the
+            # updated template. Either way no occurrence keeps the old values.
+            locked = lock_series(series.pk)
+            template = lock_rows(
+                model._default_manager.filter(series=locked, is_template=True).order_by("pk")
+            ).first()
+            if template is None:
+                raise SeriesNotReadyError(f"Series '{locked.name}' has no template to update.")
+            for key, _ in fields:
+                setattr(template, key, changes[key])
+            template.full_clean()
+            template.save()
+            if propagate == "none":
+                return 0
+            written = _propagated_fields(model, [field for _, field in fields])
+            targets = lock_rows(
+                model._default_manager.filter(
+                    series=locked,
+                    is_template=False,
+                    **{f"{model.RECURRING_START_FIELD}__gte": moment},
+                )
+                .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+                .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
+                .order_by("pk")
             )
-            .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
-            .order_by(model.RECURRING_START_FIELD, "pk")
-        )
-        if propagate == "future_unmodified":
-            targets = targets.filter(is_modified=False)
-        updated = 0
-        for event in targets:
-            if all(getattr(event, f.attname) == getattr(template, f.attname) for f in written):
-                continue
-            for field in written:
-                setattr(event, field.attname, getattr(template, field.attname))
-            try:
-                event.full_clean()
-            except ValidationError as exc:
-                raise _occurrence_error(event, exc) from exc
-            event.save()
-            updated += 1
-        send_after_commit(
-            template_propagated,
-            series=locked,
-            fields=[field.name for field in written],
-            scope=propagate,
-            updated=updated,
-        )
-    return updated
+            updated = 0
+            events = sorted(targets, key=lambda e: (e.occurrence_start, e.pk))
+            for event in events:
+                if all(getattr(event, f.attname) == getattr(template, f.attname) for f in written):
+                    continue
+                for field in written:
+                    setattr(event, field.attname, getattr(template, field.attname))
+                try:
+                    event.full_clean()
+                except ValidationError as exc:
+                    raise _occurrence_error(event, exc) from exc
+                event.save()
+                updated += 1
+            send_after_commit(
+                template_propagated,
+                series=locked,
+                fields=[field.name for field in written],
+                scope=propagate,
+                updated=updated,
+            )
+        return updated
+
+    return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 
 
 __all__ = ["PROPAGATION_SCOPES", "PropagationScope", "update_template"]

@@ -58,3 +58,26 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
         after = after - dt.timedelta(microseconds=1)
     series.next_due_at = next_due_at(series, rule, after=after, materialized=materialized)
     return series.next_due_at
+
+
+def rearm_parked_series(series_id: int) -> None:
+    """Make a series without ``next_due_at`` due again if its rule has slots ahead.
+
+    Run after a template was created (a parked series can generate again); an
+    exhausted rule stays unarmed. Its own short transaction under the series lock.
+    """
+    from django.db import transaction
+    from django.utils import timezone
+
+    from ..exceptions import SeriesNotFoundError
+    from .locking import lock_series
+
+    try:
+        with transaction.atomic():
+            series = lock_series(series_id, with_rule=True, absorb_exdates=False)
+            if series.next_due_at is not None or series.recurrence_rule_id is None:
+                return
+            if refresh_next_due_at(series, now=timezone.now()) is not None:
+                EventSeries.objects.filter(pk=series.pk).update(next_due_at=series.next_due_at)
+    except SeriesNotFoundError:
+        return

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from django.db import models
 
 from revel_recurring.models import RecurringEventMixin
+from revel_recurring.querysets import RecurringEventQuerySet
 
 
 class Event(RecurringEventMixin, models.Model):
@@ -18,6 +19,8 @@ class Event(RecurringEventMixin, models.Model):
     capacity = models.PositiveIntegerField(null=True, blank=True)
     venue = models.CharField(max_length=200, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
+
+    objects = RecurringEventQuerySet["Event"].as_manager()
 
     RECURRING_START_FIELD = "starts_at"
     RECURRING_END_FIELD = "ends_at"

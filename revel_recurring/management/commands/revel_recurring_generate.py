@@ -1,24 +1,47 @@
+"""``manage.py revel_recurring_generate``: run generation now, without Celery."""
+
 from __future__ import annotations
 
 import datetime as dt
+import zoneinfo
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
 from ...exceptions import RecurrenceError
-from ...models import EventSeries
+from ...models import EventSeries, get_event_model
 from ...services.generation import generate_series_events, preview_series_events
 
 
 def _parse_until(value: str) -> dt.datetime:
-    parsed = parse_datetime(value)
+    # Parsed in handle(), not as an argparse type: an error raised while Django
+    # parses the arguments is printed as a traceback, one from handle() as one line.
+    try:
+        parsed = parse_datetime(value)
+    except ValueError:
+        parsed = None
     if parsed is None:
-        raise CommandError(f"--until: '{value}' is not an ISO 8601 date and time.")
+        raise CommandError(
+            f"--until: '{value}' is not an ISO 8601 date and time, e.g. 2027-03-01T00:00Z."
+        )
     if timezone.is_naive(parsed):
-        raise CommandError(f"--until: '{value}' needs a UTC offset, e.g. 2027-01-31T00:00Z.")
+        raise CommandError(
+            f"--until: '{value}' needs a time and a UTC offset, e.g. "
+            f"{parsed:%Y-%m-%dT%H:%M}Z or {parsed:%Y-%m-%dT%H:%M}+01:00."
+        )
     return parsed
+
+
+def _when(instant: dt.datetime, zone_name: str | None) -> str:
+    """The UTC instant and, when the rule's zone is known, its wall clock there."""
+    text = instant.astimezone(dt.UTC).isoformat()
+    if not zone_name:
+        return text
+    local = instant.astimezone(zoneinfo.ZoneInfo(zone_name))
+    return f"{text} ({local:%a %Y-%m-%d %H:%M} {zone_name})"
 
 
 class Command(BaseCommand):
@@ -26,13 +49,28 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
-        parser.add_argument("--until", type=_parse_until, help="Horizon (ISO 8601, aware).")
+        parser.add_argument(
+            "--until",
+            help="Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00Z.",
+        )
         parser.add_argument(
             "--dry-run", action="store_true", help="Show what would be created; write nothing."
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        queryset = EventSeries.objects.active().with_rule().order_by("pk")
+        until = _parse_until(options["until"]) if options["until"] is not None else None
+        dry = bool(options["dry_run"])
+        self._verbosity = int(options["verbosity"])
+        templates = get_event_model()._default_manager.filter(
+            series=OuterRef("pk"), is_template=True
+        )
+        queryset = (
+            EventSeries.objects.active()
+            .with_rule()
+            .select_related("recurrence_rule")
+            .annotate(has_template=Exists(templates))
+            .order_by("pk")
+        )
         if options["series"]:
             wanted = set(options["series"])
             queryset = queryset.filter(pk__in=wanted)
@@ -42,25 +80,35 @@ class Command(BaseCommand):
                     "No active series with a rule has id " + ", ".join(map(str, sorted(missing)))
                 )
         total = queryset.count()
-        created_total = failures = 0
+        created_total = failures = skipped = 0
         now = timezone.now()
+        verb = "would be created" if dry else "created"
         for done, series in enumerate(queryset.iterator(chunk_size=200), start=1):
+            if not getattr(series, "has_template", True):
+                skipped += 1
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"[{done}/{total}] {series.name}: skipped, the series has no template "
+                        "(give it one with revel_recurring.services.templates.replace_template)"
+                    )
+                )
+                if not dry:
+                    generate_series_events(series, until=until, now=now)  # parks it
+                continue
             try:
-                count = self._one(series, until=options["until"], now=now, dry=options["dry_run"])
+                count = self._one(series, until=until, now=now, dry=dry)
             except RecurrenceError as exc:
                 failures += 1
                 self.stderr.write(f"series {series.pk} ({series.name}): {exc}")
                 continue
             created_total += count
             self.stdout.write(
-                f"[{done}/{total}] {series.name}: {count} "
-                f"{'would be created' if options['dry_run'] else 'created'} "
-                f"(total {created_total})"
+                f"[{done}/{total}] {series.name}: {count} {verb} (total {created_total})"
             )
-        verb = "would be created" if options["dry_run"] else "created"
         self.stdout.write(
             self.style.SUCCESS(
-                f"{total} series processed, {created_total} occurrences {verb}, {failures} failed."
+                f"{total} series processed, {created_total} occurrences {verb}, "
+                f"{skipped} skipped (no template), {failures} failed."
             )
         )
         if failures:
@@ -69,9 +117,15 @@ class Command(BaseCommand):
     def _one(
         self, series: EventSeries, *, until: dt.datetime | None, now: dt.datetime, dry: bool
     ) -> int:
+        rule = series.recurrence_rule
+        zone_name = rule.timezone if rule is not None else None
         if not dry:
-            return len(generate_series_events(series, until=until, now=now))
+            created = generate_series_events(series, until=until, now=now)
+            if self._verbosity >= 2:
+                for event in created:
+                    self.stdout.write(f"    created {_when(event.occurrence_start, zone_name)}")
+            return len(created)
         slots = preview_series_events(series, until=until, now=now)
         for slot in slots:
-            self.stdout.write(f"    would create {slot.isoformat()}")
+            self.stdout.write(f"    would create {_when(slot, zone_name)}")
         return len(slots)

@@ -8,7 +8,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('revel_recurring', '0001_initial'),
+        ('revel_recurring', '0002_pending_exdates'),
     ]
 
     operations = [

@@ -1,0 +1,100 @@
+"""What the app needs to know about the shape of the host's Event model.
+
+Shared by the system checks (``check`` warns early) and generation (which refuses
+a batch with a clear error before the database would raise an IntegrityError).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from django.db import models
+
+from .exceptions import DuplicateUniqueValueError
+from .mixins import OCCURRENCE_STATE_FIELDS, RecurringEventMixin
+
+
+def mixin_constraint_names(model: type[models.Model]) -> tuple[str, str]:
+    """The names the mixin's two constraints get on ``model`` (``%(app_label)s_%(class)s_...``)."""
+    prefix = f"{model._meta.app_label}_{model.__name__.lower()}"
+    return (f"{prefix}_one_template_per_series", f"{prefix}_unique_recurrence_id")
+
+
+def _varying_fields(model: Any) -> set[str]:
+    # Fields every occurrence gets its own value for: a unique constraint that
+    # includes one of them cannot be broken by copying the template.
+    names = set(OCCURRENCE_STATE_FIELDS) | {model.RECURRING_START_FIELD}
+    if model.RECURRING_END_FIELD:
+        names.add(model.RECURRING_END_FIELD)
+    names.update(model.RECURRING_SHIFTED_FIELDS)
+    names.update(model.RECURRING_UNCOPIED_FIELDS)
+    return names
+
+
+def copied_unique_fields(model: Any) -> list[tuple[str, ...]]:
+    """Unique field groups that every occurrence would copy unchanged from its template.
+
+    Single fields with ``unique=True`` and unconditional ``UniqueConstraint`` s
+    none of whose fields varies per occurrence. Each of them makes the second
+    occurrence of a batch (or the first, clashing with the template) fail.
+    """
+    varying = _varying_fields(model)
+    groups: list[tuple[str, ...]] = []
+    for field in model._meta.concrete_fields:
+        if field.unique and not field.primary_key and field.name not in varying:
+            groups.append((field.name,))
+    for constraint in model._meta.constraints:
+        if not isinstance(constraint, models.UniqueConstraint):
+            continue
+        if constraint.condition is not None or not constraint.fields:
+            continue
+        if not set(constraint.fields) & varying:
+            groups.append(tuple(constraint.fields))
+    return groups
+
+
+def overrides_prepare_occurrence(model: Any) -> bool:
+    return bool(model.prepare_occurrence is not RecurringEventMixin.prepare_occurrence)
+
+
+def _value(instance: Any, model: Any, name: str) -> Any:
+    return getattr(instance, model._meta.get_field(name).attname)
+
+
+def check_copied_unique_values(template: Any, occurrences: Sequence[Any]) -> None:
+    """Raise DuplicateUniqueValueError when built occurrences repeat a unique value.
+
+    In memory only (generation calls it inside its locked transaction): a value
+    equal to the template's, or shared by two occurrences of the batch, would end
+    the batch in a raw IntegrityError. NULLs never clash.
+    """
+    model = type(template)
+    for group in copied_unique_fields(model):
+        seen = {tuple(_value(template, model, name) for name in group)}
+        for occurrence in occurrences:
+            key = tuple(_value(occurrence, model, name) for name in group)
+            if None in key:
+                continue
+            if key in seen:
+                raise DuplicateUniqueValueError(
+                    f"Every occurrence would copy the unique {_describe(group)} of the "
+                    f"template of series {template.series_id} ({key!r}). Override "
+                    f"{model.__name__}.prepare_occurrence() to give each occurrence its own "
+                    f"value (call super() first), or list the field in "
+                    "RECURRING_UNCOPIED_FIELDS if it may stay empty.",
+                    field=_blamed_field(model, group),
+                )
+            seen.add(key)
+
+
+def _blamed_field(model: Any, group: Sequence[str]) -> str:
+    # In ("organization", "slug") it is the slug that needs a value of its own.
+    plain = [name for name in group if not model._meta.get_field(name).is_relation]
+    return (plain or list(group))[0]
+
+
+def _describe(group: Sequence[str]) -> str:
+    if len(group) == 1:
+        return f"field '{group[0]}'"
+    return "fields " + ", ".join(f"'{name}'" for name in group)

@@ -1,0 +1,55 @@
+"""RecurringEventQuerySet: the host's own lists without templates."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from revel_recurring.querysets import RecurringEventQuerySet
+from revel_recurring.services.generation import generate_series_events
+from tests.factories import UTC, make_series
+from tests.testapp.models import Event
+
+pytestmark = pytest.mark.django_db
+
+NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
+
+
+@pytest.fixture
+def rows() -> dict[str, list[int]]:
+    series = make_series(window_weeks=2)
+    generate_series_events(series, now=NOW)
+    one_off = Event.objects.create(title="Open day", starts_at=NOW)
+    return {
+        "templates": list(
+            Event.objects.filter(series=series, is_template=True).values_list("pk", flat=True)
+        ),
+        "occurrences": list(
+            Event.objects.filter(series=series, is_template=False).values_list("pk", flat=True)
+        ),
+        "one_offs": [one_off.pk],
+    }
+
+
+def pks(queryset: RecurringEventQuerySet[Event]) -> set[int]:
+    return set(queryset.values_list("pk", flat=True))
+
+
+def test_the_host_manager_offers_the_recurring_filters() -> None:
+    assert isinstance(Event.objects.all(), RecurringEventQuerySet)
+
+
+def test_occurrences_templates_and_one_offs_split_the_table(rows: dict[str, list[int]]) -> None:
+    assert len(rows["occurrences"]) == 2
+    assert pks(Event.objects.occurrences()) == set(rows["occurrences"])
+    assert pks(Event.objects.templates()) == set(rows["templates"])
+    assert pks(Event.objects.one_offs()) == set(rows["one_offs"])
+    assert pks(Event.objects.without_templates()) == set(rows["occurrences"] + rows["one_offs"])
+
+
+def test_filters_chain_with_the_host_own(rows: dict[str, list[int]]) -> None:
+    assert pks(Event.objects.filter(state="planned").without_templates()) == set(
+        rows["occurrences"] + rows["one_offs"]
+    )
+    assert not Event.objects.filter(title="Open day").occurrences().exists()

@@ -1,0 +1,67 @@
+"""The README is the PyPI page: written for site developers, and complete."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from revel_recurring import checks as recurring_checks
+from revel_recurring.conf import RecurringSettings
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+def test_links_work_from_pypi() -> None:
+    # PyPI shows the README without the repository around it: a relative link to
+    # docs/ or DEVELOPERS.md goes nowhere (docs/decisions/readme-for-pypi.md).
+    targets = re.findall(r"\]\(([^)]+)\)", README)
+    relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
+
+    assert relative == []
+
+
+def test_installing_into_a_site_comes_before_working_on_the_app() -> None:
+    install = README.index("## Installing it in a site")
+    working = README.index("## Working on revel-recurring")
+
+    assert install < working
+    assert README.index("make demo") > working
+    assert README.index("make test") > working
+
+
+def test_every_system_check_id_is_documented() -> None:
+    source = Path(recurring_checks.__file__).read_text(encoding="utf-8")
+    declared = set(re.findall(r"""id=["'](revel_recurring\.[EW]\d{3})["']""", source))
+
+    assert declared
+    assert {i for i in declared if f"`{i}`" not in README} == set()
+
+
+def test_every_setting_is_in_the_settings_table() -> None:
+    names = [n for n in vars(RecurringSettings) if n.isupper()]
+    table = README[README.index("## Settings") : README.index("## System checks")]
+
+    assert {n for n in names if f"| `REVEL_RECURRING_{n}` |" not in table} == set()
+    assert "E009" in table
+
+
+def test_celery_wiring_and_hook_signatures_are_shown() -> None:
+    for text in (
+        'app.config_from_object("django.conf:settings", namespace="CELERY")',
+        "from .celery import app as celery_app",
+        "CELERY_BROKER_URL",
+        "celery -A mysite worker",
+        "beat --scheduler django_celery_beat.schedulers:DatabaseScheduler",
+        "prepare_occurrence(self, *, start, occurrence_index, status)",
+        "clone_related(cls, template, occurrences)",
+        "has_bookings(self)",
+        "occurrence.slug =",
+        "setup_template=",
+        "generate=False",
+        "replace_template",
+        "copy_template_related",
+        "RecurringEventQuerySet",
+        "message_dict",
+    ):
+        assert text in README, text
