@@ -56,6 +56,12 @@ def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
         return
     if series_deletion_in_progress(instance.series_id):
         return
+    from .models import EventSeries
+
+    # An occurrence outliving its series (deleted earlier, e.g. by a host's own
+    # code): there is no series left to sync, and the record's foreign key would fail.
+    if not EventSeries.objects.filter(pk=instance.series_id).exists():
+        return
     _record(instance, "deleted")
 
 

@@ -81,9 +81,11 @@ def test_members_see_their_series_without_buttons(
 
 def test_demo_prints_a_working_admin_login() -> None:
     out = StringIO()
-    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=out)
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", admin=True, stdout=out)
     again = StringIO()
-    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=again)
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", admin=True, stdout=again)
+    quiet = StringIO()
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=quiet)
 
     first = re.search(r"log in as 'admin' with password '([^']+)'", out.getvalue())
     second = re.search(r"log in as 'admin' with password '([^']+)'", again.getvalue())
@@ -99,3 +101,6 @@ def test_demo_prints_a_working_admin_login() -> None:
     assert page.status_code == 200
     assert "Tuesday Evening Run" in page.content.decode()
     assert not client.login(username="demo", password="demo")
+    # Without --admin the command leaves the superuser and its password alone.
+    assert "password" not in quiet.getvalue()
+    assert Client().login(username="admin", password=second.group(1))

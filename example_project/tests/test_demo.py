@@ -75,4 +75,5 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
     )
     assert len(dates) == 8, result.stdout
     assert "NOSERVE set" in result.stdout
+    assert re.search(r"log in as 'admin' with password '[^']{12,}'", result.stdout), result.stdout
     assert (tmp_path / "demo.sqlite3").exists()

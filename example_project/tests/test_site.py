@@ -6,7 +6,6 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
-from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -36,11 +35,8 @@ def test_series_pages_list_the_materialized_dates(client: Client) -> None:
 
 
 @pytest.mark.django_db
-def test_admin_pages_render(client: Client, django_user_model: Any) -> None:
+def test_admin_pages_render(admin_client: Client) -> None:
     call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
-    # Not pytest-django's admin_client: its user is "admin", whose password the demo resets.
-    client.force_login(django_user_model.objects.create_superuser("site-admin", "", "x"))
-    admin_client = client
 
     template = Event.objects.get(is_template=True)
     urls = [

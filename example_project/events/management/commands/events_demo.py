@@ -40,6 +40,12 @@ class Command(BaseCommand):
             "--now",
             help="Pretend the current time is this ISO 8601 instant (with offset).",
         )
+        parser.add_argument(
+            "--admin",
+            action="store_true",
+            help=f"Create the superuser {ADMIN_USERNAME!r} (or reuse it) with a new random "
+            "password, and print it (make demo does this).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         now = _parse_now(options["now"]) if options["now"] else timezone.now()
@@ -57,7 +63,7 @@ class Command(BaseCommand):
                 verb = "Created"
             else:
                 verb = "Reusing"
-        password = _demo_superuser()
+        password = _demo_superuser() if options["admin"] else None
         series = template.series
         if series is None:
             raise CommandError(f"The demo template {template.pk} lost its series; delete it.")
@@ -65,7 +71,7 @@ class Command(BaseCommand):
         created = generate_series_events(series, now=now)
         self._report(series, created, password)
 
-    def _report(self, series: EventSeries, created: list[Event], password: str) -> None:
+    def _report(self, series: EventSeries, created: list[Event], password: str | None) -> None:
         rule = series.recurrence_rule
         assert rule is not None  # the demo series always has its rule
         occurrences = list(series.occurrences().order_by("start"))
@@ -87,10 +93,11 @@ class Command(BaseCommand):
         self.stdout.write(
             f"Admin: http://127.0.0.1:8000/admin/revel_recurring/eventseries/{series.pk}/change/"
         )
-        self.stdout.write(
-            f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
-            "(demo only: a new random password on every run)"
-        )
+        if password is not None:
+            self.stdout.write(
+                f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
+                "(demo only: a new random password on every run)"
+            )
 
 
 def _parse_now(value: str) -> dt.datetime:
