@@ -54,9 +54,10 @@ def _prepare_database() -> None:
     call_command("migrate", verbosity=0)
     from django.conf import settings
 
-    # The host's notifier (a DigestRecord insert per batch in the example project)
-    # is host work, not generation: it is switched off so all three approaches
-    # write the same rows.
+    # The host's notifier (in the example project: the audience queries, a
+    # DigestRecord, one Notification per recipient and the e-mails) is host work,
+    # not generation: it is switched off so all three approaches write the same
+    # rows. With no notifier and no receiver, no digest is built at all.
     settings.REVEL_RECURRING_NOTIFIER = None
 
 

@@ -106,7 +106,16 @@ SPECTACULAR_SETTINGS = {
 
 REVEL_RECURRING_EVENT_MODEL = "events.Event"
 REVEL_RECURRING_ADAPTER = "example_project.events.adapter.ExampleAdapter"
-REVEL_RECURRING_NOTIFIER = "example_project.events.notifier.record_digest"
+REVEL_RECURRING_NOTIFIER = "example_project.events.notifier.deliver_digest"
+
+# The public address digest links point at (e-mail needs absolute URLs).
+EXAMPLE_SITE_URL = os.environ.get("EXAMPLE_SITE_URL", "http://127.0.0.1:8000")
+# Digest e-mails are printed by the demo; the test runner swaps in locmem, and a
+# real site sets an SMTP backend here.
+EMAIL_BACKEND = os.environ.get("EMAIL_BACKEND", "django.core.mail.backends.console.EmailBackend")
+DEFAULT_FROM_EMAIL = "revel-recurring example <noreply@example.com>"
+LOGIN_URL = "login"
+LOGIN_REDIRECT_URL = "events:notifications"
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "")
 # Without a broker the demo and tests run every task in-process; with one (Redis),

@@ -7,5 +7,6 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("api-auth/", include("rest_framework.urls")),
     path("api/recurring/", include("revel_recurring.api.urls")),
+    path("accounts/", include("django.contrib.auth.urls")),
     path("", include("example_project.events.urls")),
 ]

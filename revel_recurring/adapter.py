@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING, Any
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
-from .notifications import SERIES_EVENTS_GENERATED, SeriesDigest
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -18,17 +17,46 @@ if TYPE_CHECKING:
 
 
 class DefaultRecurringAdapter:
-    """Who hears about a series and where it lives; hosts override the ``get_*`` hooks.
+    """Who hears about a series and where it lives; a site overrides the hooks it needs.
 
-    The digest audience policy (``get_digest_recipients``) is fixed: staff and owners
-    always; active and paused members when the template is members-only or public;
-    followers who opted in to new events when it is public. Drafts reach staff and
-    owners only. The hooks below supply the people; the default knows none.
+    The digest audience policy itself is fixed (``revel_recurring.notifications``):
+    staff and owners always; active and paused members too when the template is
+    members-only or public; followers who opted in to new events too when it is
+    public; a batch of drafts reaches staff and owners only. The hooks below only
+    supply the people, their preferences and the link.
+
+    A site must write:
+
+    - ``get_staff_and_owners(series, template)``: the default knows nobody, so
+      without it every digest has no recipients.
+
+    Optional (the defaults return nobody, or keep everybody):
+
+    - ``get_members(series, template)``: active and paused members; asked for
+      members-only and public templates only.
+    - ``get_followers(series, template)``: followers who opted in to new-event
+      notifications, of the organisation and, where the site has them, of the
+      series itself; asked for public templates only.
+    - ``filter_by_preferences(candidates, notification_type)``: drop everyone
+      whose preferences refuse this notification type, for all candidates at once.
+      The default asks ``wants_notification(person, notification_type)`` per
+      person; override one or the other, preferably the batched one.
+    - ``get_series_url(series)``: the public page of the series, the digest's link.
+      The default is the relative ``/series/<slug>/``; e-mail needs an absolute URL.
+
+    The people hooks receive the ``EventSeries`` and its template (an instance of
+    the site's Event model, already loaded) and return a QuerySet or any iterable
+    of recipients: usually users, in any case objects the site's notifier
+    understands. Groups may overlap; recipients are de-duplicated by equality
+    (model instances by primary key), so a member who also follows is told once.
+    ``filter_by_preferences`` receives that de-duplicated list and returns the
+    ones to keep.
+
+    Queries to aim for: one per hook (return a QuerySet rather than building a
+    list in a loop) and one for the preferences of all candidates, so a batch costs
+    at most four queries for its audience however many people it reaches. The
+    hooks run after the generation transaction committed, outside any series lock.
     """
-
-    #: Host visibility values the audience policy compares the template against.
-    VISIBILITY_PUBLIC = "public"
-    VISIBILITY_MEMBERS_ONLY = "members_only"
 
     def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
         """The series ``user`` may see (API list and detail, admin, feeds).
@@ -85,7 +113,7 @@ class DefaultRecurringAdapter:
         return f"/series/{series.slug}/"
 
     def get_staff_and_owners(self, series: Any, template: Any) -> Iterable[Any]:
-        """People who run the series (always told)."""
+        """People who run the series; told about every batch, drafts included."""
         return ()
 
     def get_members(self, series: Any, template: Any) -> Iterable[Any]:
@@ -93,46 +121,22 @@ class DefaultRecurringAdapter:
         return ()
 
     def get_followers(self, series: Any, template: Any) -> Iterable[Any]:
-        """Followers who opted in to new-event notifications."""
+        """Followers (of the organisation or of the series) who opted in to new events."""
         return ()
 
     def wants_notification(self, recipient: Any, notification_type: str) -> bool:
-        """The recipient's own preferences; False drops them from the digest."""
+        """One recipient's own preferences; False drops them from the digest."""
         return True
 
-    def get_digest_recipients(
-        self, series: Any, template: Any, occurrences: Sequence[Any]
-    ) -> list[Any]:
-        model = type(template)
-        field = model.RECURRING_VISIBILITY_FIELD
-        visibility = getattr(template, field) if field else None
-        published = any(
-            getattr(o, model.RECURRING_STATUS_FIELD) == model.RECURRING_STATUS_OPEN
-            for o in occurrences
-        )
-        groups: list[Iterable[Any]] = [self.get_staff_and_owners(series, template)]
-        if published and visibility in (self.VISIBILITY_MEMBERS_ONLY, self.VISIBILITY_PUBLIC):
-            groups.append(self.get_members(series, template))
-        if published and visibility == self.VISIBILITY_PUBLIC:
-            groups.append(self.get_followers(series, template))
-        seen: dict[Any, None] = {}
-        for group in groups:
-            for person in group:
-                seen.setdefault(person, None)
-        return [p for p in seen if self.wants_notification(p, SERIES_EVENTS_GENERATED)]
+    def filter_by_preferences(
+        self, candidates: Sequence[Any], notification_type: str
+    ) -> Iterable[Any]:
+        """The candidates whose preferences allow ``notification_type``, in their order.
 
-    def build_digest(
-        self, series: Any, occurrences: Sequence[Any], *, template: Any = None
-    ) -> SeriesDigest:
-        """The one digest for a generated batch (``template`` saves a lookup)."""
-        template = template if template is not None else series.get_template()
-        recipients = self.get_digest_recipients(series, template, occurrences) if template else []
-        return SeriesDigest(
-            series=series,
-            occurrences=tuple(occurrences),
-            recipients=tuple(recipients),
-            url=self.get_series_url(series),
-        )
+        The default calls :meth:`wants_notification` per candidate. Override it to
+        read every candidate's preferences in one query.
+        """
+        return [c for c in candidates if self.wants_notification(c, notification_type)]
 
 
 @lru_cache(maxsize=8)
@@ -142,5 +146,5 @@ def _adapter_class(path: str) -> type[DefaultRecurringAdapter]:
 
 
 def get_adapter() -> DefaultRecurringAdapter:
-    """An instance of the configured adapter class."""
+    """An instance of the class named by ``REVEL_RECURRING_ADAPTER``."""
     return _adapter_class(recurring_settings.ADAPTER)()

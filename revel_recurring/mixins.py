@@ -26,14 +26,23 @@ OCCURRENCE_STATE_FIELDS = frozenset(
     }
 )
 
+VISIBILITY_ATTRIBUTES = (
+    "RECURRING_VISIBILITY_PUBLIC",
+    "RECURRING_VISIBILITY_MEMBERS_ONLY",
+    "RECURRING_VISIBILITY_STAFF_ONLY",
+    "RECURRING_VISIBILITY_PRIVATE",
+    "RECURRING_VISIBILITY_UNLISTED",
+)
+
 
 class RecurringEventMixin(models.Model):
     """Abstract mixin for the host's Event model.
 
-    Override the ``RECURRING_*`` class attributes when the host's field names or
-    status values differ from the defaults, and the hook methods to copy related
-    rows or report bookings. A host that declares its own ``Meta`` must inherit
-    ``RecurringEventMixin.Meta`` so the per-series constraints are kept.
+    Override the ``RECURRING_*`` class attributes when the host's field names,
+    status values or visibility values differ from the defaults, and the hook
+    methods to copy related rows or report bookings. A host that declares its own
+    ``Meta`` must inherit ``RecurringEventMixin.Meta`` so the per-series
+    constraints are kept.
     """
 
     series = models.ForeignKey(
@@ -77,6 +86,14 @@ class RecurringEventMixin(models.Model):
     RECURRING_STATUS_DRAFT: ClassVar[str] = "draft"
     RECURRING_STATUS_OPEN: ClassVar[str] = "open"
     RECURRING_STATUS_CANCELLED: ClassVar[str] = "cancelled"
+    #: Visibility values the digest audience compares the template against. Set
+    #: one to None when the host has no such level; a value the template holds
+    #: that none of these names reaches staff and owners only (and is logged).
+    RECURRING_VISIBILITY_PUBLIC: ClassVar[str | None] = "public"
+    RECURRING_VISIBILITY_MEMBERS_ONLY: ClassVar[str | None] = "members_only"
+    RECURRING_VISIBILITY_STAFF_ONLY: ClassVar[str | None] = "staff_only"
+    RECURRING_VISIBILITY_PRIVATE: ClassVar[str | None] = "private"
+    RECURRING_VISIBILITY_UNLISTED: ClassVar[str | None] = "unlisted"
     #: Date/time fields moved by the same delta as the start (rsvp_before, ...).
     RECURRING_SHIFTED_FIELDS: ClassVar[Sequence[str]] = ()
     #: Fields not copied from the template (unique slugs, counters, ...).
@@ -109,6 +126,11 @@ class RecurringEventMixin(models.Model):
             "status": cls.RECURRING_STATUS_FIELD,
             "visibility": cls.RECURRING_VISIBILITY_FIELD,
         }
+
+    @classmethod
+    def recurring_visibility_map(cls) -> dict[str, str | None]:
+        """Each ``RECURRING_VISIBILITY_*`` attribute name -> the host value (or None)."""
+        return {name: getattr(cls, name) for name in VISIBILITY_ATTRIBUTES}
 
     @property
     def occurrence_start(self) -> dt.datetime:

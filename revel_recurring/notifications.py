@@ -1,17 +1,27 @@
-"""The generation digest, per-event notification suppression, and notifier dispatch."""
+"""The generation digest: its audience, its delivery after commit, and batch suppression.
+
+One ``SERIES_EVENTS_GENERATED`` digest per generated batch. Who receives it is
+decided here (:func:`digest_audience`, :func:`collect_recipients`); the people
+come from the site's adapter (``REVEL_RECURRING_ADAPTER``), the delivery from its
+notifier (``REVEL_RECURRING_NOTIFIER``).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import contextvars
+import enum
 import logging
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+
+if TYPE_CHECKING:
+    from .adapter import DefaultRecurringAdapter
 
 logger = logging.getLogger(__name__)
 
@@ -42,19 +52,193 @@ def event_notifications_suppressed() -> bool:
     return _suppressed.get()
 
 
+class Audience(enum.Enum):
+    """How far a digest reaches; each level includes the ones before it."""
+
+    STAFF = "staff"  # staff and owners
+    MEMBERS = "members"  # + active and paused members
+    PUBLIC = "public"  # + followers who opted in to new events
+
+
 @dataclass(frozen=True)
 class SeriesDigest:
-    """One notification for one generated batch."""
+    """One notification for one generated batch, as the notifier receives it.
+
+    ``occurrences`` are the new host events in start order; ``recipients`` what the
+    adapter's hooks returned, de-duplicated and filtered by preferences;
+    ``timezone`` the series' IANA zone, for showing the dates as organisers set them.
+    """
 
     series: Any
     occurrences: Sequence[Any]
     notification_type: str = SERIES_EVENTS_GENERATED
     recipients: Sequence[Any] = field(default_factory=tuple)
     url: str = ""
+    audience: Audience = Audience.STAFF
+    timezone: str = "UTC"
 
     @property
     def count(self) -> int:
         return len(self.occurrences)
+
+
+#: Each ``RECURRING_VISIBILITY_*`` attribute of the host model -> the audience it
+#: means, widest first.
+VISIBILITY_AUDIENCES: dict[str, Audience] = {
+    "RECURRING_VISIBILITY_PUBLIC": Audience.PUBLIC,
+    "RECURRING_VISIBILITY_MEMBERS_ONLY": Audience.MEMBERS,
+    "RECURRING_VISIBILITY_STAFF_ONLY": Audience.STAFF,
+    "RECURRING_VISIBILITY_PRIVATE": Audience.STAFF,
+    "RECURRING_VISIBILITY_UNLISTED": Audience.STAFF,
+}
+
+
+def _visibility_levels(model: Any) -> dict[Any, Audience]:
+    # Widest first, so that a value mapped to two levels ends up at the narrower
+    # (check E021 reports such a mapping).
+    levels: dict[Any, Audience] = {}
+    for attribute, audience in VISIBILITY_AUDIENCES.items():
+        value = getattr(model, attribute, None)
+        if value is not None:
+            levels[value] = audience
+    return levels
+
+
+def digest_audience(template: Any, occurrences: Sequence[Any]) -> Audience:
+    """The audience of a batch, from the template's visibility and the batch's status.
+
+    Staff-only, private and unlisted templates reach staff and owners; members-only
+    adds members; public adds followers. A batch that is not entirely open (drafts,
+    ``auto_publish`` off) reaches staff and owners only, as does a model without a
+    visibility field. A visibility value none of the model's
+    ``RECURRING_VISIBILITY_*`` attributes names is logged and treated as staff-only:
+    an unknown value never widens the audience.
+    """
+    model = type(template)
+    open_status = model.RECURRING_STATUS_OPEN
+    if not occurrences or any(o.occurrence_status != open_status for o in occurrences):
+        return Audience.STAFF
+    field_name = model.RECURRING_VISIBILITY_FIELD
+    if not field_name:
+        return Audience.STAFF
+    value = getattr(template, field_name)
+    audience = _visibility_levels(model).get(value)
+    if audience is None:
+        logger.warning(
+            "revel_recurring: series %s has template visibility %r, which none of "
+            "%s.RECURRING_VISIBILITY_* names; the digest goes to staff and owners only",
+            getattr(template, "series_id", None),
+            value,
+            model.__name__,
+        )
+        return Audience.STAFF
+    return audience
+
+
+def _unique(groups: Iterable[Iterable[Any] | None]) -> list[Any]:
+    # A dict keeps the first-seen order; model instances compare and hash by pk.
+    seen: dict[Any, None] = {}
+    for group in groups:
+        for person in group or ():
+            seen.setdefault(person, None)
+    return list(seen)
+
+
+def collect_recipients(
+    adapter: DefaultRecurringAdapter,
+    series: Any,
+    template: Any,
+    audience: Audience,
+    *,
+    notification_type: str = SERIES_EVENTS_GENERATED,
+) -> list[Any]:
+    """Everyone ``audience`` reaches, once each, filtered by their preferences.
+
+    Each hook is asked once (and only when the audience needs it); a QuerySet is
+    evaluated once. Preferences are checked for all candidates in one call to
+    ``adapter.filter_by_preferences``.
+    """
+    groups: list[Iterable[Any] | None] = [adapter.get_staff_and_owners(series, template)]
+    if audience in (Audience.MEMBERS, Audience.PUBLIC):
+        groups.append(adapter.get_members(series, template))
+    if audience is Audience.PUBLIC:
+        groups.append(adapter.get_followers(series, template))
+    candidates = _unique(groups)
+    if not candidates:
+        return []
+    return list(adapter.filter_by_preferences(candidates, notification_type))
+
+
+def _series_timezone(series: Any) -> str:
+    if getattr(series, "recurrence_rule_id", None) is None:
+        return "UTC"
+    return str(series.recurrence_rule.timezone)
+
+
+def build_series_digest(
+    series: Any,
+    occurrences: Sequence[Any],
+    *,
+    template: Any = None,
+    adapter: DefaultRecurringAdapter | None = None,
+) -> SeriesDigest:
+    """The digest of one generated batch: audience, recipients and link.
+
+    ``template`` saves a query when the caller has it; ``adapter`` defaults to
+    the configured one. A series without a template gets a digest without
+    recipients.
+    """
+    from .adapter import get_adapter
+
+    adapter = adapter or get_adapter()
+    template = template if template is not None else series.get_template()
+    audience = digest_audience(template, occurrences) if template is not None else Audience.STAFF
+    recipients = (
+        collect_recipients(adapter, series, template, audience) if template is not None else []
+    )
+    return SeriesDigest(
+        series=series,
+        occurrences=tuple(occurrences),
+        recipients=tuple(recipients),
+        url=adapter.get_series_url(series),
+        audience=audience,
+        timezone=_series_timezone(series),
+    )
+
+
+def send_series_digest(
+    series: Any, occurrences: Sequence[Any], *, template: Any = None
+) -> SeriesDigest | None:
+    """Build the batch's digest, send ``series_events_generated``, hand it to the notifier.
+
+    Generation calls this from ``transaction.on_commit``: the occurrences are
+    committed, so nothing here may raise into the caller. A failing adapter hook,
+    receiver or notifier is logged with the series id; returns the digest, or None
+    when it could not be built. With no notifier and no receiver nobody would read
+    it, so it is not built and the adapter is not asked.
+    """
+    from .models import EventSeries
+    from .signals import series_events_generated
+
+    if not recurring_settings.NOTIFIER and not series_events_generated.has_listeners(EventSeries):
+        return None
+    try:
+        digest = build_series_digest(series, occurrences, template=template)
+    except Exception:
+        logger.exception("revel_recurring could not build the digest for series %s", series.pk)
+        return None
+    for receiver, result in series_events_generated.send_robust(
+        sender=EventSeries, series=series, occurrences=list(occurrences), digest=digest
+    ):
+        if isinstance(result, Exception):
+            logger.error(
+                "series_events_generated receiver %r failed for series %s",
+                receiver,
+                series.pk,
+                exc_info=result,
+            )
+    dispatch_digest(digest)
+    return digest
 
 
 def dispatch_digest(digest: SeriesDigest) -> None:

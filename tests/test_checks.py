@@ -19,6 +19,7 @@ from revel_recurring.checks import (
     check_event_model,
     check_installed_apps,
     check_numbers,
+    check_visibility_mapping,
 )
 from revel_recurring.models import RecurringEventMixin
 from tests.testapp.models import Event
@@ -27,7 +28,11 @@ if TYPE_CHECKING:
     from pytest_django.fixtures import Settings
 
 # Every id asserted below; test_every_check_id_is_tested keeps this honest.
-TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 15)} | {"revel_recurring.W001"}
+TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 15)} | {
+    "revel_recurring.W001",
+    "revel_recurring.E020",
+    "revel_recurring.E021",
+}
 
 
 def ids(messages: list[checks.CheckMessage]) -> list[str | None]:
@@ -46,6 +51,7 @@ def test_test_settings_pass_every_check() -> None:
     assert check_dotted_paths() == []
     assert check_numbers() == []
     assert check_installed_apps() == []
+    assert check_visibility_mapping() == []
 
 
 def test_checks_are_registered_with_django(settings: Settings) -> None:
@@ -519,3 +525,115 @@ def test_e014_not_raised_when_beat_registration_is_off(settings: Settings) -> No
     settings.REVEL_RECURRING_REGISTER_BEAT_TASKS = False
 
     assert check_installed_apps() == []
+
+
+# E020 / E021: the RECURRING_VISIBILITY_* values against the visibility field's choices
+
+
+def _team_event(**mapping: str | None) -> type[RecurringEventMixin]:
+    """A host whose visibility values are "everyone" / "team" (defined in isolated apps)."""
+
+    class TeamEvent(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField()
+        status = models.CharField(max_length=10)
+        audience = models.CharField(
+            max_length=10, choices=[("everyone", "Everyone"), ("team", "The team")]
+        )
+
+        RECURRING_VISIBILITY_FIELD = "audience"
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    for attribute, value in mapping.items():
+        setattr(TeamEvent, f"RECURRING_VISIBILITY_{attribute}", value)
+    return TeamEvent
+
+
+def test_e020_default_visibility_values_are_not_choices_of_the_field(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    model = _team_event()
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    errors = check_visibility_mapping()
+
+    assert ids(errors) == ["revel_recurring.E020"] * 5
+    assert errors[0].msg == (
+        "RECURRING_VISIBILITY_PUBLIC is 'public', which is not a choice of "
+        "TeamEvent.audience ('everyone', 'team')."
+    )
+    assert all(e.obj is model for e in errors)
+
+
+def test_e020_names_only_the_unknown_value(isolated_apps: Apps, settings: Settings) -> None:
+    _team_event(
+        PUBLIC="everyone", MEMBERS_ONLY="members", STAFF_ONLY=None, PRIVATE=None, UNLISTED=None
+    )
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    errors = check_visibility_mapping()
+
+    assert ids(errors) == ["revel_recurring.E020"]
+    assert errors[0].msg.startswith("RECURRING_VISIBILITY_MEMBERS_ONLY is 'members'")
+
+
+def test_a_site_mapping_its_own_visibility_values_passes(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    _team_event(
+        PUBLIC="everyone", MEMBERS_ONLY="team", STAFF_ONLY=None, PRIVATE=None, UNLISTED=None
+    )
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    assert check_visibility_mapping() == []
+
+
+def test_e021_one_value_mapped_to_two_audiences(isolated_apps: Apps, settings: Settings) -> None:
+    _team_event(
+        PUBLIC="everyone", MEMBERS_ONLY="team", STAFF_ONLY="team", PRIVATE=None, UNLISTED=None
+    )
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    errors = check_visibility_mapping()
+
+    assert ids(errors) == ["revel_recurring.E021"]
+    assert "RECURRING_VISIBILITY_MEMBERS_ONLY and RECURRING_VISIBILITY_STAFF_ONLY" in errors[0].msg
+
+
+def test_one_value_for_two_staff_levels_is_allowed(isolated_apps: Apps, settings: Settings) -> None:
+    _team_event(
+        PUBLIC="everyone", MEMBERS_ONLY=None, STAFF_ONLY="team", PRIVATE="team", UNLISTED=None
+    )
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    assert check_visibility_mapping() == []
+
+
+def test_visibility_field_without_choices_is_not_checked(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    class FreeTextEvent(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField()
+        status = models.CharField(max_length=10)
+        visibility = models.CharField(max_length=10)
+
+        RECURRING_VISIBILITY_FIELD = "visibility"
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.FreeTextEvent"
+
+    assert check_visibility_mapping() == []
+
+
+def test_visibility_check_is_registered_with_django(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    _team_event()
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
+
+    assert ids(checks.run_checks()).count("revel_recurring.E020") == 5

@@ -1,15 +1,39 @@
-"""The example site's policy hooks: who sees and runs a series."""
+"""The example site's revel_recurring adapter (``REVEL_RECURRING_ADAPTER``).
+
+Who sees and runs a series: the owner and staff of its template's organisation
+run it, its active members see it. Who hears about new dates: the owner and
+staff; members whose membership is active or paused; users following the
+organisation or the series who opted in to new-event notifications. Every hook is
+one query, and the preferences of all candidates are read in one more.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
 
-from .models import Event, Membership, Organization
+from .models import Event, Follow, Membership, NotificationPreference, Organization, SeriesFollow
+
+#: Membership states whose members hear about new dates.
+NOTIFIED_MEMBERSHIP_STATES = (Membership.Status.ACTIVE, Membership.Status.PAUSED)
+
+
+def absolute_url(path: str) -> str:
+    """``path`` on the site's public address (``EXAMPLE_SITE_URL``), for e-mail links."""
+    return settings.EXAMPLE_SITE_URL.rstrip("/") + path
+
+
+def _active_users(condition: Q) -> QuerySet[Any]:
+    # Deactivated accounts are never told; pk order keeps digests reproducible.
+    return get_user_model()._default_manager.filter(condition, is_active=True).order_by("pk")
 
 
 def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
@@ -22,7 +46,8 @@ def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
 
 
 class ExampleAdapter(DefaultRecurringAdapter):
-    """Scoping by organisation: staff and the owner run its series, active members see them."""
+    """Scoping by organisation, and the audience over Organization, Membership, Follow,
+    SeriesFollow and the notification preferences."""
 
     def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
         if not user.is_authenticated:
@@ -52,6 +77,44 @@ class ExampleAdapter(DefaultRecurringAdapter):
         from .api import EventTemplateSerializer
 
         return EventTemplateSerializer
+
+    def get_series_url(self, series: EventSeries) -> str:
+        return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))
+
+    def get_staff_and_owners(self, series: EventSeries, template: Event) -> QuerySet[Any]:
+        organization = template.organization_id
+        owner = Organization.objects.filter(pk=organization).values("owner_id")
+        staff = Organization.staff.through.objects.filter(organization_id=organization)
+        return _active_users(Q(pk__in=owner) | Q(pk__in=staff.values("user_id")))
+
+    def get_members(self, series: EventSeries, template: Event) -> QuerySet[Any]:
+        members = Membership.objects.filter(
+            organization_id=template.organization_id, status__in=NOTIFIED_MEMBERSHIP_STATES
+        )
+        return _active_users(Q(pk__in=members.values("user_id")))
+
+    def get_followers(self, series: EventSeries, template: Event) -> QuerySet[Any]:
+        of_organization = Follow.objects.filter(
+            organization_id=template.organization_id, notify_new_events=True
+        )
+        of_series = SeriesFollow.objects.filter(series=series, notify_new_events=True)
+        return _active_users(
+            Q(pk__in=of_organization.values("user_id")) | Q(pk__in=of_series.values("user_id"))
+        )
+
+    def wants_notification(self, recipient: Any, notification_type: str) -> bool:
+        return bool(self.filter_by_preferences([recipient], notification_type))
+
+    def filter_by_preferences(self, candidates: Sequence[Any], notification_type: str) -> list[Any]:
+        """Everyone without a preference row, or whose row allows the type; one query."""
+        refused = {
+            preference.user_id
+            for preference in NotificationPreference.objects.filter(
+                user_id__in=[candidate.pk for candidate in candidates]
+            ).only("user_id", "silence_all", "disabled_types")
+            if not preference.allows(notification_type)
+        }
+        return [candidate for candidate in candidates if candidate.pk not in refused]
 
 
 def organizations_run_by(user: Any) -> QuerySet[Organization]:

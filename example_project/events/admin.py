@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import admin
+from django.db.models import QuerySet
 from django.http import HttpRequest
 
 from .models import (
@@ -10,8 +11,10 @@ from .models import (
     Event,
     Follow,
     Membership,
+    Notification,
     NotificationPreference,
     Organization,
+    SeriesFollow,
     TicketTier,
 )
 
@@ -90,18 +93,78 @@ class NotificationPreferenceAdmin(admin.ModelAdmin):
     autocomplete_fields = ("user",)
 
 
+class NotificationInline(admin.TabularInline):
+    model = Notification
+    extra = 0
+    fields = ("recipient", "is_read")
+    readonly_fields = ("recipient",)
+    can_delete = False
+
+    def has_add_permission(self, request: HttpRequest, obj: object = None) -> bool:
+        return False
+
+
 @admin.register(DigestRecord)
 class DigestRecordAdmin(admin.ModelAdmin):
-    list_display = ("created_at", "notification_type", "series", "occurrence_count", "url")
+    list_display = (
+        "created_at",
+        "notification_type",
+        "series",
+        "occurrence_count",
+        "audience",
+        "recipient_count",
+        "url",
+    )
+    list_filter = ("notification_type", "audience")
     list_select_related = ("series",)
     readonly_fields = (
         "series",
         "notification_type",
         "occurrence_count",
-        "recipients",
+        "audience",
+        "recipient_count",
         "url",
         "created_at",
     )
+    inlines = (NotificationInline,)
 
     def has_add_permission(self, request: HttpRequest) -> bool:
         return False
+
+
+@admin.register(Notification)
+class NotificationAdmin(admin.ModelAdmin):
+    list_display = ("recipient", "title", "is_read", "created_at")
+    list_filter = ("is_read", "digest__notification_type")
+    list_select_related = ("recipient", "digest__series")
+    search_fields = ("recipient__username", "recipient__email")
+    readonly_fields = ("recipient", "digest")
+    actions = ("mark_read", "mark_unread")
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        return False
+
+    @admin.display(description="notification")
+    def title(self, notification: Notification) -> str:
+        return notification.digest.title
+
+    @admin.display(description="created at", ordering="digest__created_at")
+    def created_at(self, notification: Notification) -> object:
+        return notification.digest.created_at
+
+    @admin.action(description="Mark selected notifications as read")
+    def mark_read(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
+        queryset.update(is_read=True)
+
+    @admin.action(description="Mark selected notifications as unread")
+    def mark_unread(self, request: HttpRequest, queryset: QuerySet[Notification]) -> None:
+        queryset.update(is_read=False)
+
+
+@admin.register(SeriesFollow)
+class SeriesFollowAdmin(admin.ModelAdmin):
+    list_display = ("user", "series", "notify_new_events", "created_at")
+    list_filter = ("notify_new_events",)
+    list_select_related = ("user", "series")
+    autocomplete_fields = ("user",)
+    raw_id_fields = ("series",)

@@ -10,10 +10,10 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
-from revel_recurring.models import RecurringEventMixin
+from revel_recurring.models import EventSeries, RecurringEventMixin
 from revel_recurring.querysets import RecurringEventQuerySet
 
 # An occurrence slug is the template slug plus "-YYYYMMDD-HHMM" (14 characters); the
@@ -200,6 +200,11 @@ class Event(RecurringEventMixin, models.Model):
     RECURRING_STATUS_DRAFT = Status.DRAFT.value
     RECURRING_STATUS_OPEN = Status.OPEN.value
     RECURRING_STATUS_CANCELLED = Status.CANCELLED.value
+    RECURRING_VISIBILITY_PUBLIC = Visibility.PUBLIC.value
+    RECURRING_VISIBILITY_MEMBERS_ONLY = Visibility.MEMBERS_ONLY.value
+    RECURRING_VISIBILITY_STAFF_ONLY = Visibility.STAFF_ONLY.value
+    RECURRING_VISIBILITY_PRIVATE = Visibility.PRIVATE.value
+    RECURRING_VISIBILITY_UNLISTED = Visibility.UNLISTED.value
     RECURRING_SHIFTED_FIELDS = ("rsvp_before", "check_in_starts_at")
     RECURRING_UNCOPIED_FIELDS = ("slug", "created_at", "updated_at")
     PROPAGATABLE_FIELDS = (
@@ -326,15 +331,50 @@ def _shift(value: dt.datetime | None, delta: dt.timedelta) -> dt.datetime | None
     return None if value is None else value + delta
 
 
+class SeriesFollow(models.Model):
+    """A user following one series rather than the whole organisation."""
+
+    series = models.ForeignKey(
+        "revel_recurring.EventSeries", on_delete=models.CASCADE, related_name="+"
+    )
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="series_follows"
+    )
+    notify_new_events = models.BooleanField(
+        default=False, help_text=_("Opted in to hear about new dates of this series.")
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["series", "user"], name="events_seriesfollow_unique")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user} follows series {self.series_id}"
+
+
+def events_scheduled_title(count: int, series_name: str) -> str:
+    """ "1 new event scheduled for Yoga" / "8 new events scheduled for Yoga"."""
+    return ngettext(
+        "%(count)d new event scheduled for %(series)s",
+        "%(count)d new events scheduled for %(series)s",
+        count,
+    ) % {"count": count, "series": series_name}
+
+
 class DigestRecord(models.Model):
-    """What the example notifier received: one row per generated-batch digest."""
+    """One digest the notifier delivered: what it was about, once per generated batch."""
 
     series = models.ForeignKey(
         "revel_recurring.EventSeries", on_delete=models.CASCADE, related_name="+"
     )
     notification_type = models.CharField(max_length=64)
     occurrence_count = models.PositiveIntegerField()
-    recipients = models.JSONField(default=list, blank=True)
+    audience = models.CharField(
+        max_length=16, blank=True, default="", help_text=_("staff, members or public.")
+    )
+    recipient_count = models.PositiveIntegerField(default=0)
     url = models.CharField(max_length=500, blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -344,6 +384,55 @@ class DigestRecord(models.Model):
     def __str__(self) -> str:
         return f"{self.notification_type}: {self.occurrence_count} for series {self.series_id}"
 
+    @property
+    def title(self) -> str:
+        return events_scheduled_title(self.occurrence_count, self.series.name)
+
+
+class Notification(models.Model):
+    """One recipient's in-app notification of a digest, with its read flag.
+
+    What the notification says (type, series, count, link) lives once on its
+    ``DigestRecord``: a batch reaching 300 people writes 300 narrow rows in one
+    INSERT (SQLite's 999-parameter cap fits 333 of them per statement).
+    """
+
+    recipient = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="notifications"
+    )
+    digest = models.ForeignKey(DigestRecord, on_delete=models.CASCADE, related_name="notifications")
+    is_read = models.BooleanField(default=False)
+
+    class Meta:
+        ordering = ("-digest__created_at", "-pk")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["digest", "recipient"], name="events_notification_once_per_digest"
+            )
+        ]
+        indexes = [
+            models.Index(fields=["recipient", "is_read"], name="events_notif_recipient_read")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.digest} to {self.recipient}"
+
+    @property
+    def notification_type(self) -> str:
+        return self.digest.notification_type
+
+    @property
+    def series(self) -> EventSeries:
+        return self.digest.series
+
+    @property
+    def occurrence_count(self) -> int:
+        return self.digest.occurrence_count
+
+    @property
+    def link(self) -> str:
+        return self.digest.url
+
 
 __all__ = [
     "DigestRecord",
@@ -351,8 +440,11 @@ __all__ = [
     "EventQuerySet",
     "Follow",
     "Membership",
+    "Notification",
     "NotificationPreference",
     "Organization",
+    "SeriesFollow",
     "TicketTier",
+    "events_scheduled_title",
     "occurrence_slug",
 ]

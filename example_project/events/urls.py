@@ -8,6 +8,7 @@ app_name = "events"
 
 urlpatterns = [
     path("", views.series_list, name="series_list"),
-    # The same path as DefaultRecurringAdapter.get_series_url(), the digest's link.
+    # The digest's link: ExampleAdapter.get_series_url() reverses this name.
     path("series/<slug:slug>/", views.series_detail, name="series_detail"),
+    path("notifications/", views.notification_list, name="notifications"),
 ]

@@ -11,9 +11,10 @@ from io import StringIO
 from pathlib import Path
 
 import pytest
+from django.core import mail
 from django.core.management import call_command
 
-from example_project.events.models import Event, Organization, TicketTier
+from example_project.events.models import Event, Notification, Organization, TicketTier
 from revel_recurring.models import EventSeries
 
 from .conftest import VIENNA
@@ -42,6 +43,22 @@ def test_events_demo_reuses_what_it_created() -> None:
     assert occurrences == 8
     assert Event.objects.filter(is_template=False).count() == occurrences
     assert "Generated 0 new occurrence(s); 8 materialized in total" in second
+    assert "No new dates, so no digest was sent." in second
+
+
+@pytest.mark.django_db(transaction=True)
+def test_events_demo_summary_names_who_was_told_and_who_not() -> None:
+    # transaction=True: generation commits and the digest goes out before the
+    # command prints its summary, as in `make demo`.
+    output = run_demo_command("2027-02-01T09:00:00+01:00")
+
+    told = re.findall(r"^  told      (\w+)", output, flags=re.MULTILINE)
+    not_told = re.findall(r"^  not told  (\w+)", output, flags=re.MULTILINE)
+    assert told == ["demo", "stefan", "maria", "paul", "fiona", "sam"]
+    assert sorted(not_told) == ["clara", "felix", "nora"]
+    assert "Digest (public audience): 8 new date(s) told to 6 people" in output
+    assert sorted(n.recipient.username for n in Notification.objects.all()) == sorted(told)
+    assert sorted(m.to[0] for m in mail.outbox) == sorted(f"{u}@example.com" for u in told)
 
 
 @pytest.mark.django_db
@@ -76,4 +93,6 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
     assert len(dates) == 8, result.stdout
     assert "NOSERVE set" in result.stdout
     assert re.search(r"log in as 'admin' with password '[^']{12,}'", result.stdout), result.stdout
+    assert "  told      maria    active member who also follows the organisation" in result.stdout
+    assert "Subject: 8 new events scheduled for Tuesday Evening Run" in result.stdout
     assert (tmp_path / "demo.sqlite3").exists()

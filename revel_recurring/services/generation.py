@@ -16,8 +16,7 @@ from ..conf import recurring_settings
 from ..exceptions import GenerationWindowError, InvalidArgumentError, SeriesNotFoundError
 from ..host_model import check_copied_unique_values
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
-from ..notifications import SeriesDigest, dispatch_digest, suppress_event_notifications
-from ..signals import series_events_generated
+from ..notifications import SeriesDigest, send_series_digest, suppress_event_notifications
 from .exdates import absorb_pending_exdates
 from .locking import aware_now, lock_series
 from .scheduling import materialized_slots, next_due_at, window_length
@@ -134,7 +133,8 @@ def generate_series_events(
 
     Runs in one transaction under the series row lock: all occurrences, their
     related rows and the cursor commit together or not at all. After commit, one
-    digest is sent for the batch; a failing notifier is logged, never raised.
+    digest is sent for the batch (``notifications.send_series_digest``); a failing
+    notifier is logged, never raised.
     """
     moment = aware_now(now)
     _check_until(until, moment)
@@ -175,7 +175,9 @@ def generate_series_events(
             created = _materialize(locked, template, plan.slots)
             _write_cursor(locked, plan, created=len(created))
             if created:
-                transaction.on_commit(lambda: _send_digest(locked, template, created))
+                transaction.on_commit(
+                    lambda: send_series_digest(locked, created, template=template)
+                )
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
         # must not rewind the cursor or the index counter.
@@ -294,27 +296,6 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
     created = model._default_manager.bulk_create(occurrences)
     model.clone_related(template, created)
     return list(created)
-
-
-def _send_digest(series: EventSeries, template: Any, occurrences: list[Any]) -> None:
-    from ..adapter import get_adapter
-
-    try:
-        digest = get_adapter().build_digest(series, occurrences, template=template)
-    except Exception:
-        logger.exception("revel_recurring could not build the digest for series %s", series.pk)
-        return
-    for receiver, result in series_events_generated.send_robust(
-        sender=EventSeries, series=series, occurrences=occurrences, digest=digest
-    ):
-        if isinstance(result, Exception):
-            logger.error(
-                "series_events_generated receiver %r failed for series %s",
-                receiver,
-                series.pk,
-                exc_info=result,
-            )
-    dispatch_digest(digest)
 
 
 __all__ = [

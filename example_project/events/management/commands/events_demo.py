@@ -1,7 +1,8 @@
-"""Create the demo organisation and weekly series (idempotently), then generate it.
+"""Create the demo organisation, its people and weekly series (idempotently), then generate.
 
 `make demo` runs this after `migrate`; running it again reuses everything it made
-and only materializes what the rolling window has newly reached.
+and only materializes what the rolling window has newly reached. The summary
+names who the digest of the new dates reached, and which demo people it did not.
 """
 
 from __future__ import annotations
@@ -18,18 +19,45 @@ from django.db import transaction
 from django.utils import timezone
 from django.utils.dateparse import parse_datetime
 
-from example_project.events.models import Event, Follow, Organization, TicketTier
+from example_project.events.models import (
+    Event,
+    Follow,
+    Membership,
+    NotificationPreference,
+    Organization,
+    SeriesFollow,
+    TicketTier,
+)
 from revel_recurring.models import EventSeries, RecurrenceRule
+from revel_recurring.notifications import SeriesDigest
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.signals import series_events_generated
 
 ZONE_NAME = "Europe/Vienna"
 ZONE = ZoneInfo(ZONE_NAME)
 TUESDAY = 1
 START_TIME = dt.time(18, 30)
 DEMO_USERNAME = "demo"
+# The demo people's throwaway password for the site's /notifications/ pages; none of
+# them is staff. The admin's superuser gets a random one (--admin).
+DEMO_PASSWORD = "demo"
 ADMIN_USERNAME = "admin"
 ORG_SLUG = "vienna-runners"
 TEMPLATE_SLUG = "tuesday-evening-run"
+
+#: The demo's people: username -> role. They sign in with the same throwaway
+#: password as the owner to see /notifications/.
+DEMO_PEOPLE = {
+    DEMO_USERNAME: "owner",
+    "stefan": "staff",
+    "maria": "active member who also follows the organisation",
+    "paul": "member, membership paused",
+    "clara": "member, membership cancelled",
+    "nora": "active member who silenced all notifications",
+    "fiona": "follows the organisation, new-event notifications on",
+    "felix": "follows the organisation, new-event notifications off",
+    "sam": "follows the series, new-event notifications on",
+}
 
 
 class Command(BaseCommand):
@@ -68,8 +96,23 @@ class Command(BaseCommand):
         if series is None:
             raise CommandError(f"The demo template {template.pk} lost its series; delete it.")
         self.stdout.write(f'{verb} series "{series.name}".')
-        created = generate_series_events(series, now=now)
+        with transaction.atomic():
+            _demo_people(organization, series)
+        digests: list[SeriesDigest] = []
+
+        def keep(sender: Any, digest: SeriesDigest, **kwargs: Any) -> None:
+            digests.append(digest)
+
+        series_events_generated.connect(keep, dispatch_uid="events_demo.keep")
+        try:
+            created = generate_series_events(series, now=now)
+        finally:
+            series_events_generated.disconnect(dispatch_uid="events_demo.keep")
         self._report(series, created, password)
+        if created:
+            self._report_digest(digests)
+        else:
+            self.stdout.write("No new dates, so no digest was sent.")
 
     def _report(self, series: EventSeries, created: list[Event], password: str | None) -> None:
         rule = series.recurrence_rule
@@ -99,6 +142,27 @@ class Command(BaseCommand):
                 "(demo only: a new random password on every run)"
             )
 
+    def _report_digest(self, digests: list[SeriesDigest]) -> None:
+        if not digests:
+            self.stdout.write("No digest was sent for the new dates; the log above says why.")
+            return
+        digest = digests[0]
+        told = [person.get_username() for person in digest.recipients]
+        self.stdout.write(
+            f"Digest ({digest.audience.value} audience): {digest.count} new date(s) told to "
+            f"{len(told)} people, in-app and by e-mail (printed above by the console backend):"
+        )
+        for username in told:
+            role = DEMO_PEOPLE.get(username, "not a demo person")
+            self.stdout.write(f"  told      {username:<8} {role}")
+        for username, role in DEMO_PEOPLE.items():
+            if username not in told:
+                self.stdout.write(f"  not told  {username:<8} {role}")
+        self.stdout.write(
+            f"Sign in as any of them (password {DEMO_PASSWORD}) at "
+            "http://127.0.0.1:8000/notifications/ to see their notifications."
+        )
+
 
 def _parse_now(value: str) -> dt.datetime:
     parsed = parse_datetime(value)
@@ -108,20 +172,10 @@ def _parse_now(value: str) -> dt.datetime:
 
 
 def _demo_organization() -> Organization:
-    user_model = get_user_model()
-    user, created = user_model._default_manager.get_or_create(
-        username=DEMO_USERNAME, defaults={"email": "demo@example.com"}
-    )
-    if created:
-        # The organisation's owner is a person of the story, not a login.
-        user.set_unusable_password()
-        user.save(update_fields=["password"])
+    # The owner signs in like the other demo people; the admin is "admin"'s (--admin).
+    user = _demo_user(DEMO_USERNAME)
     organization, _ = Organization.objects.get_or_create(
         slug=ORG_SLUG, defaults={"name": "Vienna Runners", "owner": user}
-    )
-    organization.staff.add(user)
-    Follow.objects.get_or_create(
-        organization=organization, user=user, defaults={"notify_new_events": True}
     )
     return organization
 
@@ -142,6 +196,43 @@ def _demo_superuser() -> str:
     user.set_password(password)
     user.save(update_fields=["password", "is_staff", "is_superuser"])
     return password
+
+
+def _demo_user(username: str) -> Any:
+    user, created = get_user_model()._default_manager.get_or_create(
+        username=username,
+        defaults={"email": f"{username}@example.com", "first_name": username.capitalize()},
+    )
+    if created:
+        user.set_password(DEMO_PASSWORD)
+        user.save(update_fields=["password"])
+    return user
+
+
+def _demo_people(organization: Organization, series: EventSeries) -> None:
+    """Staff, members in each state, followers with and without opt-in (get_or_create)."""
+    organization.staff.add(_demo_user("stefan"))
+    for username, status in (
+        ("maria", Membership.Status.ACTIVE),
+        ("paul", Membership.Status.PAUSED),
+        ("clara", Membership.Status.CANCELLED),
+        ("nora", Membership.Status.ACTIVE),
+    ):
+        Membership.objects.get_or_create(
+            organization=organization, user=_demo_user(username), defaults={"status": status}
+        )
+    for username, opted_in in (("maria", True), ("fiona", True), ("felix", False)):
+        Follow.objects.get_or_create(
+            organization=organization,
+            user=_demo_user(username),
+            defaults={"notify_new_events": opted_in},
+        )
+    SeriesFollow.objects.get_or_create(
+        series=series, user=_demo_user("sam"), defaults={"notify_new_events": True}
+    )
+    NotificationPreference.objects.get_or_create(
+        user=_demo_user("nora"), defaults={"silence_all": True}
+    )
 
 
 def _create_series(organization: Organization, now: dt.datetime) -> Event:
