@@ -58,11 +58,9 @@ def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
         return
     from .models import EventSeries
 
-    # An occurrence outliving its series (deleted earlier, e.g. by a host's own
-    # code): there is no series left to sync, and the record's foreign key would fail.
-    if not EventSeries.objects.filter(pk=instance.series_id).exists():
-        return
-    _record(instance, "deleted")
+    # A host may delete a stale instance of an occurrence whose series is gone.
+    if EventSeries.objects.filter(pk=instance.series_id).exists():
+        _record(instance, "deleted")
 
 
 def connect_change_log() -> None:

@@ -1,8 +1,9 @@
 """The example site's revel_recurring adapter (``REVEL_RECURRING_ADAPTER``).
 
-Who sees and runs a series: the owner and staff of its template's organisation
-run it, its active members see it. Who hears about new dates: the owner and
-staff; members whose membership is active or paused; users following the
+Who sees and runs a series: the owner and staff of the template's organisation
+see and edit it, its active members see it, nobody else does (superusers see
+everything). Who hears about new dates: the owner and staff of the template's organisation;
+its members whose membership is active or paused; users following the
 organisation or the series who opted in to new-event notifications. Every hook is
 one query, and the preferences of all candidates are read in one more.
 """
@@ -36,6 +37,15 @@ def _active_users(condition: Q) -> QuerySet[Any]:
     return get_user_model()._default_manager.filter(condition, is_active=True).order_by("pk")
 
 
+def organizations_run_by(user: Any) -> QuerySet[Organization]:
+    """Organisations ``user`` owns or is staff of (all of them for a superuser)."""
+    if not user.is_authenticated:
+        return Organization.objects.none()
+    if user.is_superuser:
+        return Organization.objects.all()
+    return Organization.objects.filter(Q(owner=user) | Q(staff=user)).distinct()
+
+
 def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
     # A series belongs to the organisation of its template; Exists keeps one row per
     # series however many ways the user is related to the organisation.
@@ -46,8 +56,8 @@ def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
 
 
 class ExampleAdapter(DefaultRecurringAdapter):
-    """Scoping by organisation, and the audience over Organization, Membership, Follow,
-    SeriesFollow and the notification preferences."""
+    """Scoping by organisation, and audience hooks over Organization, Membership,
+    Follow, SeriesFollow and preferences."""
 
     def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
         if not user.is_authenticated:
@@ -71,7 +81,7 @@ class ExampleAdapter(DefaultRecurringAdapter):
 
     def can_create_series(self, user: Any) -> bool:
         # Which organisation is checked by the template serializer's choices.
-        return bool(user.is_authenticated) and (user.is_superuser or _runs_any(user))
+        return bool(user.is_authenticated) and organizations_run_by(user).exists()
 
     def get_template_serializer_class(self) -> type[Any]:
         from .api import EventTemplateSerializer
@@ -115,16 +125,3 @@ class ExampleAdapter(DefaultRecurringAdapter):
             if not preference.allows(notification_type)
         }
         return [candidate for candidate in candidates if candidate.pk not in refused]
-
-
-def organizations_run_by(user: Any) -> QuerySet[Organization]:
-    """Organisations ``user`` owns or is staff of (all of them for a superuser)."""
-    if not user.is_authenticated:
-        return Organization.objects.none()
-    if user.is_superuser:
-        return Organization.objects.all()
-    return Organization.objects.filter(Q(owner=user) | Q(staff=user)).distinct()
-
-
-def _runs_any(user: Any) -> bool:
-    return organizations_run_by(user).exists()

@@ -6,21 +6,37 @@ Every view of the API passes its exceptions through :func:`translate`, so no
 
 from __future__ import annotations
 
+from typing import Any
+
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
 from rest_framework import exceptions, status
 
 from ..exceptions import (
-    GenerationWindowError,
-    InvalidPropagationError,
-    NotAnOccurrenceError,
+    DuplicateUniqueValueError,
     NotCancelledError,
     RecurrenceError,
+    SeriesBusyError,
     SeriesHasBookingsError,
+    SeriesNotFoundError,
     SeriesNotReadyError,
+    TemplateProtectedError,
 )
+from ..models import RULE_FIELDS
 from ..transient import is_transient_db_error
 from .serializers import drf_errors
+
+# Series fields a create error may name; every other non-rule key is the template's.
+_SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
+
+
+_CONFLICTS = (
+    SeriesHasBookingsError,
+    NotCancelledError,
+    SeriesNotReadyError,
+    TemplateProtectedError,
+    DuplicateUniqueValueError,
+)
 
 
 class Conflict(exceptions.APIException):
@@ -36,22 +52,52 @@ class TryAgain(exceptions.APIException):
 
 
 def translate(exc: Exception) -> Exception:
-    """The DRF exception a domain error stands for; anything else unchanged."""
+    """The DRF exception a domain error stands for; anything else unchanged.
+
+    Bad input (every other ``RecurrenceError``) is a 400 keyed by the error's own
+    ``message_dict``; a state that forbids the request a 409; a series gone while
+    the request waited for its lock a 404; a busy or transient database a 503.
+    """
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(drf_errors(exc))
-    if isinstance(exc, GenerationWindowError):
-        return exceptions.ValidationError({"until": [str(exc)]})
-    if isinstance(exc, NotAnOccurrenceError):
-        return exceptions.ValidationError({"occurrence": [str(exc)]})
-    if isinstance(exc, InvalidPropagationError):
-        return exceptions.ValidationError({"non_field_errors": [str(exc)]})
-    if isinstance(exc, (SeriesHasBookingsError, NotCancelledError, SeriesNotReadyError)):
+    if isinstance(exc, SeriesNotFoundError):
+        return exceptions.NotFound(str(exc))
+    if isinstance(exc, _CONFLICTS):
         return Conflict(str(exc))
+    if isinstance(exc, SeriesBusyError):
+        return TryAgain(str(exc))
     if isinstance(exc, RecurrenceError):
-        return exceptions.ValidationError({"non_field_errors": [str(exc)]})
+        return exceptions.ValidationError(drf_errors(exc.as_validation_error()))
     if isinstance(exc, IntegrityError):
         # A unique value taken by a concurrent request between validation and insert.
         return Conflict("Another request changed the same data; reload and try again.")
     if isinstance(exc, DatabaseError) and is_transient_db_error(exc):
         return TryAgain()
     return exc
+
+
+def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """A create error of the service, keyed where the client sent the value:
+    rule fields under ``recurrence``, event fields under ``template``."""
+    flat = drf_errors(exc)
+    if not isinstance(flat, dict):
+        return {"non_field_errors": flat}
+    nested: dict[str, Any] = {}
+    for key, messages in flat.items():
+        if key in RULE_FIELDS:
+            nested.setdefault("recurrence", {})[key] = messages
+        elif key in _SERIES_KEYS:
+            nested[key] = messages
+        else:
+            nested.setdefault("template", {})[key] = messages
+    return nested
+
+
+def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
+    """An error of ``update_series_recurrence``: rule fields under ``recurrence``."""
+    flat = drf_errors(exc)
+    if not isinstance(flat, dict):
+        return flat
+    rule = {key: value for key, value in flat.items() if key in RULE_FIELDS}
+    rest = {key: value for key, value in flat.items() if key not in RULE_FIELDS}
+    return {**rest, "recurrence": rule} if rule else rest

@@ -69,8 +69,21 @@ class StrictFieldsMixin:
     """Unknown keys are a 400 naming them, not silently dropped (DRF's default).
 
     A key naming a read-only field is refused the same way, so a client never
-    believes it changed something it cannot change.
+    believes it changed something it cannot change; sent back with its current
+    value (GET, edit, PATCH the whole object, as the browsable API's form does),
+    it is ignored.
     """
+
+    def _unchanged(self, key: Any, value: Any) -> bool:
+        instance = getattr(self, "instance", None)
+        field = self.fields.get(key)  # type: ignore[attr-defined]
+        if instance is None or field is None or not field.read_only:
+            return False
+        try:
+            current = field.to_representation(field.get_attribute(instance))
+        except Exception:  # a computed field that cannot be read back is not "unchanged"
+            return False
+        return bool(current == value)
 
     def to_internal_value(self, data: Any) -> Any:
         errors: dict[str, list[str]] = {}
@@ -78,7 +91,7 @@ class StrictFieldsMixin:
             fields = self.fields  # type: ignore[attr-defined]
             writable = {name for name, field in fields.items() if not field.read_only}
             for key in data:
-                if key in writable:
+                if key in writable or self._unchanged(key, data[key]):
                     continue
                 if key in fields:
                     errors[str(key)] = [str(_("This field is read-only; leave it out."))]

@@ -12,9 +12,12 @@ from __future__ import annotations
 from typing import Any
 
 from django.templatetags.static import static
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .. import __version__
+from .serializers import ErrorSerializer
 
 
 def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
@@ -27,6 +30,63 @@ def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
         if isinstance(getattr(endpoint[3], "cls", None), type)
         and issubclass(endpoint[3].cls, SeriesViewSet)
     ]
+
+
+ERROR = ErrorSerializer
+BAD_INPUT = OpenApiResponse(
+    OpenApiTypes.OBJECT,
+    description=(
+        "Bad input: an object keyed by the offending field (nested under `recurrence` or "
+        "`template`), each holding a list of messages; `detail` for an unreadable body."
+    ),
+)
+NOT_AUTHENTICATED = OpenApiResponse(ERROR, description="Not authenticated.")
+FORBIDDEN = OpenApiResponse(ERROR, description="Visible to you but not editable, or refused.")
+NOT_FOUND = OpenApiResponse(ERROR, description="No such series within what you may see.")
+CONFLICT = OpenApiResponse(ERROR, description="The series' state does not allow it.")
+UNSUPPORTED = OpenApiResponse(ERROR, description="The body is not JSON.")
+UNAVAILABLE = OpenApiResponse(ERROR, description="A transient database error; retry.")
+
+
+def error_responses(*codes: int) -> dict[int, OpenApiResponse]:
+    """The documented error answers: ``codes`` plus 401 and 503, which any route may give."""
+    table = {
+        400: BAD_INPUT,
+        401: NOT_AUTHENTICATED,
+        403: FORBIDDEN,
+        404: NOT_FOUND,
+        409: CONFLICT,
+        415: UNSUPPORTED,
+        503: UNAVAILABLE,
+    }
+    return {code: table[code] for code in (*codes, 401, 503)}
+
+
+READ_ERRORS = error_responses(403, 404)
+WRITE_ERRORS = error_responses(400, 403, 404, 409, 415)
+
+OCCURRENCE_PARAMETERS = [
+    OpenApiParameter(
+        "date_from_after", OpenApiTypes.DATETIME, description="Starts at or after (with offset)."
+    ),
+    OpenApiParameter(
+        "date_from_before", OpenApiTypes.DATETIME, description="Starts before (with offset)."
+    ),
+    OpenApiParameter("status", OpenApiTypes.STR, description="The host's status value."),
+    OpenApiParameter("is_modified", OpenApiTypes.BOOL),
+    OpenApiParameter("is_future", OpenApiTypes.BOOL, description="Ends (or starts) now or later."),
+    OpenApiParameter(
+        "modified_since",
+        OpenApiTypes.DATETIME,
+        description=(
+            "Only occurrences changed at or after this instant, plus tombstones of those "
+            "cancelled or deleted since (`cancelled` / `deleted` true, original slot in "
+            "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
+        ),
+    ),
+    OpenApiParameter("page", OpenApiTypes.INT),
+    OpenApiParameter("page_size", OpenApiTypes.INT, description="At most 500."),
+]
 
 
 SCHEMA_SETTINGS = {

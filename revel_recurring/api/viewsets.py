@@ -6,19 +6,17 @@ show many rows use a constant number of queries per page.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import transaction
-from django.db.models import Count, OuterRef, Q, QuerySet, Subquery
+from django.db.models import OuterRef, QuerySet, Subquery
 from django.utils import timezone
 from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
-    OpenApiResponse,
     extend_schema,
     extend_schema_view,
     inline_serializer,
@@ -27,14 +25,13 @@ from rest_framework import mixins, serializers, status, viewsets
 from rest_framework.decorators import action
 from rest_framework.exceptions import NotFound
 from rest_framework.exceptions import ValidationError as DRFValidationError
-from rest_framework.pagination import PageNumberPagination
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import BrowsableAPIRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from .. import changelog
 from ..adapter import get_adapter
-from ..models import RULE_FIELDS, EventSeries, get_event_model
+from ..models import EventSeries, get_event_model
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences, detect_cadence_drift
 from ..services.generation import generate_series_events
@@ -48,182 +45,47 @@ from ..services.lifecycle import (
 from ..services.propagation import update_template
 from ..slots import upcoming_slots
 from . import serializers as s
-from .errors import translate
-from .filters import OccurrenceFilter, SeriesFilter, future_q, slot_matches
+from .errors import create_errors, translate, update_errors
+from .filters import OccurrenceFilter, SeriesFilter
+from .pagination import OccurrencePagination, SeriesPagination
 from .permissions import SeriesPermission
+from .reads import SeriesExtras, changed_rows
+from .schema import (
+    OCCURRENCE_PARAMETERS,
+    READ_ERRORS,
+    WRITE_ERRORS,
+    error_responses,
+)
 
 PREVIEW_MAX = 100
-# Series fields a create error may name; every other non-rule key is the template's.
-_SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
-
-
-class StrictPagination(PageNumberPagination):
-    """``page_size`` must be a whole number of at least 1 (capped at the maximum).
-
-    DRF falls back to the default size for a page_size it cannot read; a client
-    asking for ``page_size=abc`` gets a 400 naming it instead.
-    """
-
-    page_size_query_param = "page_size"
-
-    def get_page_size(self, request: Request) -> int | None:
-        raw = request.query_params.get(self.page_size_query_param)
-        if raw is not None:
-            try:
-                size = int(raw)
-            except ValueError:
-                size = 0
-            if size < 1:
-                raise DRFValidationError({"page_size": ["Give a whole number of at least 1."]})
-        return super().get_page_size(request)
-
-
-class SeriesPagination(StrictPagination):
-    page_size = 20
-    max_page_size = 100
-
-
-class OccurrencePagination(StrictPagination):
-    page_size = 50
-    max_page_size = 500
-
-
-@dataclass
-class SeriesExtras:
-    """The template and the occurrence counts of a page of series (two queries)."""
-
-    templates: dict[int, Any] = field(default_factory=dict)
-    counts: dict[int, dict[str, Any]] = field(default_factory=dict)
-
-    @classmethod
-    def load(cls, series_ids: list[int]) -> SeriesExtras:
-        extras = cls()
-        if not series_ids:
-            return extras
-        model = get_event_model()
-        manager = model._default_manager
-        for template in manager.filter(series_id__in=series_ids, is_template=True):
-            extras.templates[template.series_id] = template  # type: ignore[index]
-        status_field = model.RECURRING_STATUS_FIELD
-        upcoming = Count("pk", filter=future_q(timezone.now()))
-        rows = (
-            manager.filter(series_id__in=series_ids, is_template=False)
-            .order_by()
-            .values("series_id", status_field)
-            .annotate(n=Count("pk"), upcoming=upcoming)
-        )
-        for row in rows:
-            counts = extras.counts.setdefault(
-                row["series_id"], {"total": 0, "upcoming": 0, "by_status": {}}
-            )
-            counts["total"] += row["n"]
-            counts["upcoming"] += row["upcoming"]
-            counts["by_status"][str(row[status_field])] = row["n"]
-        return extras
 
 
 def _template_serializer_class() -> type[serializers.Serializer[Any]]:
     return get_adapter().get_template_serializer_class()
 
 
-def _nest(errors: Any, key: str) -> dict[str, Any]:
-    return {key: errors}
-
-
-def _create_errors(exc: DjangoValidationError) -> dict[str, Any]:
-    """A service's create error, keyed where the client sent the value."""
-    flat = s.drf_errors(exc)
-    if not isinstance(flat, dict):
-        return {"non_field_errors": flat}
-    nested: dict[str, Any] = {}
-    for key, messages in flat.items():
-        if key in RULE_FIELDS:
-            nested.setdefault("recurrence", {})[key] = messages
-        elif key in _SERIES_KEYS:
-            nested[key] = messages
-        else:
-            nested.setdefault("template", {})[key] = messages
-    return nested
-
-
-ERROR = s.ErrorSerializer
-BAD_INPUT = OpenApiResponse(
-    OpenApiTypes.OBJECT,
-    description=(
-        "Bad input: an object keyed by the offending field (nested under `recurrence` or "
-        "`template`), each holding a list of messages; `detail` for an unreadable body."
-    ),
-)
-NOT_AUTHENTICATED = OpenApiResponse(ERROR, description="Not authenticated.")
-FORBIDDEN = OpenApiResponse(ERROR, description="Visible to you but not editable, or refused.")
-NOT_FOUND = OpenApiResponse(ERROR, description="No such series within what you may see.")
-CONFLICT = OpenApiResponse(ERROR, description="The series' state does not allow it.")
-UNSUPPORTED = OpenApiResponse(ERROR, description="The body is not JSON.")
-UNAVAILABLE = OpenApiResponse(ERROR, description="A transient database error; retry.")
-
-
-def _errors(*codes: int) -> dict[int, OpenApiResponse]:
-    table = {
-        400: BAD_INPUT,
-        401: NOT_AUTHENTICATED,
-        403: FORBIDDEN,
-        404: NOT_FOUND,
-        409: CONFLICT,
-        415: UNSUPPORTED,
-        503: UNAVAILABLE,
-    }
-    return {code: table[code] for code in (*codes, 401, 503)}
-
-
-_READ_ERRORS = _errors(403, 404)
-_WRITE_ERRORS = _errors(400, 403, 404, 409, 415)
-
-_OCCURRENCE_PARAMETERS = [
-    OpenApiParameter(
-        "date_from_after", OpenApiTypes.DATETIME, description="Starts at or after (with offset)."
-    ),
-    OpenApiParameter(
-        "date_from_before", OpenApiTypes.DATETIME, description="Starts before (with offset)."
-    ),
-    OpenApiParameter("status", OpenApiTypes.STR, description="The host's status value."),
-    OpenApiParameter("is_modified", OpenApiTypes.BOOL),
-    OpenApiParameter("is_future", OpenApiTypes.BOOL, description="Ends (or starts) now or later."),
-    OpenApiParameter(
-        "modified_since",
-        OpenApiTypes.DATETIME,
-        description=(
-            "Only occurrences changed at or after this instant, plus tombstones of those "
-            "cancelled or deleted since (`cancelled` / `deleted` true, original slot in "
-            "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
-        ),
-    ),
-    OpenApiParameter("page", OpenApiTypes.INT),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description="At most 500."),
-]
-
-
 @extend_schema_view(
     list=extend_schema(
         summary="List the series you may see",
-        responses={200: s.SeriesSerializer(many=True), **_errors(400, 403, 404)},
+        responses={200: s.SeriesSerializer(many=True), **error_responses(400, 403, 404)},
     ),
     retrieve=extend_schema(
         summary="A series: rule, cursor, template summary, counts",
-        responses={200: s.SeriesSerializer, **_READ_ERRORS},
+        responses={200: s.SeriesSerializer, **READ_ERRORS},
     ),
     create=extend_schema(
         summary="Create a series with its rule and template; generates the first window",
         request=s.SeriesCreateSerializer,
-        responses={201: s.SeriesSerializer, **_errors(400, 403, 409, 415)},
+        responses={201: s.SeriesSerializer, **error_responses(400, 403, 409, 415)},
     ),
     partial_update=extend_schema(
         summary="Change name, description, rule, window or auto-publish",
         request=s.SeriesUpdateSerializer,
-        responses={200: s.SeriesUpdateResultSerializer, **_WRITE_ERRORS},
+        responses={200: s.SeriesUpdateResultSerializer, **WRITE_ERRORS},
     ),
     destroy=extend_schema(
         summary="Delete a series, its template and occurrences (409 while any has bookings)",
-        responses={204: None, **_errors(403, 404, 409)},
+        responses={204: None, **error_responses(403, 404, 409)},
     ),
 )
 class SeriesViewSet(
@@ -284,6 +146,25 @@ class SeriesViewSet(
         }
         return classes.get(self.action, s.SeriesSerializer)
 
+    def http_method_not_allowed(self, request: Any, *args: Any, **kwargs: Any) -> Response:
+        # A person opening a POST-only action in the browsable API gets its page with
+        # the POST form (200), as for every other page; JSON clients still get 405.
+        posted = self.action_map.get("post")
+        if (
+            request.method == "GET"
+            and posted
+            and "get" not in self.action_map
+            and isinstance(getattr(request, "accepted_renderer", None), BrowsableAPIRenderer)
+        ):
+            series = self.get_object()
+            return Response(
+                {
+                    "detail": f"POST to this page to {posted.replace('_', ' ')} the series.",
+                    "series": self.reverse_action("detail", args=[series.pk]),
+                }
+            )
+        return super().http_method_not_allowed(request, *args, **kwargs)
+
     def handle_exception(self, exc: Exception) -> Response:
         return super().handle_exception(translate(exc))
 
@@ -334,7 +215,7 @@ class SeriesViewSet(
                 generation_window_weeks=data.get("generation_window_weeks"),
             )
         except DjangoValidationError as exc:
-            raise DRFValidationError(_create_errors(exc)) from exc
+            raise DRFValidationError(create_errors(exc)) from exc
         return Response(self._represent(series), status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -354,14 +235,7 @@ class SeriesViewSet(
                     generation_window_weeks=data.get("generation_window_weeks"),
                 )
             except DjangoValidationError as exc:
-                errors = s.drf_errors(exc)
-                if isinstance(errors, dict):
-                    rule = {k: v for k, v in errors.items() if k in RULE_FIELDS}
-                    rest = {k: v for k, v in errors.items() if k not in RULE_FIELDS}
-                    raise DRFValidationError(
-                        {**rest, **_nest(rule, "recurrence")} if rule else rest
-                    ) from exc
-                raise
+                raise DRFValidationError(update_errors(exc)) from exc
             names = [name for name in ("name", "description") if name in data]
             if names:
                 # Single-row columns no service owns; update() leaves every other
@@ -381,10 +255,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Stop generating occurrences (idempotent)",
         request=None,
-        responses={200: s.SeriesSerializer, **_errors(403, 404)},
+        responses={200: s.SeriesSerializer, **error_responses(403, 404)},
     )
     @action(detail=True, methods=["post"])
     def pause(self, request: Request, pk: str | None = None) -> Response:
+        """Stop generating occurrences; the materialized ones stay."""
         series = self.get_object()
         pause_series(series)
         return Response(self._represent(series))
@@ -392,10 +267,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Generate again (idempotent); missed past dates are not created",
         request=None,
-        responses={200: s.SeriesSerializer, **_errors(403, 404)},
+        responses={200: s.SeriesSerializer, **error_responses(403, 404)},
     )
     @action(detail=True, methods=["post"])
     def resume(self, request: Request, pk: str | None = None) -> Response:
+        """Generate again; dates missed while paused are not created."""
         series = self.get_object()
         resume_series(series)
         return Response(self._represent(series))
@@ -403,10 +279,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Materialize the window now (or up to `until`); returns what was created",
         request=s.GenerateRequestSerializer,
-        responses={200: s.GenerateResultSerializer, **_WRITE_ERRORS},
+        responses={200: s.GenerateResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"])
     def generate(self, request: Request, pk: str | None = None) -> Response:
+        """Materialize the rolling window now, or up to `until`."""
         series = self.get_object()
         body = self._body(s.GenerateRequestSerializer)
         created = generate_series_events(series, until=body.get("until"))
@@ -419,10 +296,11 @@ class SeriesViewSet(
 
     @extend_schema(
         summary="Future unmodified occurrences that no longer fit the rule",
-        responses={200: s.DriftSerializer, **_READ_ERRORS},
+        responses={200: s.DriftSerializer, **READ_ERRORS},
     )
     @action(detail=True, methods=["get"])
     def drift(self, request: Request, pk: str | None = None) -> Response:
+        """Future, unmodified occurrences that no longer fit the rule."""
         series = self.get_object()
         ids = detect_cadence_drift(series)
         events = {e.pk: e for e in series.occurrences().filter(pk__in=ids)}
@@ -432,10 +310,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Cancel drifted occurrences (all, or those of `ids` that still drift)",
         request=s.CancelStaleRequestSerializer,
-        responses={200: s.CancelStaleResultSerializer, **_WRITE_ERRORS},
+        responses={200: s.CancelStaleResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], url_path="cancel-stale")
     def cancel_stale(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel the drifted occurrences (all, or those of `ids`)."""
         series = self.get_object()
         body = self._body(s.CancelStaleRequestSerializer)
         cancelled = cancel_stale_occurrences(series, ids=body.get("ids"))
@@ -444,10 +323,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Cancel one occurrence slot (materialized or not yet)",
         request=s.OccurrenceInstantSerializer,
-        responses={200: s.OccurrenceActionResultSerializer, **_WRITE_ERRORS},
+        responses={200: s.OccurrenceActionResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], url_path="cancel-occurrence")
     def cancel_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        """Cancel one slot: `{"occurrence": "<aware ISO datetime>"}`."""
         series = self.get_object()
         body = self._body(s.OccurrenceInstantSerializer)
         event = cancel_occurrence(series, body["occurrence"])
@@ -456,10 +336,11 @@ class SeriesViewSet(
     @extend_schema(
         summary="Undo a cancellation (409 when the slot is not cancelled)",
         request=s.OccurrenceInstantSerializer,
-        responses={200: s.OccurrenceActionResultSerializer, **_WRITE_ERRORS},
+        responses={200: s.OccurrenceActionResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], url_path="restore-occurrence")
     def restore_occurrence(self, request: Request, pk: str | None = None) -> Response:
+        """Undo the cancellation of one slot."""
         series = self.get_object()
         body = self._body(s.OccurrenceInstantSerializer)
         event = restore_occurrence(series, body["occurrence"])
@@ -468,7 +349,7 @@ class SeriesViewSet(
     @extend_schema(
         methods=["GET"],
         summary="The template event of the series",
-        responses={200: _template_serializer_class(), **_READ_ERRORS},
+        responses={200: _template_serializer_class(), **READ_ERRORS},
     )
     @extend_schema(
         methods=["PATCH"],
@@ -494,11 +375,12 @@ class SeriesViewSet(
                     "updated_occurrences": serializers.IntegerField(),
                 },
             ),
-            **_WRITE_ERRORS,
+            **WRITE_ERRORS,
         },
     )
     @action(detail=True, methods=["get", "patch"])
     def template(self, request: Request, pk: str | None = None) -> Response:
+        """The template event; PATCH with `?propagate=` to reach occurrences."""
         series = self.get_object()
         template = series.get_template()
         if template is None:
@@ -538,11 +420,12 @@ class SeriesViewSet(
 
     @extend_schema(
         summary="Materialized occurrences, pretix-style filters, tombstones with modified_since",
-        parameters=_OCCURRENCE_PARAMETERS,
-        responses={200: s.OccurrenceSerializer(many=True), **_errors(400, 403, 404)},
+        parameters=OCCURRENCE_PARAMETERS,
+        responses={200: s.OccurrenceSerializer(many=True), **error_responses(400, 403, 404)},
     )
     @action(detail=True, methods=["get"], pagination_class=OccurrencePagination)
     def occurrences(self, request: Request, pk: str | None = None) -> Response:
+        """The materialized occurrences, with tombstones under `modified_since`."""
         series = self.get_object()
         now = timezone.now()
         base = series.occurrences()
@@ -559,7 +442,7 @@ class SeriesViewSet(
             assert page is not None
             rows = [s.OccurrenceRow.of(e, drifted=e.pk in drifted) for e in page]
             return self.get_paginated_response(s.occurrence_data(rows))
-        rows_by_key = self._changed_rows(series, filterset, params, since, now)
+        rows_by_key = changed_rows(series, filterset, params, since, now)
         keys = self.paginate_queryset(sorted(rows_by_key))
         assert keys is not None
         live = [key[2] for key in keys if key[1] == 0]
@@ -573,43 +456,6 @@ class SeriesViewSet(
         ]
         return self.get_paginated_response(s.occurrence_data(rows))
 
-    def _changed_rows(
-        self, series: EventSeries, filterset: Any, params: dict[str, Any], since: Any, now: Any
-    ) -> dict[tuple[Any, int, Any], Any]:
-        """Sort keys of what changed since ``since``: live rows (value None) and tombstones.
-
-        A live row matches every filter; a cancelled one (a tombstone that still has
-        its row) only the date filters, so a client syncing open occurrences still
-        learns of a cancellation. Deleted rows come from the change log.
-        """
-        model = get_event_model()
-        start, updated = model.RECURRING_START_FIELD, model.RECURRING_UPDATED_FIELD
-        changed = Q(pk__in=changelog.changed_pks(series.pk, since))
-        if updated:
-            changed |= Q(**{f"{updated}__gte": since})
-        else:
-            changed = Q(pk__isnull=False)  # without a change stamp every row may have changed
-        dates_only = OccurrenceFilter(
-            {k: v for k, v in filterset.data.items() if k not in ("status", "is_modified")},
-            queryset=series.occurrences(),
-        ).qs
-        cancelled = dates_only.filter(
-            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
-        )
-        matching = (
-            series.occurrences()
-            .filter(changed)
-            .filter(Q(pk__in=filterset.qs.values("pk")) | Q(pk__in=cancelled.values("pk")))
-        )
-        keys: dict[tuple[Any, int, Any], Any] = {
-            (value, 0, pk): None for pk, value in matching.values_list("pk", start)
-        }
-        for change in changelog.deleted_since(series.pk, since):
-            if slot_matches(params, change.recurrence_id, now):
-                row = s.OccurrenceRow.tombstone(change)
-                keys[(change.recurrence_id or change.at, 1, row.id)] = row
-        return keys
-
     @extend_schema(
         summary="The next N slots of the rule from now, each materialized/excluded/pending",
         parameters=[
@@ -617,10 +463,11 @@ class SeriesViewSet(
                 "count", OpenApiTypes.INT, description="How many (default 10, capped at 100)."
             )
         ],
-        responses={200: s.PreviewSerializer, **_errors(400, 403, 404)},
+        responses={200: s.PreviewSerializer, **error_responses(400, 403, 404)},
     )
     @action(detail=True, methods=["get"])
     def preview(self, request: Request, pk: str | None = None) -> Response:
+        """The next `count` slots of the rule and what became of each."""
         series = self.get_object()
         query = s.PreviewQuerySerializer(data=request.query_params)
         query.is_valid(raise_exception=True)

@@ -388,3 +388,39 @@ def test_preview_of_a_finished_rule_is_empty(world: World, client_for: ClientFor
     series = make_series(world.a.organization, name="Once", rule={"count": 1}, dtstart=start)
     body = client_for(world.a.owner).get(url(series, "preview") + "?count=5").json()
     assert [slot["state"] for slot in body["slots"]] == ["materialized"]
+
+
+def test_a_series_without_rule_or_template_answers_with_409_and_404(
+    django_user_model: Any, client_for: ClientFor
+) -> None:
+    # Only the admin can make such a series; the API must still answer sensibly.
+    root = django_user_model.objects.create_superuser(username="root")
+    bare = EventSeries.objects.create(name="Bare")
+    client = client_for(root)
+    assert client.get(url(bare)).json()["recurrence"] is None
+    patched = client.patch(url(bare), {"recurrence": {"interval": 2}}, format="json")
+    assert patched.status_code == 409
+    assert client.get(url(bare, "template")).status_code == 404
+    assert client.post(url(bare, "generate"), {}, format="json").json()["created"] == []
+    assert client.get(url(bare, "preview")).json() == {"timezone": None, "count": 0, "slots": []}
+    cancel = client.post(
+        url(bare, "cancel-occurrence"), {"occurrence": "2027-01-01T10:00:00Z"}, format="json"
+    )
+    assert cancel.status_code == 400
+    assert list(cancel.json()) == ["occurrence"]
+
+
+def test_a_template_sent_back_whole_changes_only_what_was_edited(
+    world: World, client_for: ClientFor
+) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    template = client.get(url(series, "template")).json()
+    template["capacity"] = 40
+    response = client.patch(url(series, "template"), template, format="json")
+    assert response.status_code == 200, response.json()
+    assert response.json()["template"]["capacity"] == 40
+    template = response.json()["template"]
+    template["status"] = "open"
+    refused = client.patch(url(series, "template"), template, format="json")
+    assert refused.status_code == 400
+    assert list(refused.json()) == ["status"]

@@ -48,9 +48,13 @@ def test_every_action_page_offers_its_form_and_renders_the_result(
     for action in POST_ACTIONS:
         path = url(world.a.series, action)
         page = browser.get(path, HTTP_ACCEPT="text/html")
-        # POST-only: the page explains GET is not allowed and shows the POST form.
-        assert page.status_code == 405, action
-        assert 'data-method="POST"' in html(page) or 'method="POST"' in html(page), action
+        # POST-only: the page renders with its POST form; JSON clients get a 405.
+        assert page.status_code == 200, action
+        assert 'name="_content"' in html(page), action
+        assert browser.get(path, HTTP_ACCEPT="application/json").status_code == 405, action
+        expected_field = {"generate": "until", "cancel-stale": "ids"}.get(action, "occurrence")
+        if action in ("generate", "cancel-stale", "cancel-occurrence", "restore-occurrence"):
+            assert f"&quot;{expected_field}&quot;" in html(page), action
         posted = browser.post(path, "{}", content_type="application/json", HTTP_ACCEPT="text/html")
         assert posted.status_code in (200, 400), action
         assert "Django REST framework" in html(posted), action
@@ -62,3 +66,17 @@ def test_every_action_page_offers_its_form_and_renders_the_result(
             HTTP_ACCEPT="text/html",
         )
         assert posted.status_code == 200, action
+
+
+def test_an_action_page_outside_the_scope_is_a_404(world: World, browser: Client) -> None:
+    for action in POST_ACTIONS:
+        page = browser.get(url(world.b.series, action), HTTP_ACCEPT="text/html")
+        assert page.status_code == 404, action
+
+
+def test_options_describes_every_route(world: World, browser: Client) -> None:
+    paths = [API, *(url(world.a.series, page) for page in GET_PAGES + POST_ACTIONS)]
+    for path in paths:
+        response = browser.options(path)
+        assert response.status_code == 200, path
+        assert response.json()["name"], path

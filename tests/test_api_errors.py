@@ -1,0 +1,72 @@
+"""Every domain error the services raise has its HTTP answer (never a 500)."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.exceptions import ValidationError
+from django.db import IntegrityError, OperationalError
+from rest_framework import exceptions
+
+from revel_recurring.api.errors import Conflict, TryAgain, translate
+from revel_recurring.exceptions import (
+    DuplicateUniqueValueError,
+    GenerationWindowError,
+    InvalidArgumentError,
+    InvalidPropagationError,
+    NotAnOccurrenceError,
+    NotCancelledError,
+    RecurrenceError,
+    SeriesBusyError,
+    SeriesHasBookingsError,
+    SeriesNotFoundError,
+    SeriesNotReadyError,
+    TemplateProtectedError,
+)
+
+
+@pytest.mark.parametrize(
+    ("error", "status", "detail"),
+    [
+        (ValidationError({"interval": ["bad"]}), 400, {"interval": ["bad"]}),
+        (ValidationError({"__all__": ["both"]}), 400, {"non_field_errors": ["both"]}),
+        (ValidationError("plain"), 400, ["plain"]),
+        (GenerationWindowError("too far"), 400, {"until": ["too far"]}),
+        (NotAnOccurrenceError("no slot"), 400, {"occurrence": ["no slot"]}),
+        (InvalidPropagationError("nope", field="propagate"), 400, {"propagate": ["nope"]}),
+        (
+            InvalidPropagationError("bad", errors={"venue": ["unknown"], "slug": ["local"]}),
+            400,
+            {"venue": ["unknown"], "slug": ["local"]},
+        ),
+        (InvalidArgumentError("naive now"), 400, {"non_field_errors": ["naive now"]}),
+        (RecurrenceError("other"), 400, {"non_field_errors": ["other"]}),
+        (SeriesHasBookingsError("booked"), 409, "booked"),
+        (NotCancelledError("live"), 409, "live"),
+        (SeriesNotReadyError("no rule"), 409, "no rule"),
+        (TemplateProtectedError("template"), 409, "template"),
+        (DuplicateUniqueValueError("slug", field="slug"), 409, "slug"),
+        (SeriesNotFoundError("gone"), 404, "gone"),
+        (SeriesBusyError("busy"), 503, "busy"),
+        (IntegrityError("dup"), 409, None),
+        (OperationalError("database is locked"), 503, None),
+    ],
+)
+def test_domain_and_database_errors_map_to_4xx_or_503(
+    error: Exception, status: int, detail: object
+) -> None:
+    translated = translate(error)
+    assert isinstance(translated, exceptions.APIException)
+    assert translated.status_code == status
+    if detail is not None:
+        assert translated.detail == detail
+    if status == 409:
+        assert isinstance(translated, Conflict)
+    if status == 503:
+        assert isinstance(translated, TryAgain)
+
+
+def test_other_errors_pass_through_untouched() -> None:
+    error = OperationalError("no such table: events_event")
+    assert translate(error) is error
+    bug = KeyError("x")
+    assert translate(bug) is bug
