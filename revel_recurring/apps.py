@@ -7,6 +7,8 @@ from django.utils.translation import gettext_lazy as _
 
 
 class RevelRecurringConfig(AppConfig):
+    """The app: connects receivers, registers checks and the post_migrate beat hook."""
+
     name = "revel_recurring"
     label = "revel_recurring"
     verbose_name = _("Recurring events")

@@ -15,25 +15,19 @@ from django.db import transaction
 
 from .. import rules
 from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
-from .lifecycle import _now, _sync, send_after_commit
+from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
 
 
 def _candidates(series_ids: Collection[int], now: dt.datetime) -> Any:
     model = get_event_model()
-    start = model.RECURRING_START_FIELD
-    return (
-        model._default_manager.filter(
-            series_id__in=series_ids,
-            is_template=False,
-            is_modified=False,
-            **{f"{start}__gte": now},
-        )
-        .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
-        .order_by(start, "pk")
-    )
+    return upcoming_occurrences(
+        model._default_manager.filter(series_id__in=series_ids, is_modified=False), now=now
+    ).order_by(model.RECURRING_START_FIELD, "pk")
 
 
 def _off_rule(
@@ -78,7 +72,7 @@ def drifted_ids_by_series(
     by_id = {item.pk: item for item in series}
     found: dict[int, list[tuple[int, dt.datetime]]] = {pk: [] for pk in by_id}
     if by_id:
-        for series_id, pk, value in _candidates(list(by_id), _now(now)).values_list(
+        for series_id, pk, value in _candidates(list(by_id), now_utc(now)).values_list(
             "series_id", "pk", start
         ):
             found[series_id].append((pk, value))
@@ -102,7 +96,7 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     Returns ids in start order; empty for a series without a rule.
     """
     rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
-    return [pk for pk, _ in _drifted(series, rule, _now(now))]
+    return [pk for pk, _ in _drifted(series, rule, now_utc(now))]
 
 
 def cancel_stale_occurrences(
@@ -120,19 +114,14 @@ def cancel_stale_occurrences(
     exdate, in one transaction. Returns the cancelled ids in start order and sends
     ``occurrence_cancelled`` for each after commit.
     """
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     wanted = None if ids is None else set(ids)
 
     def attempt() -> tuple[EventSeries, list[Any]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            rule = (
-                RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
-                if locked.recurrence_rule_id is not None
-                else None
-            )
-            locked.recurrence_rule = rule
+            rule = load_rule(locked)
             stale = [
                 pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted
             ]
@@ -148,7 +137,7 @@ def cancel_stale_occurrences(
             for event in events:
                 event.save(update_fields=event.mark_cancelled())
             slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
-            locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
+            merge_exdates(locked, slots)
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
             for event in events:
@@ -161,7 +150,7 @@ def cancel_stale_occurrences(
         return locked, events
 
     locked, events = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    _sync(series, locked, "exdates", "next_due_at")
+    mirror_columns(series, locked, "exdates", "next_due_at")
     return [event.pk for event in events]
 
 

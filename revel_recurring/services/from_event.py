@@ -11,7 +11,8 @@ from django.db import transaction
 from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
-from .lifecycle import _now, create_recurring_series
+from .lifecycle import create_recurring_series
+from .plumbing import now_utc
 
 
 def template_data_from_event(event: Any, *, start: dt.datetime) -> dict[str, Any]:
@@ -53,7 +54,7 @@ def create_series_from_event(
     in one transaction (see ``create_recurring_series`` for the validation). Returns
     the series and the occurrences generated.
     """
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     with transaction.atomic():
         series = create_recurring_series(
