@@ -18,7 +18,15 @@ from django.views.decorators.http import require_POST
 
 from ..models import EventSeries, get_event_model
 from ..services.drift import drifted_ids_by_series
-from . import operations
+from .operations import (
+    cancel_date,
+    cancel_stale,
+    generate_now,
+    local_label,
+    pause,
+    restore_date,
+    resume,
+)
 from .operations import current_time as _now
 
 if TYPE_CHECKING:
@@ -38,7 +46,7 @@ class SeriesButtonsMixin(_Base):
         if request.method == "POST" and request.POST.get("confirm") == "yes":
             shown = {int(pk) for pk in request.POST.getlist("occurrence") if pk.isdigit()}
             for series in selection:
-                operations.cancel_stale(request, series, ids=shown, now=now)
+                cancel_stale(request, series, ids=shown, now=now)
             return None
         drifted = drifted_ids_by_series(selection, now=now)
         model = get_event_model()
@@ -48,7 +56,7 @@ class SeriesButtonsMixin(_Base):
             (
                 series,
                 [
-                    (events[pk], operations.local_label(series, events[pk].occurrence_start))
+                    (events[pk], local_label(series, events[pk].occurrence_start))
                     for pk in drifted[series.pk]
                 ],
             )
@@ -104,19 +112,19 @@ class SeriesButtonsMixin(_Base):
     @method_decorator(require_POST)
     def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        operations.generate_now(request, series, now=_now())
+        generate_now(request, series, now=_now())
         return self._back(series)
 
     @method_decorator(require_POST)
     def pause_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        operations.pause(request, series, now=_now())
+        pause(request, series, now=_now())
         return self._back(series)
 
     @method_decorator(require_POST)
     def resume_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        operations.resume(request, series, now=_now())
+        resume(request, series, now=_now())
         return self._back(series)
 
     def cancel_stale_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -127,11 +135,11 @@ class SeriesButtonsMixin(_Base):
     @method_decorator(require_POST)
     def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        operations.cancel_date(request, series, request.POST.get("instant", ""), now=_now())
+        cancel_date(request, series, request.POST.get("instant", ""), now=_now())
         return self._back(series)
 
     @method_decorator(require_POST)
     def restore_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        operations.restore_date(request, series, request.POST.get("instant", ""), now=_now())
+        restore_date(request, series, request.POST.get("instant", ""), now=_now())
         return self._back(series)

@@ -33,12 +33,12 @@ from ..services.lifecycle import (
     resume_series,
     update_series_recurrence,
 )
-from . import operations
 from .beat import beat_status
 from .buttons import SeriesButtonsMixin
 from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
 from .operations import current_time as _now
+from .operations import error_text, generate_now, generated_text, pause, report_each, resume
 from .upcoming import free_slots, upcoming_rows
 
 RULE_FIELDSET = (
@@ -216,12 +216,12 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         except (RecurrenceError, ValidationError) as exc:
             transaction.set_rollback(True)
             request.revel_save_failed = True  # type: ignore[attr-defined]
-            messages.error(request, operations.error_text(exc))
+            messages.error(request, error_text(exc))
             return
         obj.pk, obj.slug = series.pk, series.slug
         obj._state.adding = False
         obj._state.db = series._state.db
-        messages.info(request, operations.generated_text(series, len(created)))
+        messages.info(request, generated_text(series, len(created)))
 
     def response_add(
         self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None
@@ -305,24 +305,20 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
 
     @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
     def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        operations.report_each(
+        report_each(
             request,
             self._editable_selection(request, queryset),
-            operations.generate_now,
+            generate_now,
             now=_now(),
         )
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        operations.report_each(
-            request, self._editable_selection(request, queryset), operations.pause, now=_now()
-        )
+        report_each(request, self._editable_selection(request, queryset), pause, now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        operations.report_each(
-            request, self._editable_selection(request, queryset), operations.resume, now=_now()
-        )
+        report_each(request, self._editable_selection(request, queryset), resume, now=_now())
 
     @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
     def cancel_stale_action(
