@@ -7,12 +7,15 @@ from django.utils.translation import gettext_lazy as _
 
 
 class RevelRecurringConfig(AppConfig):
+    """The app: connects receivers, registers checks and the post_migrate beat hook."""
+
     name = "revel_recurring"
     label = "revel_recurring"
     verbose_name = _("Recurring events")
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        """Wire receivers, checks and the beat hook explicitly (never by import side effects)."""
         from . import beat, changelog, receivers
         from . import checks as recurring_checks
 

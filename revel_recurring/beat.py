@@ -21,6 +21,8 @@ GENERATE_ALL_TASK = "revel_recurring.generate_all_series"
 
 @dataclass(frozen=True)
 class BeatResult:
+    """What ``ensure_periodic_tasks()`` did to the periodic task row."""
+
     created: bool
     reset: bool
     task_id: int

@@ -12,9 +12,11 @@ from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
 from .notifications import VISIBILITY_AUDIENCES
+from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
 def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E001-E004: REVEL_RECURRING_EVENT_MODEL names an installed model using the mixin."""
     from .mixins import RecurringEventMixin
 
     label = recurring_settings.EVENT_MODEL
@@ -188,6 +190,7 @@ def _check_copied_unique_fields(model: Any, label: str) -> list[checks.CheckMess
 
 
 def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E014: django_celery_beat is installed while the beat rows are to be registered."""
     if apps.is_installed("django_celery_beat") or not recurring_settings.REGISTER_BEAT_TASKS:
         return []
     return [
@@ -205,6 +208,7 @@ def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.
 
 
 def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E005: the adapter and notifier dotted paths import."""
     errors: list[checks.CheckMessage] = []
     for setting, path in (
         ("REVEL_RECURRING_ADAPTER", recurring_settings.ADAPTER),
@@ -235,16 +239,20 @@ _WHOLE_NUMBER_SETTINGS = (
 )
 
 
+def _is_whole_number(value: object) -> bool:
+    # bool is a subclass of int, and True is not a number of weeks.
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
 def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E009 judges the raw setting values (conf.py never coerces them), then E006-E008."""
     errors: list[checks.CheckMessage] = []
     for name in _WHOLE_NUMBER_SETTINGS:
-        try:
-            value = getattr(recurring_settings, name)
-        except (TypeError, ValueError):
+        value = getattr(recurring_settings, name)
+        if not _is_whole_number(value):
             errors.append(
                 checks.Error(
-                    f"REVEL_RECURRING_{name} must be a whole number, got "
-                    f"{recurring_settings._get(name, None)!r}.",
+                    f"REVEL_RECURRING_{name} must be a whole number, got {value!r}.",
                     id="revel_recurring.E009",
                 )
             )
@@ -257,14 +265,23 @@ def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
                     id="revel_recurring.E009",
                 )
             )
+    flag = recurring_settings.REGISTER_BEAT_TASKS
+    if not isinstance(flag, bool):
+        errors.append(
+            checks.Error(
+                f"REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False, got {flag!r}.",
+                id="revel_recurring.E009",
+            )
+        )
     if errors:
         return errors  # the range checks below would fail on the same values
     default = recurring_settings.DEFAULT_WINDOW_WEEKS
     maximum = recurring_settings.MAX_WINDOW_WEEKS
-    if not 1 <= default <= 52:
+    if not WINDOW_WEEKS_MIN <= default <= WINDOW_WEEKS_MAX:
         errors.append(
             checks.Error(
-                f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be 1 to 52, got {default}.",
+                f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be {WINDOW_WEEKS_MIN} to "
+                f"{WINDOW_WEEKS_MAX}, got {default}.",
                 id="revel_recurring.E006",
             )
         )

@@ -2,6 +2,8 @@
 
 Properties read ``django.conf.settings`` on every access (no cache), so
 ``override_settings`` and pytest-django's ``settings`` fixture take effect at once.
+Numbers and flags are returned as given, never coerced: ``int(8.7)`` or
+``bool("no")`` would hide a mistake that check E009 reports instead.
 """
 
 from __future__ import annotations
@@ -14,6 +16,8 @@ _PREFIX = "REVEL_RECURRING_"
 
 
 class RecurringSettings:
+    """The app's settings; read them through the module's ``recurring_settings``."""
+
     def _get(self, name: str, default: Any) -> Any:
         return getattr(settings, _PREFIX + name, default)
 
@@ -37,17 +41,20 @@ class RecurringSettings:
     @property
     def DEFAULT_WINDOW_WEEKS(self) -> int:
         """Generation window for new series, in weeks (1..52)."""
-        return int(self._get("DEFAULT_WINDOW_WEEKS", 8))
+        value: int = self._get("DEFAULT_WINDOW_WEEKS", 8)
+        return value
 
     @property
     def MAX_WINDOW_WEEKS(self) -> int:
         """How far ahead of now an explicit ``until`` may reach, in weeks."""
-        return int(self._get("MAX_WINDOW_WEEKS", 52))
+        value: int = self._get("MAX_WINDOW_WEEKS", 52)
+        return value
 
     @property
     def REGISTER_BEAT_TASKS(self) -> bool:
         """Create the django-celery-beat rows after ``migrate`` when they are missing."""
-        return bool(self._get("REGISTER_BEAT_TASKS", True))
+        value: bool = self._get("REGISTER_BEAT_TASKS", True)
+        return value
 
     @property
     def BEAT_CRONTAB(self) -> str:
@@ -57,22 +64,26 @@ class RecurringSettings:
     @property
     def DISPATCH_CHUNK_SIZE(self) -> int:
         """Series ids read per chunk by the beat dispatcher."""
-        return int(self._get("DISPATCH_CHUNK_SIZE", 500))
+        value: int = self._get("DISPATCH_CHUNK_SIZE", 500)
+        return value
 
     @property
     def TASK_MAX_RETRIES(self) -> int:
         """Retries of ``generate_series`` after a transient database error."""
-        return int(self._get("TASK_MAX_RETRIES", 5))
+        value: int = self._get("TASK_MAX_RETRIES", 5)
+        return value
 
     @property
     def TASK_RETRY_BACKOFF(self) -> int:
         """Base of the exponential retry backoff, in seconds."""
-        return int(self._get("TASK_RETRY_BACKOFF", 5))
+        value: int = self._get("TASK_RETRY_BACKOFF", 5)
+        return value
 
     @property
     def TASK_RETRY_BACKOFF_MAX(self) -> int:
         """Upper bound of a single retry delay, in seconds."""
-        return int(self._get("TASK_RETRY_BACKOFF_MAX", 300))
+        value: int = self._get("TASK_RETRY_BACKOFF_MAX", 300)
+        return value
 
 
 recurring_settings = RecurringSettings()

@@ -21,6 +21,21 @@ def mixin_constraint_names(model: type[models.Model]) -> tuple[str, str]:
     return (f"{prefix}_one_template_per_series", f"{prefix}_unique_recurrence_id")
 
 
+def is_managed_field(model: Any, field: Any) -> bool:
+    """Whether revel-recurring writes ``field`` of ``model`` itself, so callers may not.
+
+    The primary key, the mixin's per-occurrence state (series, is_template,
+    occurrence_index, recurrence_id, ...) and the host's status field (set by
+    generation, cancellation and restore). Creating a template and editing one
+    both refuse such keys.
+    """
+    return bool(
+        getattr(field, "primary_key", False)
+        or field.name in OCCURRENCE_STATE_FIELDS
+        or field.name == model.RECURRING_STATUS_FIELD
+    )
+
+
 def _varying_fields(model: Any) -> set[str]:
     # Fields every occurrence gets its own value for: a unique constraint that
     # includes one of them cannot be broken by copying the template.
@@ -55,6 +70,7 @@ def copied_unique_fields(model: Any) -> list[tuple[str, ...]]:
 
 
 def overrides_prepare_occurrence(model: Any) -> bool:
+    """Whether the host model replaces the mixin's ``prepare_occurrence`` hook."""
     return bool(model.prepare_occurrence is not RecurringEventMixin.prepare_occurrence)
 
 

@@ -118,27 +118,19 @@ class RecurringEventMixin(models.Model):
         ]
 
     @classmethod
-    def recurring_field_map(cls) -> dict[str, str | None]:
-        """The logical -> host field-name mapping (start, end, status, visibility)."""
-        return {
-            "start": cls.RECURRING_START_FIELD,
-            "end": cls.RECURRING_END_FIELD,
-            "status": cls.RECURRING_STATUS_FIELD,
-            "visibility": cls.RECURRING_VISIBILITY_FIELD,
-        }
-
-    @classmethod
     def recurring_visibility_map(cls) -> dict[str, str | None]:
         """Each ``RECURRING_VISIBILITY_*`` attribute name -> the host value (or None)."""
         return {name: getattr(cls, name) for name in VISIBILITY_ATTRIBUTES}
 
     @property
     def occurrence_start(self) -> dt.datetime:
+        """The event's start, read through ``RECURRING_START_FIELD``."""
         value: dt.datetime = getattr(self, self.RECURRING_START_FIELD)
         return value
 
     @property
     def occurrence_status(self) -> str:
+        """The event's status, read through ``RECURRING_STATUS_FIELD``."""
         return str(getattr(self, self.RECURRING_STATUS_FIELD))
 
     def mark_cancelled(self) -> list[str]:

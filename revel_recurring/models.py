@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.apps import apps
-from django.core.exceptions import ImproperlyConfigured, ValidationError
+from django.core.exceptions import ImproperlyConfigured
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
 from django.utils import timezone
@@ -17,7 +17,7 @@ from . import rules
 from .conf import recurring_settings
 from .mixins import RecurringEventMixin
 from .querysets import EventSeriesQuerySet
-from .validators import validate_rule
+from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_rule
 
 __all__ = [
     "EventSeries",
@@ -28,19 +28,7 @@ __all__ = [
     "get_event_model",
 ]
 
-RULE_FIELDS = (
-    "frequency",
-    "interval",
-    "weekdays",
-    "monthly_type",
-    "day_of_month",
-    "nth_weekday",
-    "weekday",
-    "dtstart",
-    "until",
-    "count",
-    "timezone",
-)
+RULE_FIELDS = rules.RULE_FIELDS  # kept importable from here
 
 
 class RecurrenceRule(models.Model):
@@ -87,6 +75,7 @@ class RecurrenceRule(models.Model):
         return self.rrule_string or f"{self.frequency} rule"
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        """Validate, store instants as whole-second UTC and recompute ``rrule_string``."""
         # An invalid rule never reaches the database: rrule_string could not be
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
@@ -112,25 +101,16 @@ class RecurrenceRule(models.Model):
         super().save(*args, **kwargs)
 
     def field_values(self) -> dict[str, Any]:
+        """The rule's fields (:data:`~revel_recurring.rules.RULE_FIELDS`) as a dict."""
         return {name: getattr(self, name) for name in RULE_FIELDS}
 
     def clean(self) -> None:
+        """Validate the rule's fields together (ValidationError keyed by field)."""
         validate_rule(self.field_values())
 
     def to_spec(self) -> rules.RuleSpec:
-        return rules.RuleSpec(
-            frequency=rules.Frequency(self.frequency),
-            dtstart=self.dtstart,
-            timezone=self.timezone,
-            interval=self.interval,
-            weekdays=tuple(self.weekdays or ()),
-            monthly_type=rules.MonthlyType(self.monthly_type) if self.monthly_type else None,
-            day_of_month=self.day_of_month,
-            nth_weekday=self.nth_weekday,
-            weekday=self.weekday,
-            until=self.until,
-            count=self.count,
-        )
+        """The rule as the pure :class:`~revel_recurring.rules.RuleSpec` rules.py computes with."""
+        return rules.RuleSpec.from_fields(self.field_values())
 
     def to_rrule(self) -> Any:
         """A ``dateutil.rrule.rrule`` over naive wall-clock times in the rule zone."""
@@ -180,7 +160,8 @@ class EventSeries(models.Model):
     is_active = models.BooleanField(default=True)
     auto_publish = models.BooleanField(default=False)
     generation_window_weeks = models.PositiveSmallIntegerField(
-        default=8, validators=[MinValueValidator(1), MaxValueValidator(52)]
+        default=8,
+        validators=[MinValueValidator(WINDOW_WEEKS_MIN), MaxValueValidator(WINDOW_WEEKS_MAX)],
     )
     last_generated_until = models.DateTimeField(null=True, blank=True, editable=False)
     last_occurrence_index = models.PositiveIntegerField(
@@ -218,6 +199,7 @@ class EventSeries(models.Model):
         return self.name
 
     def save(self, *args: Any, **kwargs: Any) -> None:
+        """Fill a unique slug, normalise exdates, and make a new series with a rule due at once."""
         if not self.slug:
             self.slug = _unique_slug(self.name, self.pk)
             if kwargs.get("update_fields") is not None:
@@ -236,14 +218,9 @@ class EventSeries(models.Model):
                 kwargs["update_fields"] = {*kwargs["update_fields"], "next_due_at"}
         super().save(*args, **kwargs)
 
-    def clean(self) -> None:
-        if not 1 <= (self.generation_window_weeks or 0) <= 52:
-            raise ValidationError(
-                {"generation_window_weeks": _("The generation window must be 1 to 52 weeks.")}
-            )
-
     @property
     def exdate_instants(self) -> frozenset[dt.datetime]:
+        """The excluded slots as a set of UTC instants."""
         return rules.exdate_instants(self.exdates or [])
 
     def get_template(self) -> Any:

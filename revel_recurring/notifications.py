@@ -79,6 +79,7 @@ class SeriesDigest:
 
     @property
     def count(self) -> int:
+        """How many occurrences the batch created."""
         return len(self.occurrences)
 
 

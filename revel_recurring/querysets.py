@@ -3,24 +3,26 @@
 from __future__ import annotations
 
 import datetime as dt
-from typing import TYPE_CHECKING, Self, TypeVar
+from typing import Any, Self, TypeVar
 
 from django.db import models
 from django.utils import timezone
 
-if TYPE_CHECKING:
-    from .models import EventSeries  # noqa: F401
-
-    _Base = models.QuerySet["EventSeries"]
-else:
-    _Base = models.QuerySet
+_M = TypeVar("_M", bound=models.Model)
+_Q = TypeVar("_Q", bound=models.QuerySet[Any])
 
 
-class EventSeriesQuerySet(_Base):
-    def active(self) -> EventSeriesQuerySet:
+# Generic over the model rather than naming EventSeries: models.py builds its
+# manager from this class, and a reference back (even a type-only one) would
+# make the two modules import each other.
+class EventSeriesQuerySet(models.QuerySet[_M]):
+    """Read-side filters of ``EventSeries.objects``."""
+
+    def active(self) -> Self:
+        """Series that generate (not paused)."""
         return self.filter(is_active=True)
 
-    def due(self, *, now: dt.datetime | None = None) -> EventSeriesQuerySet:
+    def due(self, *, now: dt.datetime | None = None) -> Self:
         """Active series whose next undone occurrence has entered its window.
 
         One range scan over the partial index on ``next_due_at``: the column
@@ -29,11 +31,22 @@ class EventSeriesQuerySet(_Base):
         moment = now or timezone.now()
         return self.filter(is_active=True, next_due_at__isnull=False, next_due_at__lte=moment)
 
-    def with_rule(self) -> EventSeriesQuerySet:
+    def with_rule(self) -> Self:
+        """Series that have a recurrence rule."""
         return self.filter(recurrence_rule__isnull=False)
 
 
-_M = TypeVar("_M", bound=models.Model)
+def upcoming_occurrences(queryset: _Q, *, now: dt.datetime) -> _Q:
+    """The occurrences of ``queryset`` that start at or after ``now`` and are not cancelled.
+
+    What drift detection and template propagation may touch. A function over any
+    queryset of the host's Event model (its default manager need not use
+    :class:`RecurringEventQuerySet`); the queryset method calls it.
+    """
+    model = queryset.model
+    return queryset.filter(
+        is_template=False, **{f"{model.RECURRING_START_FIELD}__gte": now}
+    ).exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
 
 
 class RecurringEventQuerySet(models.QuerySet[_M]):
@@ -61,3 +74,7 @@ class RecurringEventQuerySet(models.QuerySet[_M]):
     def without_templates(self) -> Self:
         """Everything people attend: occurrences and one-off events."""
         return self.exclude(is_template=True)
+
+    def upcoming(self, *, now: dt.datetime | None = None) -> Self:
+        """Occurrences starting at or after ``now`` (default: the current time), not cancelled."""
+        return upcoming_occurrences(self, now=now or timezone.now())

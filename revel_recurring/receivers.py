@@ -56,11 +56,6 @@ def suspend_modification_tracking() -> Iterator[None]:
         _tracking_suspended.reset(token)
 
 
-def modification_tracking_suspended() -> bool:
-    """True inside :func:`suspend_modification_tracking`."""
-    return _tracking_suspended.get()
-
-
 @contextlib.contextmanager
 def deleting_series(series_id: int) -> Iterator[None]:
     """Occurrences of ``series_id`` deleted inside this block record no exdate."""
@@ -124,7 +119,7 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
         return
     if instance.series_id in _series_being_deleted.get():
         return
-    from .services.exdates import record_pending_exdates
+    from .services.pending_exdates import record_pending_exdates
 
     record_pending_exdates(instance.series_id, [instance.recurrence_id])
 
@@ -227,6 +222,7 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
 
 
 def connect_receivers() -> None:
+    """Connect the receivers to the host Event model; called from ``AppConfig.ready()``."""
     from .conf import recurring_settings
     from .models import get_event_model
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 from zoneinfo import ZoneInfo
 
 from dateutil import rrule as du
@@ -32,6 +33,8 @@ _ICAL_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
 
 
 class Frequency(enum.StrEnum):
+    """RFC 5545 FREQ values the app supports."""
+
     DAILY = "DAILY"
     WEEKLY = "WEEKLY"
     MONTHLY = "MONTHLY"
@@ -39,6 +42,8 @@ class Frequency(enum.StrEnum):
 
 
 class MonthlyType(enum.StrEnum):
+    """How a MONTHLY rule picks its day: a day of the month, or the nth weekday."""
+
     DAY_OF_MONTH = "DAY_OF_MONTH"
     NTH_WEEKDAY = "NTH_WEEKDAY"
 
@@ -48,6 +53,42 @@ _DU_FREQ = {
     Frequency.WEEKLY: du.WEEKLY,
     Frequency.MONTHLY: du.MONTHLY,
     Frequency.YEARLY: du.YEARLY,
+}
+
+
+#: The fields of a recurrence rule, as RecurrenceRule, the validators and the
+#: services name them: the one list every other module reads.
+RULE_FIELDS = (
+    "frequency",
+    "interval",
+    "weekdays",
+    "monthly_type",
+    "day_of_month",
+    "nth_weekday",
+    "weekday",
+    "dtstart",
+    "until",
+    "count",
+    "timezone",
+)
+
+#: The fields only some frequencies read, with the value each has when not set.
+UNSET_RULE_VALUES: Mapping[str, Any] = {
+    "weekdays": [],
+    "monthly_type": "",
+    "day_of_month": None,
+    "nth_weekday": None,
+    "weekday": None,
+}
+OPTIONAL_RULE_FIELDS = tuple(UNSET_RULE_VALUES)
+
+# Which optional fields each frequency reads; anything else set is an error rather
+# than silently ignored, so an organiser never believes a field took effect.
+FIELDS_USED_BY: Mapping[Frequency, frozenset[str]] = {
+    Frequency.DAILY: frozenset(),
+    Frequency.WEEKLY: frozenset({"weekdays"}),
+    Frequency.MONTHLY: frozenset({"monthly_type", "day_of_month", "nth_weekday", "weekday"}),
+    Frequency.YEARLY: frozenset(),
 }
 
 
@@ -73,8 +114,31 @@ class RuleSpec:
     until: dt.datetime | None = None
     count: int | None = None
 
+    @classmethod
+    def from_fields(cls, values: Mapping[str, Any]) -> RuleSpec:
+        """The spec of validated rule field values (keys of :data:`RULE_FIELDS`).
+
+        Missing optional keys and their "not set" forms (``None``, ``""``, ``[]``)
+        read as unset; the interval defaults to 1.
+        """
+        monthly_type = values.get("monthly_type") or None
+        return cls(
+            frequency=Frequency(values["frequency"]),
+            dtstart=values["dtstart"],
+            timezone=values["timezone"],
+            interval=values.get("interval", 1),
+            weekdays=tuple(values.get("weekdays") or ()),
+            monthly_type=MonthlyType(monthly_type) if monthly_type else None,
+            day_of_month=values.get("day_of_month"),
+            nth_weekday=values.get("nth_weekday"),
+            weekday=values.get("weekday"),
+            until=values.get("until"),
+            count=values.get("count"),
+        )
+
     @property
     def zone(self) -> ZoneInfo:
+        """The rule's IANA zone."""
         return ZoneInfo(self.timezone)
 
     @property
@@ -83,9 +147,14 @@ class RuleSpec:
         return self.dtstart.astimezone(self.zone).replace(tzinfo=None)
 
 
+def is_aware(value: dt.datetime) -> bool:
+    """Whether ``value`` names an instant (has a UTC offset), as Django's ``is_aware`` reads it."""
+    return value.tzinfo is not None and value.utcoffset() is not None
+
+
 def to_utc(value: dt.datetime) -> dt.datetime:
     """Normalise an aware datetime to UTC; naive values are refused."""
-    if value.tzinfo is None or value.utcoffset() is None:
+    if not is_aware(value):
         raise ValueError(f"expected an aware datetime, got naive {value.isoformat()}")
     return value.astimezone(UTC)
 
@@ -299,4 +368,5 @@ def normalize_exdates(values: Iterable[str | dt.datetime]) -> list[str]:
 
 
 def exdate_instants(values: Iterable[str | dt.datetime]) -> frozenset[dt.datetime]:
+    """Stored exdates (strings or datetimes) as a set of UTC instants."""
     return frozenset(parse_instant(v) for v in values)

@@ -20,6 +20,7 @@ _TRANSIENT_SQLITE_MESSAGES = ("database is locked", "database table is locked")
 
 
 def is_transient_db_error(exc: BaseException) -> bool:
+    """Whether a retry may succeed (lost connection, deadlock, serialization, lock timeout)."""
     if isinstance(exc, (InterfaceError, SeriesBusyError)):
         return True
     if not isinstance(exc, OperationalError):

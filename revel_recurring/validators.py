@@ -14,20 +14,25 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
-from .rules import Frequency, MonthlyType, RuleSpec, first_occurrence_after, localize, to_utc
+from .rules import (
+    FIELDS_USED_BY,
+    OPTIONAL_RULE_FIELDS,
+    RULE_FIELDS,
+    Frequency,
+    MonthlyType,
+    RuleSpec,
+    first_occurrence_after,
+    is_aware,
+    localize,
+    to_utc,
+)
 
+# Weekday labels, 0 = Monday; the admin builds its weekday choices from them.
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
-# Which optional fields each frequency reads; anything else set is an error rather
-# than silently ignored, so an organiser never believes a field took effect.
-FIELDS_USED_BY: dict[Frequency, frozenset[str]] = {
-    Frequency.DAILY: frozenset(),
-    Frequency.WEEKLY: frozenset({"weekdays"}),
-    Frequency.MONTHLY: frozenset({"monthly_type", "day_of_month", "nth_weekday", "weekday"}),
-    Frequency.YEARLY: frozenset(),
-}
-OPTIONAL_RULE_FIELDS = ("weekdays", "monthly_type", "day_of_month", "nth_weekday", "weekday")
 
+# A series' window, in weeks; the model field, the services and check E006 use these.
+WINDOW_WEEKS_MIN, WINDOW_WEEKS_MAX = 1, 52
 # The integer columns (interval, count) are 32-bit signed on every backend.
 MAX_INTERVAL = 2**31 - 1
 # COUNT rules are walked from dtstart (dateutil counts from there), so the count
@@ -113,10 +118,6 @@ def validate_no_nul_characters(values: Mapping[str, Any]) -> None:
         raise ValidationError(errors)
 
 
-def _is_aware(value: dt.datetime) -> bool:
-    return value.tzinfo is not None and value.utcoffset() is not None
-
-
 def validate_rule(data: Mapping[str, Any]) -> None:
     """Validate a full set of rule fields; raise ValidationError keyed by field.
 
@@ -158,7 +159,7 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     if not isinstance(dtstart, dt.datetime):
         add("dtstart", "Start (dtstart) is required and must be a date and time.")
         dtstart = None
-    elif not _is_aware(dtstart):
+    elif not is_aware(dtstart):
         add("dtstart", "Start (dtstart) must include a time zone offset.")
         dtstart = None
     elif not _in_range(dtstart):
@@ -173,7 +174,7 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     if until is not None and count is not None:
         add("until", "Set either 'until' or 'count', not both.")
     if until is not None:
-        if not isinstance(until, dt.datetime) or not _is_aware(until):
+        if not isinstance(until, dt.datetime) or not is_aware(until):
             add("until", "'until' must be a date and time with a time zone offset.")
         elif not _in_range(until):
             add("until", _range_message("'until'"))
@@ -204,19 +205,9 @@ def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
     from a Tuesday until the Wednesday after has nothing in between. Such a series
     would silently never generate; say so on the field to change.
     """
-    weekdays = data.get("weekdays") or ()
-    monthly_type = data.get("monthly_type") or None
-    spec = RuleSpec(
-        frequency=Frequency(data["frequency"]),
-        dtstart=data["dtstart"],
-        timezone=str(data["timezone"]).strip(),
-        interval=data.get("interval", 1),
-        weekdays=tuple(weekdays),
-        monthly_type=MonthlyType(monthly_type) if monthly_type else None,
-        day_of_month=data.get("day_of_month"),
-        nth_weekday=data.get("nth_weekday"),
-        weekday=data.get("weekday"),
-    )
+    # Without until and count: a first occurrence beyond until is reported below,
+    # on the field to change, rather than as "no occurrence at all".
+    spec = RuleSpec.from_fields({**data, "until": None, "count": None})
     first = first_occurrence_after(spec, spec.dtstart, inclusive=True)
     if first is None:
         raise ValidationError(
@@ -348,5 +339,34 @@ def _check_monthly(data: Mapping[str, Any], add: Any) -> None:
 
 
 def validate_generation_window_weeks(value: object) -> None:
-    if not _is_int(value) or not 1 <= value <= 52:  # type: ignore[operator]
-        raise ValidationError(f"The generation window must be 1 to 52 weeks, got {value!r}.")
+    """The one check of a series' window: a whole number of weeks from 1 to 52.
+
+    The services run it keyed through :func:`validate_series_options`; the model
+    field checks the same bounds (:data:`WINDOW_WEEKS_MIN`, :data:`WINDOW_WEEKS_MAX`)
+    with its own validators, once (see docs/decisions/one-source-per-fact.md).
+    """
+    if not _is_int(value) or not WINDOW_WEEKS_MIN <= value <= WINDOW_WEEKS_MAX:  # type: ignore[operator]
+        raise ValidationError(
+            f"The generation window must be {WINDOW_WEEKS_MIN} to {WINDOW_WEEKS_MAX} weeks, "
+            f"got {value!r}."
+        )
+
+
+def validate_series_options(*, generation_window_weeks: object = None) -> None:
+    """The series options a service was given, keyed by option name (None: not given)."""
+    if generation_window_weeks is None:
+        return
+    try:
+        validate_generation_window_weeks(generation_window_weeks)
+    except ValidationError as exc:
+        raise ValidationError({"generation_window_weeks": exc.messages}) from None
+
+
+def validate_rule_keys(data: Mapping[str, Any]) -> None:
+    """Refuse keys that are not rule fields, each under its own key."""
+    unknown = sorted(set(data) - set(RULE_FIELDS))
+    if unknown:
+        allowed = ", ".join(RULE_FIELDS)
+        raise ValidationError(
+            {name: f"'{name}' is not a recurrence rule field; use {allowed}." for name in unknown}
+        )

@@ -1,16 +1,52 @@
-"""Plain factory functions for series with a template on the test host."""
+"""The suite's one factory module: the shared instants and zones, rules, series, helpers.
+
+``make_series`` builds rows directly (no service involved: for generation tests);
+``weekly_series`` goes through ``create_recurring_series`` (for lifecycle tests).
+conftest.py exposes ``make_rule`` as a fixture as well.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
+from collections.abc import Iterator
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.dispatch import Signal
+
 from revel_recurring.models import EventSeries, RecurrenceRule
+from revel_recurring.services.lifecycle import create_recurring_series
 from tests.testapp.models import Event, Seat
 
-VIENNA = ZoneInfo("Europe/Vienna")
 UTC = dt.UTC
+VIENNA = ZoneInfo("Europe/Vienna")
+NEW_YORK = ZoneInfo("America/New_York")
+
+# Sunday before the first occurrence; the 8-week window then holds the Mondays
+# 2 March .. 20 April 2026, across Vienna's switch to summer time on 29 March.
+NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
+FIRST_MONDAY = dt.datetime(2026, 3, 2, 10, 0, tzinfo=VIENNA)
+DURATION = dt.timedelta(hours=1, minutes=30)
+
+
+def make_rule(*, save: bool = True, **fields: Any) -> RecurrenceRule:
+    """A RecurrenceRule: weekly in Vienna from Monday 17 March 2025 unless ``fields`` say otherwise.
+
+    ``save=False`` returns an unsaved instance (no database needed), which is what
+    validation tests want; saving runs the model's own validation.
+    """
+    values: dict[str, Any] = {
+        "frequency": RecurrenceRule.Frequency.WEEKLY,
+        "interval": 1,
+        "dtstart": dt.datetime(2025, 3, 17, 10, 0, tzinfo=VIENNA),
+        "timezone": "Europe/Vienna",
+    }
+    values.update(fields)
+    rule = RecurrenceRule(**values)
+    if save:
+        rule.save()
+    return rule
 
 
 def make_series(
@@ -22,12 +58,12 @@ def make_series(
     auto_publish: bool = False,
     window_weeks: int = 8,
     seats: int = 1,
-    duration: dt.timedelta = dt.timedelta(hours=1, minutes=30),
+    duration: dt.timedelta = DURATION,
     doors_before: dt.timedelta | None = dt.timedelta(minutes=30),
     **rule_fields: Any,
 ) -> EventSeries:
     """A series with its rule, a template event (title, venue, capacity) and seats."""
-    start = dtstart or dt.datetime(2026, 3, 2, 10, 0, tzinfo=VIENNA)
+    start = dtstart or FIRST_MONDAY
     rule = RecurrenceRule.objects.create(
         frequency=frequency, dtstart=start, timezone=timezone, **rule_fields
     )
@@ -53,4 +89,68 @@ def make_series(
 
 
 def occurrences(series: EventSeries) -> list[Event]:
+    """The series' occurrences (template excluded) in start order."""
     return list(Event.objects.filter(series=series, is_template=False).order_by("starts_at"))
+
+
+def monday(week: int) -> dt.datetime:
+    """The ``week``-th Monday slot (0-based) as a UTC instant, DST respected."""
+    wall = FIRST_MONDAY.replace(tzinfo=None) + dt.timedelta(weeks=week)
+    return wall.replace(tzinfo=VIENNA).astimezone(UTC)
+
+
+def weekly_series(
+    *,
+    now: dt.datetime = NOW,
+    name: str = "Monday yoga",
+    generate: bool = True,
+    auto_publish: bool = False,
+    window_weeks: int = 8,
+    **rule_fields: Any,
+) -> EventSeries:
+    """A weekly Vienna series created with ``create_recurring_series``."""
+    rule_data: dict[str, Any] = {
+        "frequency": "WEEKLY",
+        "dtstart": FIRST_MONDAY,
+        "timezone": "Europe/Vienna",
+        **rule_fields,
+    }
+    return create_recurring_series(
+        rule_data=rule_data,
+        template_data={
+            "title": name,
+            "venue": "Studio 2",
+            "capacity": 20,
+            "ends_at": FIRST_MONDAY + DURATION,
+            "doors_open_at": FIRST_MONDAY - dt.timedelta(minutes=30),
+        },
+        name=name,
+        auto_publish=auto_publish,
+        generation_window_weeks=window_weeks,
+        generate=generate,
+        now=now,
+    )
+
+
+def template_of(series: EventSeries) -> Event:
+    return Event.objects.get(series=series, is_template=True)
+
+
+def fresh(series: EventSeries) -> EventSeries:
+    return EventSeries.objects.get(pk=series.pk)
+
+
+@contextlib.contextmanager
+def captured(signal: Signal) -> Iterator[list[dict[str, Any]]]:
+    """Record the kwargs of every send of ``signal`` inside the block."""
+    calls: list[dict[str, Any]] = []
+
+    def receiver(sender: Any, **kwargs: Any) -> None:
+        kwargs.pop("signal", None)
+        calls.append({"sender": sender, **kwargs})
+
+    signal.connect(receiver, weak=False)
+    try:
+        yield calls
+    finally:
+        signal.disconnect(receiver)

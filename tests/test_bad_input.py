@@ -32,7 +32,7 @@ from revel_recurring.services.lifecycle import (
 )
 from revel_recurring.services.propagation import update_template
 from revel_recurring.validators import validate_rule
-from tests.lifecycle_fixtures import FIRST_MONDAY, NOW, UTC, occurrences, weekly_series
+from tests.factories import FIRST_MONDAY, NOW, UTC, occurrences, weekly_series
 
 pytestmark = pytest.mark.django_db
 

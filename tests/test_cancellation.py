@@ -11,7 +11,7 @@ from revel_recurring.exceptions import NotAnOccurrenceError, NotCancelledError
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import occurrence_cancelled, occurrence_restored
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     NEW_YORK,
     NOW,
     UTC,
@@ -243,3 +243,52 @@ def test_restoring_a_past_unmaterialized_slot_leaves_the_cursor() -> None:
     restore_occurrence(series, monday(1), now=later)
     assert fresh(series).last_generated_until == cursor
     assert fresh(series).exdates == []
+
+
+# A postponed occurrence and the slot it was moved onto
+
+
+def test_cancelling_a_postponed_occurrence_keeps_the_slot_it_was_moved_onto() -> None:
+    # The last occurrence of the window (week 7) is postponed by one week, onto the
+    # week-8 slot, which is not materialized yet; then it is called off by its
+    # current start. Only the postponed event is cancelled: week 8 still comes.
+    series = weekly_series()
+    last = occurrences(series)[-1]
+    assert last.recurrence_id == monday(7)
+    last.starts_at = monday(8)
+    last.ends_at = None
+    last.save()
+    cancel_occurrence(series, monday(8), now=NOW)
+    assert Event.objects.get(pk=last.pk).state == Event.RECURRING_STATUS_CANCELLED
+    created = generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
+    assert [e.recurrence_id for e in created] == [monday(8)]
+
+
+def test_restoring_a_postponed_occurrence_keeps_the_slot_it_sits_on_cancelled() -> None:
+    # Week 8 is called off ahead of time; week 7 is then postponed onto week 8's
+    # time, cancelled and restored by its own slot. Week 8 must stay cancelled.
+    series = weekly_series()
+    cancel_occurrence(series, monday(8), now=NOW)
+    last = occurrences(series)[-1]
+    last.starts_at = monday(8)
+    last.ends_at = None
+    last.save()
+    cancel_occurrence(series, monday(7), now=NOW)
+    restore_occurrence(series, monday(7), now=NOW)
+    assert Event.objects.get(pk=last.pk).state == Event.RECURRING_STATUS_DRAFT
+    assert monday(8) in fresh(series).exdate_instants
+    assert generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1)) == []
+
+
+def test_a_cancelled_slot_under_a_postponed_occurrence_can_still_be_restored() -> None:
+    series = weekly_series()
+    cancel_occurrence(series, monday(8), now=NOW)
+    last = occurrences(series)[-1]
+    last.starts_at = monday(8)
+    last.ends_at = None
+    last.save()
+    assert restore_occurrence(series, monday(8), now=NOW) is None
+    assert fresh(series).exdates == []
+    assert Event.objects.get(pk=last.pk).state == Event.RECURRING_STATUS_DRAFT
+    created = generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
+    assert [e.recurrence_id for e in created] == [monday(8)]

@@ -21,6 +21,7 @@ from revel_recurring.checks import (
     check_numbers,
     check_visibility_mapping,
 )
+from revel_recurring.conf import recurring_settings
 from revel_recurring.models import RecurringEventMixin
 from tests.testapp.models import Event
 
@@ -284,6 +285,30 @@ def test_e009_number_settings_must_be_whole_numbers(
     errors = check_numbers()
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert f"REVEL_RECURRING_{name}" in errors[0].msg
+
+
+@pytest.mark.parametrize("value", [8.7, "8", True])
+@pytest.mark.parametrize("name", ["DEFAULT_WINDOW_WEEKS", "MAX_WINDOW_WEEKS", "TASK_RETRY_BACKOFF"])
+def test_e009_values_int_would_accept_are_reported_not_coerced(
+    name: str, value: object, settings: Settings
+) -> None:
+    setattr(settings, f"REVEL_RECURRING_{name}", value)
+
+    errors = check_numbers()
+
+    assert [e.id for e in errors] == ["revel_recurring.E009"]
+    assert errors[0].msg == f"REVEL_RECURRING_{name} must be a whole number, got {value!r}."
+    assert getattr(recurring_settings, name) == value
+
+
+@pytest.mark.parametrize("value", ["no", 0, None])
+def test_e009_register_beat_tasks_must_be_true_or_false(value: object, settings: Settings) -> None:
+    settings.REVEL_RECURRING_REGISTER_BEAT_TASKS = value
+
+    errors = check_numbers()
+
+    assert [e.id for e in errors] == ["revel_recurring.E009"]
+    assert "REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False" in errors[0].msg
 
 
 # E010: the host Meta must keep the mixin's constraints

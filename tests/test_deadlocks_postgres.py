@@ -29,7 +29,7 @@ from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import delete_series
 from revel_recurring.services.propagation import update_template
 from tests.concurrency import is_deadlock, race
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import NOW, UTC, make_series, occurrences
 from tests.testapp.models import Event
 
 pytestmark = [
@@ -38,7 +38,6 @@ pytestmark = [
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
 
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 ROUNDS = 5
 Work = Callable[[], Any]
 

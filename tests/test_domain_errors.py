@@ -18,7 +18,7 @@ from revel_recurring.exceptions import (
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.propagation import update_template
-from tests.lifecycle_fixtures import NOW, monday, weekly_series
+from tests.factories import NOW, monday, weekly_series
 
 pytestmark = pytest.mark.django_db
 

@@ -15,7 +15,7 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences, detect_cadence_drift
 from revel_recurring.services.lifecycle import update_series_recurrence
 from revel_recurring.signals import occurrence_cancelled
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     NOW,
     captured,
     fresh,

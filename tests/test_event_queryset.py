@@ -2,18 +2,14 @@
 
 from __future__ import annotations
 
-import datetime as dt
-
 import pytest
 
 from revel_recurring.querysets import RecurringEventQuerySet
 from revel_recurring.services.generation import generate_series_events
-from tests.factories import UTC, make_series
+from tests.factories import NOW, make_series
 from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 @pytest.fixture

@@ -11,13 +11,12 @@ from revel_recurring.exceptions import GenerationWindowError
 from revel_recurring.models import EventSeries, PendingExdate
 from revel_recurring.receivers import replacing_template
 from revel_recurring.services.generation import generate_series_events, preview_series_events
-from tests.factories import UTC, VIENNA, make_series, occurrences
+from tests.factories import NOW, UTC, VIENNA, fresh, make_series, occurrences, weekly_series
 from tests.testapp.models import Event, Seat
 
 pytestmark = pytest.mark.django_db
 
 # Sunday 2026-03-01 00:00 UTC; the series' first Monday 10:00 Vienna is 2026-03-02 09:00Z.
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def mondays(first: dt.datetime, count: int) -> list[dt.datetime]:
@@ -334,3 +333,22 @@ def test_preview_lists_the_slots_without_writing() -> None:
     slots = preview_series_events(series, now=NOW)
     assert slots == mondays(dt.datetime(2026, 3, 2, 10, tzinfo=VIENNA), 8)
     assert occurrences(series) == []
+
+
+def test_naive_until_is_a_recurrence_error_not_a_raw_exception() -> None:
+    series = make_series()
+    with pytest.raises(GenerationWindowError, match="aware"):
+        generate_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)
+    with pytest.raises(GenerationWindowError, match="aware"):
+        preview_series_events(series, until=dt.datetime(2026, 4, 1), now=NOW)
+
+
+def test_saving_the_instance_generation_was_given_keeps_indices_monotonic() -> None:
+    # create_recurring_series (and any caller of generate_series_events) keeps the
+    # instance it passed in; a later save() of it must not rewind the counter.
+    series = weekly_series(window_weeks=2)
+    assert series.last_occurrence_index == 2
+    series.description = "Bring a mat"
+    series.save()
+    generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
+    assert [e.occurrence_index for e in occurrences(series)] == [1, 2, 3]

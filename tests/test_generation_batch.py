@@ -13,13 +13,11 @@ from django.test.utils import CaptureQueriesContext
 from revel_recurring.notifications import event_notifications_suppressed
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import series_events_generated
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import NOW, make_series, occurrences
 from tests.testapp import notifier
 from tests.testapp.models import Event, Seat
 
 pytestmark = pytest.mark.django_db
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 @pytest.fixture(autouse=True)

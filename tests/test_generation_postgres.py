@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from typing import Any
 
@@ -11,7 +10,7 @@ from django.db import IntegrityError, connection, transaction
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import NOW, make_series, occurrences
 from tests.testapp.models import Event, Seat
 
 pytestmark = [
@@ -19,8 +18,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def run_in_threads(count: int, work: Any) -> tuple[list[Any], list[BaseException]]:

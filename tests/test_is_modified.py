@@ -11,7 +11,7 @@ from django.test.utils import CaptureQueriesContext
 from revel_recurring.models import EventSeries
 from revel_recurring.receivers import suspend_modification_tracking
 from revel_recurring.services.propagation import update_template
-from tests.lifecycle_fixtures import NEW_YORK, NOW, occurrences, template_of, weekly_series
+from tests.factories import NEW_YORK, NOW, occurrences, template_of, weekly_series
 from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db

@@ -21,7 +21,7 @@ from revel_recurring.services.lifecycle import (
     update_series_recurrence,
 )
 from revel_recurring.signals import series_paused, series_recurrence_changed, series_resumed
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     FIRST_MONDAY,
     NEW_YORK,
     NOW,
@@ -362,10 +362,12 @@ def test_delete_removes_series_template_occurrences_and_rule() -> None:
     series = weekly_series()
     rule_id = series.recurrence_rule_id
     Seat.objects.create(event=occurrences(series)[0], label="A", quantity=5)
-    with mock.patch("revel_recurring.services.exdates.add_exdates") as add_exdates:
+    with mock.patch(
+        "revel_recurring.services.pending_exdates.record_pending_exdates"
+    ) as record_pending_exdates:
         deleted = delete_series(series)
     assert deleted == 9
-    add_exdates.assert_not_called()
+    record_pending_exdates.assert_not_called()  # deleting the series records no exdate
     assert not Event.objects.exists()
     assert not Seat.objects.exists()
     assert not EventSeries.objects.filter(pk=series.pk).exists()

@@ -21,7 +21,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.propagation import update_template
-from tests.lifecycle_fixtures import NOW, fresh, monday, occurrences, weekly_series
+from tests.factories import NOW, fresh, monday, occurrences, weekly_series
 from tests.testapp.models import Event
 
 pytestmark = [

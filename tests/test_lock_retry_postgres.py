@@ -7,7 +7,6 @@ SeriesBusyError. The host's earlier work in the same transaction survives.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 import time
 
@@ -21,7 +20,7 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.transient import is_transient_db_error
 from tests.concurrency import Background, held_in_transaction
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import NOW, make_series, occurrences
 from tests.testapp.models import Event
 
 pytestmark = [
@@ -29,8 +28,6 @@ pytestmark = [
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def _generated() -> tuple[EventSeries, Event]:

@@ -19,15 +19,13 @@ from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.concurrency import Background, held_in_transaction, race, wait_until_blocked
-from tests.factories import UTC, VIENNA, make_series, occurrences
+from tests.factories import NOW, VIENNA, make_series, occurrences
 
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL"),
 ]
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)  # a Sunday; the series starts Monday 2 March
 
 
 def _generate_while_rule_changes(series: EventSeries, **changes: Any) -> list[Any]:

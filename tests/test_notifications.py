@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -23,11 +22,9 @@ from revel_recurring.notifications import (
 )
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import series_events_generated
-from tests.factories import UTC, make_series
+from tests.factories import NOW, make_series
 from tests.testapp import notifier
 from tests.testapp.models import Event
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 @pytest.fixture

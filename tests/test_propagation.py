@@ -17,7 +17,7 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.propagation import update_template
 from revel_recurring.signals import template_propagated
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     NOW,
     captured,
     fresh,

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 from dateutil.rrule import rrule
@@ -11,9 +10,7 @@ from django.core.exceptions import ValidationError
 
 from revel_recurring.models import RecurrenceRule
 from tests.conftest import MakeRule
-
-UTC = dt.UTC
-VIENNA = ZoneInfo("Europe/Vienna")
+from tests.factories import UTC, VIENNA
 
 
 def stored_rrule_string(rule: RecurrenceRule) -> str:

@@ -35,11 +35,9 @@ from hypothesis import strategies as st
 from revel_recurring import rules
 from revel_recurring.models import RecurrenceRule
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
+from tests.factories import NEW_YORK, UTC, VIENNA
 from tests.test_rules_properties import PROPERTY_SETTINGS, instants_of, rule_specs, wall_clock
 
-UTC = dt.UTC
-NEW_YORK = ZoneInfo("America/New_York")
-VIENNA = ZoneInfo("Europe/Vienna")
 # dateutil.tz.gettz zones are reliable before this instant only (module docstring).
 GETTZ_HORIZON = dt.datetime(2038, 1, 1, tzinfo=UTC)
 

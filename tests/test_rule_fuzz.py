@@ -25,6 +25,7 @@ from revel_recurring.exceptions import RecurrenceError
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import create_recurring_series, update_series_recurrence
+from tests.factories import NOW
 from tests.test_rrule_string_roundtrip import read_with_dateutil, read_with_icalendar
 
 pytestmark = pytest.mark.django_db
@@ -34,7 +35,6 @@ FUZZ = settings(
     deadline=None,
     suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
 )
-NOW = dt.datetime(2026, 3, 1, tzinfo=dt.UTC)
 ZONES = [
     "Europe/Vienna",
     "America/New_York",

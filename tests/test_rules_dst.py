@@ -18,10 +18,8 @@ from zoneinfo import ZoneInfo
 
 from revel_recurring import rules
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
+from tests.factories import NEW_YORK, UTC, VIENNA
 
-UTC = dt.UTC
-VIENNA = ZoneInfo("Europe/Vienna")
-NEW_YORK = ZoneInfo("America/New_York")
 LORD_HOWE = ZoneInfo("Australia/Lord_Howe")
 KOLKATA = ZoneInfo("Asia/Kolkata")
 

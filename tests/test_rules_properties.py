@@ -23,8 +23,8 @@ from hypothesis import strategies as st
 from revel_recurring import rules
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
 from revel_recurring.validators import validate_rule
+from tests.factories import UTC
 
-UTC = dt.UTC
 ZONES = ("Europe/Vienna", "America/New_York", "Australia/Lord_Howe", "Asia/Kolkata", "UTC")
 MAX_INTERVAL = {Frequency.DAILY: 10, Frequency.WEEKLY: 4, Frequency.MONTHLY: 6, Frequency.YEARLY: 3}
 PROPERTY_SETTINGS = settings(max_examples=150, deadline=None)

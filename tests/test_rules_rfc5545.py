@@ -48,8 +48,8 @@ import pytest
 from revel_recurring import rules
 from revel_recurring.models import RecurrenceRule
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
+from tests.factories import UTC
 
-UTC = dt.UTC
 NEW_YORK = "America/New_York"
 UNTIL_DEC_24 = dt.datetime(1997, 12, 24, 0, 0, tzinfo=UTC)  # UNTIL=19971224T000000Z
 

@@ -11,9 +11,8 @@ from hypothesis import strategies as st
 
 from revel_recurring import rules
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
+from tests.factories import UTC
 from tests.test_rules_properties import rule_specs
-
-UTC = dt.UTC
 
 
 @settings(max_examples=200, deadline=None)

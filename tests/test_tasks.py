@@ -16,12 +16,10 @@ from revel_recurring.receivers import replacing_template
 from revel_recurring.services.dispatch import dispatch_due_series
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.transient import is_transient_db_error
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import NOW, make_series, occurrences
 from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
-
-NOW = dt.datetime(2026, 3, 1, tzinfo=UTC)
 
 
 def _due_now(series: EventSeries) -> None:

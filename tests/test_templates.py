@@ -15,7 +15,7 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import create_recurring_series, delete_series
 from revel_recurring.services.templates import copy_template_related, replace_template
-from tests.lifecycle_fixtures import (
+from tests.factories import (
     DURATION,
     FIRST_MONDAY,
     NOW,

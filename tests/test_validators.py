@@ -21,8 +21,8 @@ from revel_recurring.validators import (
     validate_rule,
     validate_timezone,
 )
+from tests.factories import VIENNA
 
-VIENNA = ZoneInfo("Europe/Vienna")
 START = dt.datetime(2025, 3, 17, 10, 0, tzinfo=VIENNA)
 
 

@@ -17,14 +17,16 @@ from django.db.models import Q
 
 from .. import rules
 from ..exceptions import NotAnOccurrenceError, NotCancelledError
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..mixins import RecurringEventMixin
+from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
-from .lifecycle import _now, _sync, send_after_commit
+from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
 
 
-def _instant(value: dt.datetime) -> dt.datetime:
+def _as_instant(value: dt.datetime) -> dt.datetime:
     if not isinstance(value, dt.datetime):
         raise NotAnOccurrenceError(
             f"The occurrence must be given as an aware datetime (its start), got "
@@ -62,11 +64,8 @@ def _find_materialized(series: EventSeries, instant: dt.datetime) -> Any:
 
 
 def _rule_has(series: EventSeries, instant: dt.datetime) -> bool:
-    if series.recurrence_rule_id is None:
-        return False
-    rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
-    series.recurrence_rule = rule
-    return rules.is_occurrence(rule.to_spec(), instant)
+    rule = load_rule(series)
+    return rule is not None and rules.is_occurrence(rule.to_spec(), instant)
 
 
 def _slot_instants(
@@ -83,11 +82,7 @@ def _slot_instants(
     if occurrence is None or occurrence.recurrence_id is None:
         return {instant, *also}
     own = rules.to_utc(occurrence.recurrence_id)
-    rule = (
-        RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
-        if series.recurrence_rule_id is not None
-        else None
-    )
+    rule = load_rule(series)
     slots = {own}
     for value in (instant, *also):
         if value == own or rule is None or not rules.is_occurrence(rule.to_spec(), value):
@@ -110,9 +105,9 @@ def _locate(series: EventSeries, instant: dt.datetime) -> Any:
 
 
 def cancel_occurrence(
-    series: EventSeries, occurrence: dt.datetime, *, now: dt.datetime | None = None
-) -> Any:
-    """Cancel the occurrence of ``series`` at instant ``occurrence`` (any time zone).
+    series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
+) -> RecurringEventMixin | None:
+    """Cancel the occurrence of ``series`` at ``instant`` (an aware datetime, any zone).
 
     Under the series lock: the UTC instant is added to exdates (stored once however
     many zones it is written in) and, if that slot is materialized (matched by
@@ -123,19 +118,15 @@ def cancel_occurrence(
     or None when the slot was not materialized yet. Sends ``occurrence_cancelled``
     after commit when something changed.
     """
-    moment = _now(now)
-    instant = _instant(occurrence)
+    moment = now_utc(now)
+    instant = _as_instant(instant)
 
-    def attempt() -> tuple[EventSeries, Any]:
+    def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             event = _locate(locked, instant)
-            exdates = rules.normalize_exdates(
-                [*locked.exdates, *_slot_instants(locked, instant, event)]
-            )
-            changed = exdates != locked.exdates
+            changed = merge_exdates(locked, _slot_instants(locked, instant, event))
             if changed:
-                locked.exdates = exdates
                 refresh_next_due_at(locked, now=moment)
                 locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
             fields = event.mark_cancelled() if event is not None else []
@@ -151,14 +142,14 @@ def cancel_occurrence(
         return locked, event
 
     locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    _sync(series, locked, "exdates", "next_due_at")
+    mirror_columns(series, locked, "exdates", "next_due_at")
     return event
 
 
 def restore_occurrence(
-    series: EventSeries, occurrence: dt.datetime, *, now: dt.datetime | None = None
-) -> Any:
-    """Undo :func:`cancel_occurrence` for the slot at instant ``occurrence``.
+    series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
+) -> RecurringEventMixin | None:
+    """Undo :func:`cancel_occurrence` for the slot at ``instant``.
 
     The slot's exdate is removed. A cancelled materialized occurrence gets back the
     status it had before its cancellation (kept in ``status_before_cancellation``);
@@ -170,11 +161,11 @@ def restore_occurrence(
     :class:`NotCancelledError` when the slot is not cancelled. Returns the restored
     host event or None. Sends ``occurrence_restored`` after commit.
     """
-    moment = _now(now)
-    instant = _instant(occurrence)
+    moment = now_utc(now)
+    instant = _as_instant(instant)
     model = get_event_model()
 
-    def attempt() -> tuple[EventSeries, Any]:
+    def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             event = _locate(locked, instant)
@@ -216,7 +207,7 @@ def restore_occurrence(
         return locked, event
 
     locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    _sync(series, locked, "exdates", "last_generated_until", "next_due_at")
+    mirror_columns(series, locked, "exdates", "last_generated_until", "next_due_at")
     return event
 
 

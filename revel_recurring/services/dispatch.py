@@ -26,6 +26,7 @@ class DispatchResult:
     skipped: int = 0
 
     def as_dict(self) -> dict[str, int]:
+        """The counts as a dict (the beat task's JSON result)."""
         return {
             "due": self.due,
             "dispatched": self.dispatched,

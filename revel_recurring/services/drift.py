@@ -15,9 +15,11 @@ from django.db import transaction
 
 from .. import rules
 from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
-from .lifecycle import _now, _sync, send_after_commit
+from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
 
 
@@ -28,13 +30,9 @@ def _drifted(
     start = model.RECURRING_START_FIELD
     # One query whatever the number of candidates; everything else is pure maths.
     candidates: list[tuple[int, dt.datetime]] = list(
-        model._default_manager.filter(
-            series_id=series.pk,
-            is_template=False,
-            is_modified=False,
-            **{f"{start}__gte": now},
+        upcoming_occurrences(
+            model._default_manager.filter(series_id=series.pk, is_modified=False), now=now
         )
-        .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
         .order_by(start, "pk")
         .values_list("pk", start)
     )
@@ -64,7 +62,7 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     Returns ids in start order; empty for a series without a rule.
     """
     rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
-    return [pk for pk, _ in _drifted(series, rule, _now(now))]
+    return [pk for pk, _ in _drifted(series, rule, now_utc(now))]
 
 
 def cancel_stale_occurrences(
@@ -82,19 +80,14 @@ def cancel_stale_occurrences(
     exdate, in one transaction. Returns the cancelled ids in start order and sends
     ``occurrence_cancelled`` for each after commit.
     """
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     wanted = None if ids is None else set(ids)
 
     def attempt() -> tuple[EventSeries, list[Any]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            rule = (
-                RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
-                if locked.recurrence_rule_id is not None
-                else None
-            )
-            locked.recurrence_rule = rule
+            rule = load_rule(locked)
             stale = [
                 pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted
             ]
@@ -110,7 +103,7 @@ def cancel_stale_occurrences(
             for event in events:
                 event.save(update_fields=event.mark_cancelled())
             slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
-            locked.exdates = rules.normalize_exdates([*locked.exdates, *slots])
+            merge_exdates(locked, slots)
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
             for event in events:
@@ -123,7 +116,7 @@ def cancel_stale_occurrences(
         return locked, events
 
     locked, events = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    _sync(series, locked, "exdates", "next_due_at")
+    mirror_columns(series, locked, "exdates", "next_due_at")
     return [event.pk for event in events]
 
 

@@ -15,11 +15,13 @@ from .. import rules
 from ..conf import recurring_settings
 from ..exceptions import GenerationWindowError, InvalidArgumentError, SeriesNotFoundError
 from ..host_model import check_copied_unique_values
+from ..mixins import RecurringEventMixin
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
 from ..notifications import SeriesDigest, send_series_digest, suppress_event_notifications
 from .exdates import absorb_pending_exdates
-from .locking import aware_now, lock_series
-from .scheduling import materialized_slots, next_due_at, window_length
+from .locking import lock_series
+from .plumbing import load_rule, mirror_columns, now_utc
+from .scheduling import GenerationWindow, generation_window, materialized_slots, next_due_moment
 
 logger = logging.getLogger(__name__)
 
@@ -41,7 +43,7 @@ def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
             f"Cannot generate up to {until!r}: 'until' must be a datetime with a UTC offset, "
             f"not {type(until).__name__}."
         )
-    if until.tzinfo is None or until.utcoffset() is None:
+    if not rules.is_aware(until):
         raise GenerationWindowError(
             f"Cannot generate up to {until.isoformat()}: give an aware date and time "
             "(with a UTC offset)."
@@ -53,27 +55,6 @@ def _check_until(until: dt.datetime | None, now: dt.datetime) -> None:
             f"{recurring_settings.MAX_WINDOW_WEEKS} weeks ahead (until "
             f"{rules.format_instant(limit)}) is allowed by REVEL_RECURRING_MAX_WINDOW_WEEKS."
         )
-
-
-def _horizon(series: EventSeries, until: dt.datetime | None, now: dt.datetime) -> dt.datetime:
-    return rules.to_utc(until) if until is not None else now + window_length(series)
-
-
-def _lower_bound(
-    series: EventSeries, rule: RecurrenceRule, horizon: dt.datetime, *, backfill: bool = False
-) -> tuple[dt.datetime, bool]:
-    """Where the window starts and whether that instant itself is included.
-
-    A backfill always starts at dtstart: it exists to fill the past, and slots
-    already materialized or excluded are skipped anyway.
-    """
-    cursor = series.last_generated_until
-    if cursor is None or backfill:
-        return rules.to_utc(rule.dtstart), True
-    # A cursor beyond the horizon (the window shrank, or an explicit until below
-    # it) is clamped: the cursor moves back to the horizon and later runs go on
-    # from there instead of waiting for real time to catch up with it.
-    return min(cursor, horizon), False
 
 
 def plan_generation(
@@ -93,23 +74,23 @@ def plan_generation(
     ``now`` are left out unless ``backfill``; exdates and ``materialized`` slots
     (by original UTC slot, so moved or deleted occurrences stay gone) too.
     """
-    horizon = _horizon(series, until, now)
-    lower, inclusive = _lower_bound(series, rule, horizon, backfill=backfill)
-    search_from = lower if backfill else max(lower, now)
+    window = generation_window(series, rule, now=now, until=until, backfill=backfill)
     exdates = series.exdate_instants
     slots = tuple(
         slot
-        for slot in rules.occurrences_between(rule.to_spec(), search_from, horizon, inclusive=True)
-        if (inclusive or slot > lower)
+        for slot in rules.occurrences_between(
+            rule.to_spec(), window.search_from, window.horizon, inclusive=True
+        )
+        if (window.inclusive or slot > window.lower)
         and (backfill or slot >= now)
         and slot not in exdates
         and slot not in materialized
     )
     return GenerationPlan(
         slots=slots,
-        horizon=horizon,
-        next_due_at=next_due_at(
-            series, rule, after=horizon, materialized=materialized | set(slots)
+        horizon=window.horizon,
+        next_due_at=next_due_moment(
+            series, rule, after=window.horizon, materialized=materialized | set(slots)
         ),
     )
 
@@ -120,7 +101,7 @@ def generate_series_events(
     until: dt.datetime | None = None,
     now: dt.datetime | None = None,
     backfill: bool = False,
-) -> list[Any]:
+) -> list[RecurringEventMixin]:
     """Materialize every occurrence of ``series`` inside its rolling window.
 
     ``series`` is an EventSeries or its primary key (the Celery task passes the
@@ -136,7 +117,7 @@ def generate_series_events(
     digest is sent for the batch (``notifications.send_series_digest``); a failing
     notifier is logged, never raised.
     """
-    moment = aware_now(now)
+    moment = now_utc(now)
     _check_until(until, moment)
     if isinstance(series, EventSeries):
         if not series.is_active or series.recurrence_rule_id is None:
@@ -148,7 +129,7 @@ def generate_series_events(
         raise InvalidArgumentError(
             f"'series' must be an EventSeries or its primary key, got {series!r}."
         )
-    created: list[Any] = []
+    created: list[RecurringEventMixin] = []
     with transaction.atomic(), suppress_event_notifications():
         try:
             # The rule is read in its own query after the lock (never joined into
@@ -162,8 +143,9 @@ def generate_series_events(
         rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
         if not locked.is_active or rule is None:
             return []
-        lower, _ = _lower_bound(locked, rule, _horizon(locked, until, moment), backfill=backfill)
-        since = lower if backfill else max(lower, moment)
+        since = generation_window(
+            locked, rule, now=moment, until=until, backfill=backfill
+        ).search_from
         template, materialized, pending = _template_and_taken_slots(locked, since)
         absorb_pending_exdates(locked, pending=pending)
         if template is None:
@@ -181,8 +163,7 @@ def generate_series_events(
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
         # must not rewind the cursor or the index counter.
-        for name in (*_CURSOR_COLUMNS, "exdates"):
-            setattr(series, name, getattr(locked, name))
+        mirror_columns(series, locked, *_CURSOR_COLUMNS, "exdates")
     return created
 
 
@@ -266,13 +247,14 @@ def preview_series_events(
 
     Reads only; takes no lock, so a concurrent run may get there first.
     """
-    moment = aware_now(now)
+    moment = now_utc(now)
     _check_until(until, moment)
     if not series.is_active or series.recurrence_rule_id is None:
         return []
-    rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
-    lower, _ = _lower_bound(series, rule, _horizon(series, until, moment), backfill=backfill)
-    materialized = materialized_slots(series, lower if backfill else max(lower, moment))
+    rule = load_rule(series)
+    assert rule is not None
+    window = generation_window(series, rule, now=moment, until=until, backfill=backfill)
+    materialized = materialized_slots(series, window.search_from)
     plan = plan_generation(
         series, rule, materialized=materialized, now=moment, until=until, backfill=backfill
     )
@@ -300,6 +282,7 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
 
 __all__ = [
     "GenerationPlan",
+    "GenerationWindow",
     "SeriesDigest",
     "generate_series_events",
     "plan_generation",

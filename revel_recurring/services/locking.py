@@ -11,7 +11,6 @@ lock), backs off and tries again (:func:`retry_on_lock_conflict`).
 
 from __future__ import annotations
 
-import datetime as dt
 import random
 import time
 from collections.abc import Callable, Iterable
@@ -19,11 +18,11 @@ from typing import Any, TypeVar
 
 from django.db import OperationalError, connections, router
 from django.db.models import F, QuerySet
-from django.utils import timezone
 
-from ..exceptions import InvalidArgumentError, SeriesBusyError, SeriesNotFoundError
-from ..models import EventSeries, RecurrenceRule
+from ..exceptions import SeriesBusyError, SeriesNotFoundError
+from ..models import EventSeries
 from ..transient import is_lock_conflict
+from .plumbing import load_rule
 
 T = TypeVar("T")
 
@@ -69,26 +68,13 @@ def lock_series(
         raise SeriesNotFoundError(
             f"Series {series_id} no longer exists (it was deleted); reload and try again."
         ) from None
-    if with_rule and locked.recurrence_rule_id is not None:
-        locked.recurrence_rule = RecurrenceRule.objects.using(alias).get(
-            pk=locked.recurrence_rule_id
-        )
+    if with_rule:
+        load_rule(locked, using=alias)
     if absorb_exdates:
         from .exdates import absorb_pending_exdates
 
         absorb_pending_exdates(locked)
     return locked
-
-
-def aware_now(now: object) -> dt.datetime:
-    """``now`` as a UTC instant (the current time when None); anything else is refused."""
-    if now is None:
-        return timezone.now()
-    if not isinstance(now, dt.datetime) or now.tzinfo is None or now.utcoffset() is None:
-        raise InvalidArgumentError(
-            f"'now' must be an aware datetime (with a UTC offset), got {now!r}."
-        )
-    return now.astimezone(dt.UTC)
 
 
 def lock_rows(queryset: QuerySet[Any]) -> QuerySet[Any]:

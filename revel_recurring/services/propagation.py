@@ -11,14 +11,15 @@ from django.db import transaction
 
 from .. import rules
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
-from ..mixins import OCCURRENCE_STATE_FIELDS
+from ..host_model import is_managed_field
 from ..models import EventSeries, get_event_model
 from ..notifications import suppress_event_notifications
+from ..querysets import upcoming_occurrences
 from ..receivers import suspend_modification_tracking
 from ..signals import template_propagated
 from ..validators import validate_no_nul_characters
-from .lifecycle import _now, send_after_commit, utc_instants
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .plumbing import now_utc, send_after_commit, utc_instants
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
 PROPAGATION_SCOPES: tuple[str, ...] = ("none", "future_unmodified", "all_future")
@@ -41,11 +42,7 @@ def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[
             continue
         if not getattr(field, "concrete", False) or field.many_to_many:
             unknown.append(key)
-        elif (
-            field.primary_key
-            or field.name in OCCURRENCE_STATE_FIELDS
-            or field.name == model.RECURRING_STATUS_FIELD
-        ):
+        elif is_managed_field(model, field):
             managed.append(key)
         elif scope != "none" and field.name not in model.PROPAGATABLE_FIELDS:
             local_only.append(key)
@@ -128,7 +125,7 @@ def update_template(
             f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}.",
             field="propagate",
         )
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     fields = _resolve_fields(model, changes, propagate)
     validate_no_nul_characters(changes)
@@ -157,12 +154,7 @@ def update_template(
                 return 0
             written = _propagated_fields(model, [field for _, field in fields])
             targets = lock_rows(
-                model._default_manager.filter(
-                    series=locked,
-                    is_template=False,
-                    **{f"{model.RECURRING_START_FIELD}__gte": moment},
-                )
-                .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+                upcoming_occurrences(model._default_manager.filter(series=locked), now=moment)
                 .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
                 .order_by("pk")
             )

@@ -4,13 +4,67 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from dataclasses import dataclass
+
+from django.db import transaction
 
 from .. import rules
+from ..exceptions import SeriesNotFoundError
 from ..models import EventSeries, RecurrenceRule, get_event_model
+from .locking import lock_series
+from .plumbing import now_utc
 
 
 def window_length(series: EventSeries) -> dt.timedelta:
+    """The series' rolling window as a timedelta."""
     return dt.timedelta(weeks=series.generation_window_weeks)
+
+
+@dataclass(frozen=True)
+class GenerationWindow:
+    """The instants one generation run covers.
+
+    ``lower`` is where the window starts (the cursor, or dtstart on the first run
+    and for a backfill) and ``inclusive`` whether that instant itself counts;
+    ``horizon`` is where it ends (inclusive); ``search_from`` is ``lower`` or,
+    unless backfilling, ``now`` when that is later (the past is never filled).
+    """
+
+    lower: dt.datetime
+    inclusive: bool
+    horizon: dt.datetime
+    search_from: dt.datetime
+
+
+def generation_window(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    *,
+    now: dt.datetime,
+    until: dt.datetime | None = None,
+    backfill: bool = False,
+) -> GenerationWindow:
+    """The window a generation run for ``series`` covers at ``now`` (pure, no query).
+
+    The horizon is ``until`` (already checked by the caller) or ``now`` plus the
+    series' window. A backfill always starts at dtstart: it exists to fill the
+    past, and slots already materialized or excluded are skipped anyway.
+    """
+    horizon = rules.to_utc(until) if until is not None else now + window_length(series)
+    cursor = series.last_generated_until
+    if cursor is None or backfill:
+        lower, inclusive = rules.to_utc(rule.dtstart), True
+    else:
+        # A cursor beyond the horizon (the window shrank, or an explicit until below
+        # it) is clamped: the cursor moves back to the horizon and later runs go on
+        # from there instead of waiting for real time to catch up with it.
+        lower, inclusive = min(cursor, horizon), False
+    return GenerationWindow(
+        lower=lower,
+        inclusive=inclusive,
+        horizon=horizon,
+        search_from=lower if backfill else max(lower, now),
+    )
 
 
 def materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
@@ -24,7 +78,7 @@ def materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.dateti
     }
 
 
-def next_due_at(
+def next_due_moment(
     series: EventSeries,
     rule: RecurrenceRule | None,
     *,
@@ -56,7 +110,7 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     # nothing has been generated yet; step back one microsecond to include it.
     if series.last_generated_until is None or series.last_generated_until < now:
         after = after - dt.timedelta(microseconds=1)
-    series.next_due_at = next_due_at(series, rule, after=after, materialized=materialized)
+    series.next_due_at = next_due_moment(series, rule, after=after, materialized=materialized)
     return series.next_due_at
 
 
@@ -66,18 +120,12 @@ def rearm_parked_series(series_id: int) -> None:
     Run after a template was created (a parked series can generate again); an
     exhausted rule stays unarmed. Its own short transaction under the series lock.
     """
-    from django.db import transaction
-    from django.utils import timezone
-
-    from ..exceptions import SeriesNotFoundError
-    from .locking import lock_series
-
     try:
         with transaction.atomic():
             series = lock_series(series_id, with_rule=True, absorb_exdates=False)
             if series.next_due_at is not None or series.recurrence_rule_id is None:
                 return
-            if refresh_next_due_at(series, now=timezone.now()) is not None:
+            if refresh_next_due_at(series, now=now_utc()) is not None:
                 EventSeries.objects.filter(pk=series.pk).update(next_due_at=series.next_due_at)
     except SeriesNotFoundError:
         return

@@ -11,18 +11,76 @@ import datetime as dt
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import transaction
 
+from .. import rules
 from ..exceptions import SeriesNotReadyError
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..host_model import is_managed_field
+from ..mixins import RecurringEventMixin
+from ..models import EventSeries, get_event_model
+from ..querysets import upcoming_occurrences
 from ..receivers import replacing_template
-from .lifecycle import _build_template, _now, _sync
+from ..validators import validate_no_nul_characters
 from .locking import lock_series
+from .plumbing import load_rule, mirror_columns, now_utc, utc_instants
 from .scheduling import refresh_next_due_at
 
 #: Called with the saved template, in the same transaction, before anything copies
 #: from it: the place to create its related rows (seat blocks, ticket tiers).
 TemplateSetup = Callable[[Any], None]
+
+
+def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> RecurringEventMixin:
+    """An unsaved, validated draft template of the host model from ``template_data``.
+
+    Keys must be fields of the host model that revel-recurring does not manage
+    (``host_model.is_managed_field``); datetimes are stored as UTC; the start
+    defaults to the rule's ``dtstart``; an end before the start is refused.
+    ``ValidationError`` keyed by field; nothing is written.
+    """
+    model = get_event_model()
+    errors: dict[str, list[str]] = {}
+    for key in data:
+        try:
+            field = model._meta.get_field(key)
+        except FieldDoesNotExist:
+            errors.setdefault(key, []).append(f"'{key}' is not a field of {model.__name__}.")
+            continue
+        if is_managed_field(model, field):
+            errors.setdefault(key, []).append(
+                f"'{key}' of the template is managed by revel-recurring; leave it out."
+            )
+    if errors:
+        raise ValidationError(errors)
+    validate_no_nul_characters(data)
+    template = model(**utc_instants(data))
+    if model.RECURRING_START_FIELD not in data:
+        setattr(template, model.RECURRING_START_FIELD, rules.to_utc(dtstart))
+    _check_end_after_start(template)
+    setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
+    template.is_template = True
+    template.full_clean(exclude=["series"])
+    return template
+
+
+def _check_end_after_start(template: Any) -> None:
+    # Every occurrence keeps the template's duration; a negative one would be
+    # copied onto all of them, whatever the host's own clean() allows.
+    end_field: str | None = template.RECURRING_END_FIELD
+    if not end_field:
+        return
+    end = getattr(template, end_field)
+    start = getattr(template, template.RECURRING_START_FIELD)
+    if isinstance(end, dt.datetime) and isinstance(start, dt.datetime) and end < start:
+        raise ValidationError(
+            {
+                end_field: (
+                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
+                    "every occurrence would end before it begins."
+                )
+            }
+        )
 
 
 def replace_template(
@@ -31,7 +89,7 @@ def replace_template(
     *,
     setup_template: TemplateSetup | None = None,
     now: dt.datetime | None = None,
-) -> Any:
+) -> RecurringEventMixin:
     """Give ``series`` a new template built from ``template_data``; returns it.
 
     ``template_data`` is validated like ``create_recurring_series``'s (host fields
@@ -43,14 +101,15 @@ def replace_template(
     onto them with ``update_template(..., propagate=...)`` and related rows with
     :func:`copy_template_related`.
     """
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     with transaction.atomic():
         locked = lock_series(series.pk)
         if locked.recurrence_rule_id is None:
             raise SeriesNotReadyError(f"Series '{locked.name}' has no recurrence rule.")
-        rule = RecurrenceRule.objects.get(pk=locked.recurrence_rule_id)
-        template = _build_template(template_data, dtstart=rule.dtstart)
+        rule = load_rule(locked)
+        assert rule is not None
+        template = build_template(template_data, dtstart=rule.dtstart)
         with replacing_template(locked.pk):
             model._default_manager.filter(series=locked, is_template=True).delete()
         template.series = locked
@@ -58,10 +117,9 @@ def replace_template(
         if setup_template is not None:
             setup_template(template)
         if locked.is_active and locked.next_due_at is None:
-            locked.recurrence_rule = rule
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["next_due_at", "updated_at"])
-    _sync(series, locked, "next_due_at")
+    mirror_columns(series, locked, "next_due_at")
     return template
 
 
@@ -77,7 +135,7 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
     ``bulk_create(ignore_conflicts=True)``, say). Returns the number of occurrences
     passed.
     """
-    moment = _now(now)
+    moment = now_utc(now)
     model = get_event_model()
     with transaction.atomic():
         locked = lock_series(series.pk)
@@ -85,18 +143,13 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
         if template is None:
             raise SeriesNotReadyError(f"Series '{locked.name}' has no template to copy from.")
         occurrences = list(
-            model._default_manager.filter(
-                series=locked,
-                is_template=False,
-                is_modified=False,
-                **{f"{model.RECURRING_START_FIELD}__gte": moment},
-            )
-            .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
-            .order_by(model.RECURRING_START_FIELD, "pk")
+            upcoming_occurrences(
+                model._default_manager.filter(series=locked, is_modified=False), now=moment
+            ).order_by(model.RECURRING_START_FIELD, "pk")
         )
         if occurrences:
             model.clone_related(template, occurrences)
     return len(occurrences)
 
 
-__all__ = ["TemplateSetup", "copy_template_related", "replace_template"]
+__all__ = ["TemplateSetup", "build_template", "copy_template_related", "replace_template"]
