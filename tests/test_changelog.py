@@ -12,7 +12,7 @@ from revel_recurring.models import OccurrenceChange
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
 from revel_recurring.services.lifecycle import delete_series, update_series_recurrence
-from tests.lifecycle_fixtures import NOW, VIENNA, occurrences, weekly_series
+from tests.factories import NOW, VIENNA, occurrences, weekly_series
 from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
