@@ -15,7 +15,6 @@ class RevelRecurringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        """Wire receivers, checks and the beat hook explicitly (never by import side effects)."""
         from . import beat, changelog, receivers
         from . import checks as recurring_checks
 

@@ -1,4 +1,4 @@
-"""RecurringEventQuerySet: the host's own lists without templates."""
+"""RecurringEventQuerySet: the host's own lists without templates, and upcoming occurrences."""
 
 from __future__ import annotations
 
@@ -49,3 +49,13 @@ def test_filters_chain_with_the_host_own(rows: dict[str, list[int]]) -> None:
         rows["occurrences"] + rows["one_offs"]
     )
     assert not Event.objects.filter(title="Open day").occurrences().exists()
+
+
+def test_upcoming_keeps_future_occurrences_that_are_not_cancelled() -> None:
+    series = make_series(window_weeks=3)
+    first, second, third = generate_series_events(series, now=NOW)
+    Event.objects.filter(pk=third.pk).update(state=Event.RECURRING_STATUS_CANCELLED)
+
+    assert pks(Event.objects.upcoming(now=NOW)) == {first.pk, second.pk}
+    assert pks(Event.objects.upcoming(now=second.starts_at)) == {second.pk}
+    assert pks(Event.objects.filter(series=series).upcoming(now=third.starts_at)) == set()
