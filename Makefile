@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint types bench ci clean
+.PHONY: demo test lint types bench soak ci clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -27,6 +27,9 @@ types: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/generation.py
+
+soak: $(STAMP)
+	$(PY) bench/soak.py $(ARGS)
 
 ci:
 	bash .ci/run
