@@ -237,10 +237,21 @@ def soak(args: argparse.Namespace) -> int:
         with log.open("w") as output:
             workers.append(
                 subprocess.Popen(
-                    [sys.executable, "-m", "celery", "-A", "example_project", "worker"]
-                    + ["--pool=prefork", f"--concurrency={args.concurrency}"]
-                    + [f"--hostname=soak{number}@%h", "--loglevel=INFO"]
-                    + ["--without-gossip", "--without-mingle", "--without-heartbeat"],
+                    [
+                        sys.executable,
+                        "-m",
+                        "celery",
+                        "-A",
+                        "example_project",
+                        "worker",
+                        "--pool=prefork",
+                        f"--concurrency={args.concurrency}",
+                        f"--hostname=soak{number}@%h",
+                        "--loglevel=INFO",
+                        "--without-gossip",
+                        "--without-mingle",
+                        "--without-heartbeat",
+                    ],
                     cwd=ROOT,
                     env=env,
                     stdout=output,

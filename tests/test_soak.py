@@ -36,8 +36,18 @@ def test_two_days_of_contended_chunks_lose_and_duplicate_nothing() -> None:
     soak_db = f"{connection.settings_dict['NAME']}_soak"
     env = {**os.environ, "DATABASE_URL": urlunparse(server)}
     completed = subprocess.run(
-        [sys.executable, str(ROOT / "bench" / "soak.py"), "--series", "300", "--timeout", "240"]
-        + ["--database", soak_db, "--redis", REDIS_URL],
+        [
+            sys.executable,
+            str(ROOT / "bench" / "soak.py"),
+            "--series",
+            "300",
+            "--timeout",
+            "240",
+            "--database",
+            soak_db,
+            "--redis",
+            REDIS_URL,
+        ],
         cwd=ROOT,
         env=env,
         capture_output=True,
