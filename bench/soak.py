@@ -7,7 +7,9 @@ tier per template), starts ``--workers`` Celery worker processes (prefork,
 ``--concurrency`` each) on Redis, then for each simulated day runs two
 dispatchers at once (``generate_all_series`` twice: a duplicate beat, so every
 chunk is contended) while "Generate now" tasks for one series in fifty go out
-beside them. When the queue is drained and the workers idle it checks, per day:
+beside them and an "organiser" keeps locking random series for a second each
+without generating (a chunk must retry those, not drop them). When the queue
+is drained and the workers idle it checks, per day:
 
 - no duplicate slot and no duplicate occurrence index in any series;
 - nothing due is left, and every slot of every rule from the start to the
@@ -27,11 +29,13 @@ import argparse
 import datetime as dt
 import json
 import os
+import random
 import re
 import resource
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -128,6 +132,36 @@ def _send_generate_now(redis_url: str, ids: list[int], now: str) -> None:
         client.send_task("revel_recurring.generate_series", args=[series_id], kwargs={"now": now})
 
 
+class Organiser(threading.Thread):
+    """Holds series locks the way an organiser's edit does, without generating anything.
+
+    Each round locks five random due series (ascending, as the lock order wants)
+    for a second, long enough for both dispatchers' copies of their chunks to
+    meet the held rows: a chunk that dropped such a series instead of retrying
+    it would lose it.
+    """
+
+    def __init__(self, ids: list[int], seed: int) -> None:
+        super().__init__(daemon=True)
+        self.ids, self.random = ids, random.Random(seed)
+        self.stop, self.held = threading.Event(), 0
+
+    def run(self) -> None:
+        from django.db import connection, transaction
+
+        from revel_recurring.services.locking import lock_several_series
+
+        try:
+            while not self.stop.is_set() and self.ids:
+                with transaction.atomic():
+                    picked = self.random.sample(self.ids, min(5, len(self.ids)))
+                    lock_several_series(picked)
+                    self.held += len(picked)
+                    time.sleep(1.0)
+        finally:
+            connection.close()
+
+
 def verify(day: dt.datetime, start: dt.datetime) -> dict[str, int]:
     """The invariants after a pass at ``day``; counts of every kind of violation."""
     from django.db import connection
@@ -153,26 +187,34 @@ def verify(day: dt.datetime, start: dt.datetime) -> dict[str, int]:
         )
         rows = {r[0]: (set(r[1]), r[2], r[3]) for r in cursor.fetchall()}
     still_due = len(list(iter_due_series_ids(now=day, chunk_size=1000)))
+    passes = {start + dt.timedelta(days=n) for n in range((day - start).days + 1)}
     lost = extra = bad_cursor = 0
     for series in EventSeries.objects.select_related("recurrence_rule").iterator(2000):
         rule = series.recurrence_rule
         assert rule is not None
         window = dt.timedelta(weeks=series.generation_window_weeks)
-        horizon = day + window
+        # The cursor is the horizon of the last pass that generated the series.
+        horizon = series.last_generated_until
         spec = rule.to_spec()
-        expected = {
-            s for s in rules.occurrences_between(spec, start, horizon, inclusive=True) if s >= start
-        }
+        expected: set[dt.datetime] = set()
+        if horizon is not None:
+            expected = {
+                s
+                for s in rules.occurrences_between(spec, start, horizon, inclusive=True)
+                if s >= start
+            }
         slots, top, count = rows.get(series.pk, (set(), 0, 0))
         lost += len(expected - slots)
         extra += len(slots - expected)
-        following = rules.first_occurrence_after(spec, horizon, skip=set())
+        following = None if horizon is None else rules.first_occurrence_after(spec, horizon)
         due = None if following is None else following - window
         if (
-            series.last_generated_until != horizon
+            horizon is None
+            or horizon - window not in passes
             or series.last_occurrence_index != count
             or (top or 0) != count
             or series.next_due_at != due
+            or (due is not None and due <= day)  # a slot within the window left undone
         ):
             bad_cursor += 1
     return {
@@ -229,6 +271,8 @@ def soak(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     ids = generation.create_series(args.series, start)
     print(f"{args.series} series created in {time.perf_counter() - began:.1f} s")
+    from revel_recurring.services.dispatch import iter_due_series_ids
+
     env = _child_env(database_url, args.redis)
     logdir = Path(tempfile.mkdtemp(prefix="revel-soak-"))
     logs = [logdir / f"worker{n}.log" for n in range(args.workers)]
@@ -273,6 +317,9 @@ def soak(args: argparse.Namespace) -> int:
                 )
                 for _ in range(2)
             ]
+            due_ids = list(iter_due_series_ids(now=day, chunk_size=1000))
+            organiser = Organiser(due_ids, seed=day_number)
+            organiser.start()
             _send_generate_now(args.redis, ids[day_number::50], day.isoformat())
             outputs = []
             for dispatcher in dispatchers:
@@ -281,12 +328,15 @@ def soak(args: argparse.Namespace) -> int:
                     raise RuntimeError("a dispatcher failed")
                 outputs.append(json.loads(out.decode().strip().splitlines()[-1]))
             _wait_idle(args.redis, workers, deadline)
+            organiser.stop.set()
+            organiser.join()
             elapsed = time.perf_counter() - began
             checks = verify(day, start)
             report = {
                 "day": day_number + 1,
                 "seconds": round(elapsed, 1),
                 "dispatchers": outputs,
+                "organiser_locks": organiser.held,
                 "checks": checks,
                 "worker_peak_rss_kb": {
                     f"worker{n}": _peak_rss_kb(w.pid) for n, w in enumerate(workers)
