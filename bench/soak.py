@@ -31,7 +31,6 @@ import json
 import os
 import random
 import re
-import resource
 import subprocess
 import sys
 import tempfile
@@ -78,7 +77,9 @@ def dispatch_main(now: str) -> None:
             {
                 "result": result,
                 "seconds": time.perf_counter() - started,
-                "maxrss_kb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+                # VmHWM, not ru_maxrss: getrusage keeps the high-water mark across
+                # the exec, so it would report the parent's size at the fork.
+                "peak_rss_kb": _peak_rss_kb(os.getpid())[os.getpid()],
             }
         )
     )
