@@ -4,12 +4,12 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint types bench soak ci clean
+.PHONY: demo test lint types bench soak ci clean notebooks
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e ".[dev]"
+	$(PY) -m pip install --quiet -e ".[dev,notebooks]"
 	touch $(STAMP)
 
 demo: $(STAMP)
@@ -24,6 +24,12 @@ lint: $(STAMP)
 
 types: $(STAMP)
 	$(VENV)/bin/mypy
+
+# Jupyter on notebooks/; each notebook sets up the example project on its own database.
+# Jupyter refuses to run as root unless told (the development machines log in as root).
+notebooks: $(STAMP)
+	$(VENV)/bin/jupyter notebook --ServerApp.root_dir=notebooks \
+		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
 	$(PY) bench/generation.py

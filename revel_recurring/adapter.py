@@ -104,7 +104,7 @@ class DefaultRecurringAdapter:
         choices to the requesting user (``self.context["request"]``). Only the API
         calls this, so DRF is imported here and nowhere else in the adapter.
         """
-        from .api.serializers import default_template_serializer_class
+        from .api.templates import default_template_serializer_class
 
         return default_template_serializer_class()
 

@@ -13,6 +13,11 @@ Each backend runs ``tests/`` with ``tests.settings`` and, once it exists,
 ``--backend sqlite`` / ``--backend postgresql`` run one backend only (the tox
 envs use that); ``postgresql`` then fails instead of skipping when no server
 is reachable.
+
+After the backends, ``make test`` runs the notebooks in a pass of their own:
+``pytest --nbval notebooks/`` without pytest-django (each notebook sets Django up
+in its own kernel, on a throwaway SQLite database). ``--backend notebooks`` runs
+only that pass; it needs the ``notebooks`` extra.
 """
 
 from __future__ import annotations
@@ -36,6 +41,9 @@ SUITES = (
 
 # pytest's "no tests were collected": not a failure for a suite still being written.
 NO_TESTS_COLLECTED = 5
+
+NOTEBOOKS = ROOT / "notebooks"
+NOTEBOOK_SANITIZERS = NOTEBOOKS / "nbval-sanitize.cfg"
 
 
 def _answers(port: int) -> bool:
@@ -85,10 +93,53 @@ def run(
     return ok
 
 
+def run_notebooks(extra: list[str]) -> bool:
+    """``pytest --nbval notebooks/``: every stored output must come out again exactly."""
+    print("\n=== Notebooks: pytest --nbval notebooks/ ===", flush=True)
+    try:
+        import nbval  # noqa: F401
+    except ImportError:
+        print("nbval is not installed: pip install -e '.[notebooks]' (make test does)")
+        return False
+    env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
+    # Nothing left in the checkout: no __pycache__ beside the notebooks' helpers.
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    command = [
+        sys.executable,
+        "-m",
+        "pytest",
+        # The kernels set Django up themselves; pytest-django would want settings here.
+        "-p",
+        "no:django",
+        # pyproject's DJANGO_SETTINGS_MODULE is an unknown option without the plugin.
+        "-W",
+        "ignore::pytest.PytestConfigWarning",
+        "-p",
+        "no:cacheprovider",
+        "--nbval",
+        "--nbval-current-env",
+        "--nbval-cell-timeout=300",
+        f"--nbval-sanitize-with={NOTEBOOK_SANITIZERS}",
+        "notebooks",
+        *extra,
+    ]
+    returncode = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    if returncode == NO_TESTS_COLLECTED:
+        print("(notebooks: no cells selected)")
+        return True
+    return returncode == 0
+
+
+def _verdict(ok: bool) -> str:
+    return "passed" if ok else "FAILED"
+
+
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(add_help=False)
     parser.add_argument(
-        "--backend", choices=("auto", "sqlite", "postgresql", "mariadb"), default="auto"
+        "--backend",
+        choices=("auto", "sqlite", "postgresql", "mariadb", "notebooks"),
+        default="auto",
     )
     options, extra = parser.parse_known_args(argv)
     results: dict[str, bool] = {}
@@ -107,11 +158,16 @@ def main(argv: list[str]) -> int:
     elif options.backend == "mariadb":
         results["mariadb"] = False
         print("MariaDB: asked for, but no REVEL_TEST_MARIADB_URL and nothing on 127.0.0.1:3306")
-    summary = ", ".join(f"{k} ({'passed' if v else 'FAILED'})" for k, v in results.items())
-    print(f"\nBackends run: {summary}")
+    notebooks = None
+    if options.backend in ("auto", "notebooks") and NOTEBOOKS.exists():
+        notebooks = run_notebooks(extra)
     if options.backend == "auto" and not url:
         print("PostgreSQL: not run (no DATABASE_URL and nothing on 127.0.0.1:5432)")
-    return 0 if all(results.values()) else 1
+    summary = ", ".join(f"{k} ({_verdict(v)})" for k, v in results.items())
+    if notebooks is not None:
+        summary = "; ".join(filter(None, [summary, f"notebooks ({_verdict(notebooks)})"]))
+    print(f"\nBackends run: {summary}")
+    return 0 if all(results.values()) and notebooks is not False else 1
 
 
 if __name__ == "__main__":

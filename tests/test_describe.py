@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-from zoneinfo import ZoneInfo
 
 import pytest
 from django.utils import translation
@@ -11,9 +10,8 @@ from django.utils import translation
 from revel_recurring.describe import describe_rule, describe_spec
 from revel_recurring.models import RecurrenceRule
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
+from tests.factories import UTC, VIENNA
 
-VIENNA = ZoneInfo("Europe/Vienna")
-UTC = dt.UTC
 # Monday 2027-01-04 18:30 in Vienna.
 MONDAY_EVENING = dt.datetime(2027, 1, 4, 18, 30, tzinfo=VIENNA)
 

@@ -15,6 +15,7 @@ from django.core.exceptions import ValidationError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from revel_recurring.models import EventSeries
 from revel_recurring.validators import (
     validate_dtstart_zone,
     validate_generation_window_weeks,
@@ -356,3 +357,14 @@ def test_dtstart_as_an_instant_or_the_same_wall_clock_is_accepted(tzinfo: dt.tzi
     start = dt.datetime(2030, 3, 4, 17, 0, tzinfo=tzinfo)
 
     validate_dtstart_zone(start, "Europe/Vienna")
+
+
+@pytest.mark.parametrize("value", [0, 53])
+def test_full_clean_reports_a_window_out_of_range_once(value: int) -> None:
+    series = EventSeries(name="Yoga", generation_window_weeks=value)
+
+    with pytest.raises(ValidationError) as excinfo:
+        series.full_clean(exclude=["recurrence_rule", "slug"])
+
+    assert list(excinfo.value.message_dict) == ["generation_window_weeks"]
+    assert len(excinfo.value.message_dict["generation_window_weeks"]) == 1

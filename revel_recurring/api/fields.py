@@ -10,6 +10,8 @@ from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from .. import rules
+
 UTC = dt.UTC
 # Instants the API accepts. Every event schedule fits; near the ends of Python's
 # datetime range, the day-sized arithmetic of rule maths would overflow.
@@ -53,7 +55,7 @@ class AwareDateTimeField(serializers.DateTimeField):
         if parsed is None:
             self.fail("invalid")
         assert parsed is not None
-        if parsed.tzinfo is None or parsed.utcoffset() is None:
+        if not rules.is_aware(parsed):
             self.fail("naive")
         try:
             instant = parsed.astimezone(UTC)

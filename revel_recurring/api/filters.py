@@ -16,6 +16,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+from .. import rules
 from ..models import EventSeries, get_event_model
 from .fields import EARLIEST, LATEST
 
@@ -39,7 +40,7 @@ class AwareDateTimeFormField(forms.DateTimeField):
             parsed = None
         if parsed is None:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        if parsed.tzinfo is None or parsed.utcoffset() is None:
+        if not rules.is_aware(parsed):
             raise forms.ValidationError(self.error_messages["naive"], code="naive")
         try:
             instant = parsed.astimezone(dt.UTC)

@@ -22,14 +22,21 @@ from .serializers import ErrorSerializer
 
 def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
     """drf-spectacular preprocessing hook: keep the views of ``revel_recurring.api``."""
-    from .viewsets import SeriesViewSet
-
     return [
         endpoint
         for endpoint in endpoints
         if isinstance(getattr(endpoint[3], "cls", None), type)
-        and issubclass(endpoint[3].cls, SeriesViewSet)
+        and _is_series_viewset(endpoint[3].cls)
     ]
+
+
+# issubclass(cls, SeriesViewSet) by name: viewsets.py imports this module for its
+# schema decorations, so importing viewsets here would make the two a cycle.
+_SERIES_VIEWSET = "revel_recurring.api.viewsets.SeriesViewSet"
+
+
+def _is_series_viewset(cls: type) -> bool:
+    return any(f"{base.__module__}.{base.__qualname__}" == _SERIES_VIEWSET for base in cls.__mro__)
 
 
 ERROR = ErrorSerializer

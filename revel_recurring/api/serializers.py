@@ -11,21 +11,20 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
 from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import models
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 from rest_framework.settings import api_settings
 
 from ..describe import describe_rule
-from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
+from ..validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from .fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
+from .templates import DefaultTemplateSerializer, default_template_serializer_class, template_fields
 
 
 def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
@@ -183,7 +182,9 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     recurrence = RecurrenceSerializer()
     auto_publish = serializers.BooleanField(required=False, default=False)
-    generation_window_weeks = serializers.IntegerField(min_value=1, max_value=52, required=False)
+    generation_window_weeks = serializers.IntegerField(
+        min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         from ..adapter import get_adapter
@@ -200,7 +201,9 @@ class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     recurrence = RecurrenceSerializer(required=False)
     auto_publish = serializers.BooleanField(required=False)
-    generation_window_weeks = serializers.IntegerField(min_value=1, max_value=52, required=False)
+    generation_window_weeks = serializers.IntegerField(
+        min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
 
 
 @dataclass(frozen=True)
@@ -357,69 +360,9 @@ class ErrorSerializer(serializers.Serializer[Any]):
     detail = serializers.CharField()
 
 
-class DefaultTemplateSerializer(StrictFieldsMixin, serializers.ModelSerializer[Any]):
-    """Base of the default template serializer; ``Meta`` is filled per host model."""
-
-    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        fields = super().get_fields()
-        model: Any = self.Meta.model
-        for name, field in list(fields.items()):
-            if isinstance(field, serializers.DateTimeField):
-                fields[name] = _aware_copy(field)
-        start = fields.get(model.RECURRING_START_FIELD)
-        if start is not None:
-            start.required = False
-        return fields
-
-
-def _aware_copy(field: serializers.DateTimeField) -> AwareDateTimeField:
-    # The host's datetimes read and render like every other instant of the API.
-    if field.read_only:
-        return AwareDateTimeField(read_only=True, help_text=field.help_text, label=field.label)
-    return AwareDateTimeField(
-        required=field.required,
-        allow_null=field.allow_null,
-        help_text=field.help_text,
-        label=field.label,
-        validators=list(field.validators),
-    )
-
-
-def template_fields(model: type[models.Model]) -> list[str]:
-    """The host fields a template serializer offers: editable, concrete, not the mixin's."""
-    names = ["id"] if model._meta.pk and model._meta.pk.name == "id" else []
-    for field in model._meta.concrete_fields:
-        if field.primary_key or field.name in OCCURRENCE_STATE_FIELDS:
-            continue
-        names.append(field.name)
-    return names
-
-
-@lru_cache(maxsize=4)
-def _template_serializer_for(model: type[models.Model]) -> type[DefaultTemplateSerializer]:
-    status_field = getattr(model, "RECURRING_STATUS_FIELD", "status")
-    read_only = tuple(
-        f.name for f in model._meta.concrete_fields if not f.editable or f.name == status_field
-    )
-    meta = type(
-        "Meta",
-        (),
-        {"model": model, "fields": template_fields(model), "read_only_fields": read_only},
-    )
-    return type(
-        f"{model.__name__}TemplateSerializer",
-        (DefaultTemplateSerializer,),
-        {"Meta": meta, "__module__": __name__},
-    )
-
-
-def default_template_serializer_class() -> type[DefaultTemplateSerializer]:
-    """A ModelSerializer of the host event for templates (see the adapter hook)."""
-    return _template_serializer_for(get_event_model())
-
-
 __all__ = [
     "AwareDateTimeField",
+    "DefaultTemplateSerializer",
     "OccurrenceRow",
     "OccurrenceSerializer",
     "RecurrenceSerializer",
@@ -428,4 +371,5 @@ __all__ = [
     "SeriesUpdateSerializer",
     "default_template_serializer_class",
     "drf_errors",
+    "template_fields",
 ]

@@ -32,6 +32,7 @@ from rest_framework.response import Response
 
 from ..adapter import get_adapter
 from ..models import EventSeries, get_event_model
+from ..querysets import upcoming_occurrences
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences, detect_cadence_drift
 from ..services.generation import generate_series_events
@@ -112,10 +113,9 @@ class SeriesViewSet(
         model = get_event_model()
         start = model.RECURRING_START_FIELD
         upcoming = (
-            model._default_manager.filter(
-                series_id=OuterRef("pk"), is_template=False, **{f"{start}__gte": timezone.now()}
+            upcoming_occurrences(
+                model._default_manager.filter(series_id=OuterRef("pk")), now=timezone.now()
             )
-            .exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
             .order_by(start)
             .values(start)[:1]
         )

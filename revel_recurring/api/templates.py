@@ -1,0 +1,83 @@
+"""The default serializer of a series' template: a ModelSerializer of the host event.
+
+Its own module because the adapter's ``get_template_serializer_class`` hook
+builds it, while the series serializers ask the adapter for it: both import
+this module, neither imports the other. ``revel_recurring.api.serializers``
+re-exports its names.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from django.db import models
+from rest_framework import serializers
+
+from ..mixins import OCCURRENCE_STATE_FIELDS
+from ..models import get_event_model
+from .fields import AwareDateTimeField, StrictFieldsMixin
+
+
+class DefaultTemplateSerializer(StrictFieldsMixin, serializers.ModelSerializer[Any]):
+    """Base of the default template serializer; ``Meta`` is filled per host model."""
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        model: Any = self.Meta.model
+        for name, field in list(fields.items()):
+            if isinstance(field, serializers.DateTimeField):
+                fields[name] = _aware_copy(field)
+        start = fields.get(model.RECURRING_START_FIELD)
+        if start is not None:
+            start.required = False
+        return fields
+
+
+def _aware_copy(field: serializers.DateTimeField) -> AwareDateTimeField:
+    # The host's datetimes read and render like every other instant of the API.
+    if field.read_only:
+        return AwareDateTimeField(read_only=True, help_text=field.help_text, label=field.label)
+    return AwareDateTimeField(
+        required=field.required,
+        allow_null=field.allow_null,
+        help_text=field.help_text,
+        label=field.label,
+        validators=list(field.validators),
+    )
+
+
+def template_fields(model: type[models.Model]) -> list[str]:
+    """The host fields a template serializer offers: editable, concrete, not the mixin's."""
+    names = ["id"] if model._meta.pk and model._meta.pk.name == "id" else []
+    for field in model._meta.concrete_fields:
+        if field.primary_key or field.name in OCCURRENCE_STATE_FIELDS:
+            continue
+        names.append(field.name)
+    return names
+
+
+@lru_cache(maxsize=4)
+def _template_serializer_for(model: type[models.Model]) -> type[DefaultTemplateSerializer]:
+    status_field = getattr(model, "RECURRING_STATUS_FIELD", "status")
+    read_only = tuple(
+        f.name for f in model._meta.concrete_fields if not f.editable or f.name == status_field
+    )
+    meta = type(
+        "Meta",
+        (),
+        {"model": model, "fields": template_fields(model), "read_only_fields": read_only},
+    )
+    return type(
+        f"{model.__name__}TemplateSerializer",
+        (DefaultTemplateSerializer,),
+        {"Meta": meta, "__module__": __name__},
+    )
+
+
+def default_template_serializer_class() -> type[DefaultTemplateSerializer]:
+    """A ModelSerializer of the host event for templates (see the adapter hook)."""
+    return _template_serializer_for(get_event_model())
+
+
+__all__ = ["DefaultTemplateSerializer", "default_template_serializer_class", "template_fields"]
