@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from celery.signals import task_prerun
-from django.db import transaction
+from django.db import OperationalError, transaction
 
 from revel_recurring import tasks
 from revel_recurring.models import EventSeries, PendingExdate
@@ -251,3 +251,26 @@ def test_chunk_task_reports_its_counts() -> None:
         "failed": [],
         "requeued": [],
     }
+
+
+def test_a_transient_error_of_one_series_hands_it_to_the_retrying_task(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    flaky, fine = make_series(name="flaky"), make_series(name="fine")
+    original = Event.prepare_occurrence
+    failures = iter([True, True])  # the chunk, then the series on its own; then it works
+
+    def prepare(self: Event, **kwargs: Any) -> Event:
+        if self.title == "flaky" and next(failures, False):
+            raise OperationalError("database is locked")
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(Event, "prepare_occurrence", prepare)
+    with ran_tasks() as names:
+        result = tasks.generate_series_chunk.apply(
+            args=[[flaky.pk, fine.pk]], kwargs={"now": NOW.isoformat()}
+        ).get()
+
+    assert (result["fallen_back"], result["failed"], result["requeued"]) == (1, [], [flaky.pk])
+    assert names == ["revel_recurring.generate_series_chunk", "revel_recurring.generate_series"]
+    assert [len(occurrences(s)) for s in (flaky, fine)] == [8, 8]
