@@ -1,5 +1,6 @@
 """`make demo`: migrate the example project's SQLite database, create and generate the
-demo series, print its dates, then serve the site on 127.0.0.1:8000.
+demo series, print its dates and the admin login (superuser ``admin``, a new random
+password each run), then serve the site on 127.0.0.1:8000.
 
 NOSERVE=1 stops before serving (the tests use that). EXAMPLE_DB_PATH points the
 SQLite database elsewhere than example_project/db.sqlite3.
@@ -37,7 +38,8 @@ def manage(*args: str, env: dict[str, str]) -> None:
 def main() -> int:
     env = demo_environment()
     manage("migrate", "--noinput", env=env)
-    manage("events_demo", env=env)
+    # --admin: the superuser "admin" with a fresh random password, printed with the URL.
+    manage("events_demo", "--admin", env=env)
     if os.environ.get("NOSERVE", "").strip().lower() in {"1", "true", "yes"}:
         print("NOSERVE set: not starting the server.")
         return 0

@@ -5,7 +5,9 @@ PostgreSQL is used when DATABASE_URL is set, or when a server answers on
 MariaDB (the backend without ``FOR UPDATE OF``) runs ``tests/`` when
 REVEL_TEST_MARIADB_URL is set or a server answers on 127.0.0.1:3306 (then
 mysql://root@127.0.0.1:3306/test is used).
-Prints which backends ran; exits non-zero if any run failed.
+Prints which backends ran and whether the browser tests (marker ``browser``)
+can run: they need Chromium at /usr/bin/chromium (or REVEL_TEST_CHROMIUM) and
+skip themselves without it. Exits non-zero if any run failed.
 
 Each backend runs ``tests/`` with ``tests.settings`` and, once it exists,
 ``example_project/`` with ``example_project.settings``. Arguments other than
@@ -38,6 +40,9 @@ SUITES = (
     ("tests.settings", ["tests"]),
     ("example_project.settings", ["example_project"]),
 )
+
+# The browser tests (marker ``browser``) drive this Chromium; they skip themselves without it.
+CHROMIUM = Path(os.environ.get("REVEL_TEST_CHROMIUM", "/usr/bin/chromium"))
 
 # pytest's "no tests were collected": not a failure for a suite still being written.
 NO_TESTS_COLLECTED = 5
@@ -93,6 +98,15 @@ def run(
     return ok
 
 
+def browser_notice() -> str:
+    if CHROMIUM.is_file() and os.access(CHROMIUM, os.X_OK):
+        return f"Browser tests: run with Chromium at {CHROMIUM}"
+    return (
+        f"Browser tests: SKIPPED, no Chromium at {CHROMIUM} "
+        "(apt-get install chromium, or set REVEL_TEST_CHROMIUM)"
+    )
+
+
 def run_notebooks(extra: list[str]) -> bool:
     """``pytest --nbval notebooks/``: every stored output must come out again exactly."""
     print("\n=== Notebooks: pytest --nbval notebooks/ ===", flush=True)
@@ -142,6 +156,7 @@ def main(argv: list[str]) -> int:
         default="auto",
     )
     options, extra = parser.parse_known_args(argv)
+    print(browser_notice(), flush=True)
     results: dict[str, bool] = {}
     if options.backend in ("auto", "sqlite"):
         results["sqlite"] = run("SQLite", {"DATABASE_URL": None}, extra)
@@ -167,6 +182,7 @@ def main(argv: list[str]) -> int:
     if notebooks is not None:
         summary = "; ".join(filter(None, [summary, f"notebooks ({_verdict(notebooks)})"]))
     print(f"\nBackends run: {summary}")
+    print(browser_notice())
     return 0 if all(results.values()) and notebooks is not False else 1
 
 

@@ -92,6 +92,7 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
     )
     assert len(dates) == 8, result.stdout
     assert "NOSERVE set" in result.stdout
+    assert re.search(r"log in as 'admin' with password '[^']{12,}'", result.stdout), result.stdout
     assert "  told      maria    active member who also follows the organisation" in result.stdout
     assert "Subject: 8 new events scheduled for Tuesday Evening Run" in result.stdout
     assert (tmp_path / "demo.sqlite3").exists()

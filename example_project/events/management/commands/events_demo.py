@@ -8,6 +8,7 @@ names who the digest of the new dates reached, and which demo people it did not.
 from __future__ import annotations
 
 import datetime as dt
+import secrets
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -37,7 +38,10 @@ ZONE = ZoneInfo(ZONE_NAME)
 TUESDAY = 1
 START_TIME = dt.time(18, 30)
 DEMO_USERNAME = "demo"
-DEMO_PASSWORD = "demo"  # a local, throwaway superuser for the demo admin only
+# The demo people's throwaway password for the site's /notifications/ pages; none of
+# them is staff. The admin's superuser gets a random one (--admin).
+DEMO_PASSWORD = "demo"
+ADMIN_USERNAME = "admin"
 ORG_SLUG = "vienna-runners"
 TEMPLATE_SLUG = "tuesday-evening-run"
 
@@ -64,6 +68,12 @@ class Command(BaseCommand):
             "--now",
             help="Pretend the current time is this ISO 8601 instant (with offset).",
         )
+        parser.add_argument(
+            "--admin",
+            action="store_true",
+            help=f"Create the superuser {ADMIN_USERNAME!r} (or reuse it) with a new random "
+            "password, and print it (make demo does this).",
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         now = _parse_now(options["now"]) if options["now"] else timezone.now()
@@ -81,6 +91,7 @@ class Command(BaseCommand):
                 verb = "Created"
             else:
                 verb = "Reusing"
+        password = _demo_superuser() if options["admin"] else None
         series = template.series
         if series is None:
             raise CommandError(f"The demo template {template.pk} lost its series; delete it.")
@@ -97,13 +108,13 @@ class Command(BaseCommand):
             created = generate_series_events(series, now=now)
         finally:
             series_events_generated.disconnect(dispatch_uid="events_demo.keep")
-        self._report(series, created)
+        self._report(series, created, password)
         if created:
             self._report_digest(digests)
         else:
             self.stdout.write("No new dates, so no digest was sent.")
 
-    def _report(self, series: EventSeries, created: list[Event]) -> None:
+    def _report(self, series: EventSeries, created: list[Event], password: str | None) -> None:
         rule = series.recurrence_rule
         assert rule is not None  # the demo series always has its rule
         occurrences = list(series.occurrences().order_by("start"))
@@ -123,8 +134,13 @@ class Command(BaseCommand):
             )
         self.stdout.write(f"Series page: http://127.0.0.1:8000/series/{series.slug}/")
         self.stdout.write(
-            f"Admin: http://127.0.0.1:8000/admin/ (user {DEMO_USERNAME}, password {DEMO_PASSWORD})"
+            f"Admin: http://127.0.0.1:8000/admin/revel_recurring/eventseries/{series.pk}/change/"
         )
+        if password is not None:
+            self.stdout.write(
+                f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
+                "(demo only: a new random password on every run)"
+            )
 
     def _report_digest(self, digests: list[SeriesDigest]) -> None:
         if not digests:
@@ -156,18 +172,30 @@ def _parse_now(value: str) -> dt.datetime:
 
 
 def _demo_organization() -> Organization:
-    user_model = get_user_model()
-    user, created = user_model._default_manager.get_or_create(
-        username=DEMO_USERNAME,
-        defaults={"email": "demo@example.com", "is_staff": True, "is_superuser": True},
-    )
-    if created:
-        user.set_password(DEMO_PASSWORD)
-        user.save(update_fields=["password"])
+    # The owner signs in like the other demo people; the admin is "admin"'s (--admin).
+    user = _demo_user(DEMO_USERNAME)
     organization, _ = Organization.objects.get_or_create(
         slug=ORG_SLUG, defaults={"name": "Vienna Runners", "owner": user}
     )
     return organization
+
+
+def _demo_superuser() -> str:
+    """Create (or reuse) the demo superuser and give it a fresh random password.
+
+    A stored password cannot be shown again, so every run sets a new one and the
+    command prints it; there is no fixed password anywhere, in settings or code.
+    """
+    user_model = get_user_model()
+    user, _ = user_model._default_manager.get_or_create(
+        username=ADMIN_USERNAME,
+        defaults={"email": "admin@example.com", "is_staff": True, "is_superuser": True},
+    )
+    password = secrets.token_urlsafe(12)
+    user.is_staff = user.is_superuser = True
+    user.set_password(password)
+    user.save(update_fields=["password", "is_staff", "is_superuser"])
+    return password
 
 
 def _demo_user(username: str) -> Any:

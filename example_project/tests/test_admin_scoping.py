@@ -1,0 +1,108 @@
+"""The series admin of the example site honours ExampleAdapter's organisation scopes."""
+
+from __future__ import annotations
+
+import re
+from io import StringIO
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+from django.core.management import call_command
+from django.test import Client
+
+from example_project.events.models import Event, Membership, Organization
+from example_project.tests.conftest import MakeTemplate
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "/admin/revel_recurring/eventseries/"
+
+
+def staff_login(client: Client, user: Any, *codenames: str) -> None:
+    user.is_staff = True
+    user.save(update_fields=["is_staff"])
+    user.user_permissions.add(*Permission.objects.filter(codename__in=codenames))
+    client.force_login(user)
+
+
+def test_staff_of_one_organisation_see_and_run_only_its_series(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    runners = make_template(name="Evening Run").series
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    swim = make_template(organization=other, name="Swim", slug="swim").series
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+    staff_login(client, staff, "view_eventseries", "change_eventseries")
+
+    listed = client.get(CHANGELIST)
+    foreign = client.get(f"{CHANGELIST}{swim.pk}/change/")
+    generate = client.post(f"{CHANGELIST}{swim.pk}/generate/")
+    action = client.post(
+        CHANGELIST, {"action": "pause_action", "_selected_action": [runners.pk, swim.pk]}
+    )
+
+    assert [s.name for s in listed.context["cl"].result_list] == ["Evening Run"]
+    assert foreign.status_code == 302  # the admin's "does not exist" redirect
+    assert generate.status_code == 404
+    assert action.status_code == 302
+    runners.refresh_from_db()
+    swim.refresh_from_db()
+    assert (runners.is_active, swim.is_active) == (False, True)
+    assert client.get(f"{CHANGELIST}{runners.pk}/change/").status_code == 200
+
+
+def test_members_see_their_series_without_buttons(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    series = make_template().series
+    member = django_user_model.objects.create_user("member")
+    Membership.objects.create(organization=organization, user=member)
+    # The model permission alone is not enough: ExampleAdapter makes members viewers.
+    staff_login(client, member, "view_eventseries", "change_eventseries")
+
+    page = client.get(f"{CHANGELIST}{series.pk}/change/")
+    generate = client.post(f"{CHANGELIST}{series.pk}/generate/")
+
+    assert page.status_code == 200
+    assert page.context["can_operate"] is False
+    assert generate.status_code == 403
+    assert not Event.objects.filter(series=series, is_template=False).exists()
+
+
+def test_demo_prints_a_working_admin_login() -> None:
+    out = StringIO()
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", admin=True, stdout=out)
+    again = StringIO()
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", admin=True, stdout=again)
+    quiet = StringIO()
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=quiet)
+
+    first = re.search(r"log in as 'admin' with password '([^']+)'", out.getvalue())
+    second = re.search(r"log in as 'admin' with password '([^']+)'", again.getvalue())
+    assert first
+    assert second
+    assert first.group(1) != second.group(1)
+    url = re.search(r"Admin: http://127\.0\.0\.1:8000(/admin/\S+)", again.getvalue())
+    assert url
+    client = Client()
+    assert not client.login(username="admin", password=first.group(1))
+    assert client.login(username="admin", password=second.group(1))
+    page = client.get(url.group(1))
+    assert page.status_code == 200
+    assert "Tuesday Evening Run" in page.content.decode()
+    # The demo's story people (the owner too) sign in to the site, never to the admin.
+    assert not get_user_model().objects.filter(username="demo", is_staff=True).exists()
+    # Without --admin the command leaves the superuser and its password alone.
+    assert "password" not in quiet.getvalue()
+    assert Client().login(username="admin", password=second.group(1))

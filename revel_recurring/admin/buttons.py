@@ -1,0 +1,145 @@
+"""The change page's buttons (generate, pause, resume, cancel / restore a date) and the
+"Cancel stale dates" confirmation page shared with the changelist action."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from django.contrib import admin
+from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.core.exceptions import PermissionDenied
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.shortcuts import get_object_or_404
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.decorators import method_decorator
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from ..models import EventSeries, get_event_model
+from ..services.drift import drifted_ids_by_series
+from .operations import (
+    cancel_date,
+    cancel_stale,
+    generate_now,
+    local_label,
+    pause,
+    restore_date,
+    resume,
+)
+from .operations import current_time as _now
+
+if TYPE_CHECKING:
+    _Base = admin.ModelAdmin[EventSeries]
+else:
+    _Base = admin.ModelAdmin
+
+
+class SeriesButtonsMixin(_Base):
+    """Per-series views behind the change page's buttons; each runs one operation."""
+
+    def _cancel_stale(
+        self, request: HttpRequest, selection: list[EventSeries], *, from_action: bool
+    ) -> HttpResponse | None:
+        """Show the drifted dates; cancel exactly those once the form is confirmed."""
+        now = _now()
+        if request.method == "POST" and request.POST.get("confirm") == "yes":
+            shown = {int(pk) for pk in request.POST.getlist("occurrence") if pk.isdigit()}
+            for series in selection:
+                cancel_stale(request, series, ids=shown, now=now)
+            return None
+        drifted = drifted_ids_by_series(selection, now=now)
+        model = get_event_model()
+        ids = [pk for pks in drifted.values() for pk in pks]
+        events = model._default_manager.in_bulk(ids)
+        groups = [
+            (
+                series,
+                [
+                    (events[pk], local_label(series, events[pk].occurrence_start))
+                    for pk in drifted[series.pk]
+                ],
+            )
+            for series in selection
+        ]
+        context = {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "title": _("Cancel stale dates"),
+            "groups": groups,
+            "any_drifted": bool(ids),
+            "from_action": from_action,
+            "action_checkbox_name": ACTION_CHECKBOX_NAME,
+        }
+        return TemplateResponse(
+            request, "admin/revel_recurring/eventseries/cancel_stale.html", context
+        )
+
+    def get_urls(self) -> list[URLPattern]:
+        wrap = self.admin_site.admin_view
+        name = f"{self.opts.app_label}_{self.opts.model_name}"
+        routes = [
+            ("generate", self.generate_view),
+            ("pause", self.pause_view),
+            ("resume", self.resume_view),
+            ("cancel-stale", self.cancel_stale_view),
+            ("cancel-date", self.cancel_date_view),
+            ("restore-date", self.restore_date_view),
+        ]
+        own = [
+            path(f"<path:object_id>/{route}/", wrap(view), name=f"{name}_{route.replace('-', '_')}")
+            for route, view in routes
+        ]
+        return own + super().get_urls()
+
+    def _series_for_operation(self, request: HttpRequest, object_id: str) -> EventSeries:
+        series = get_object_or_404(
+            self.get_queryset(request).select_related("recurrence_rule"), pk=object_id
+        )
+        if not self.has_change_permission(request, series):
+            raise PermissionDenied
+        return series
+
+    def _back(self, series: EventSeries) -> HttpResponse:
+        return HttpResponseRedirect(
+            reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+                args=[series.pk],
+                current_app=self.admin_site.name,
+            )
+        )
+
+    @method_decorator(require_POST)
+    def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        generate_now(request, series, now=_now())
+        return self._back(series)
+
+    @method_decorator(require_POST)
+    def pause_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        pause(request, series, now=_now())
+        return self._back(series)
+
+    @method_decorator(require_POST)
+    def resume_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        resume(request, series, now=_now())
+        return self._back(series)
+
+    def cancel_stale_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        response = self._cancel_stale(request, [series], from_action=False)
+        return response if response is not None else self._back(series)
+
+    @method_decorator(require_POST)
+    def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        cancel_date(request, series, request.POST.get("instant", ""), now=_now())
+        return self._back(series)
+
+    @method_decorator(require_POST)
+    def restore_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        restore_date(request, series, request.POST.get("instant", ""), now=_now())
+        return self._back(series)

@@ -1,0 +1,81 @@
+"""Deleting series from the admin through ``delete_series`` (page and "delete selected")."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from ..models import EventSeries, get_event_model
+from ..services.lifecycle import delete_series
+
+if TYPE_CHECKING:
+    _Base = admin.ModelAdmin[EventSeries]
+else:
+    _Base = admin.ModelAdmin
+
+
+class DeleteThroughServiceMixin(_Base):
+    """The confirmation page lists what ``delete_series`` removes; deleting calls it."""
+
+    def get_deleted_objects(self, objs: Any, request: HttpRequest) -> Any:
+        """What the confirmation page lists: each series with its events and its rule.
+
+        The events' foreign key is PROTECT (paid data is never deleted as a side
+        effect), so Django's collector would refuse every series with occurrences;
+        ``delete_series`` deletes them on purpose and refuses only booked ones,
+        which are listed here as protected.
+        """
+        model = get_event_model()
+        series_list = list(objs)
+        events = list(
+            model._default_manager.filter(series__in=series_list).order_by(
+                "series_id", model.RECURRING_START_FIELD, "pk"
+            )
+        )
+        by_series: dict[int, list[Any]] = {}
+        for event in events:
+            if event.series_id is not None:
+                by_series.setdefault(event.series_id, []).append(event)
+        summary: list[Any] = []
+        for series in series_list:
+            own = by_series.get(series.pk, [])
+            summary.append(f"{capfirst(self.opts.verbose_name)}: {series}")
+            summary.append(
+                [
+                    ngettext(
+                        "%(count)d event (template and occurrences)",
+                        "%(count)d events (template and occurrences)",
+                        len(own),
+                    )
+                    % {"count": len(own)},
+                    *([_("Its recurrence rule")] if series.recurrence_rule_id else []),
+                ]
+            )
+        protected = [
+            _("%(event)s of %(series)s has bookings") % {"event": event, "series": event.series}
+            for event in events
+            if event.has_bookings()
+        ]
+        perms_needed: set[str] = set()
+        if events and not request.user.has_perm(
+            f"{model._meta.app_label}.delete_{model._meta.model_name}"
+        ):
+            perms_needed.add(str(model._meta.verbose_name))
+        counts = {
+            self.opts.verbose_name_plural: len(series_list),
+            model._meta.verbose_name_plural: len(events),
+        }
+        return summary, counts, perms_needed, protected
+
+    def delete_model(self, request: HttpRequest, obj: EventSeries) -> None:
+        delete_series(obj)
+
+    def delete_queryset(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        for series in queryset.order_by("pk"):
+            delete_series(series)

@@ -1,0 +1,184 @@
+"""One service call per admin operation, its outcome told to the user as a message.
+
+Changelist actions and change-page buttons both go through these, so a series
+gets the same words whichever way it was asked. Domain errors (and validation
+errors the services raise) become error messages; nothing here raises them on.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Callable, Collection
+from typing import Any, TypeVar
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from .. import rules
+from ..exceptions import RecurrenceError
+from ..models import EventSeries
+from ..services.cancellation import cancel_occurrence, restore_occurrence
+from ..services.drift import cancel_stale_occurrences
+from ..services.generation import generate_series_events
+from ..services.lifecycle import pause_series, resume_series
+
+T = TypeVar("T")
+
+
+def current_time() -> dt.datetime:
+    """The admin's clock (one place, so every operation of a request agrees)."""
+    return timezone.now()
+
+
+def error_text(exc: Exception) -> str:
+    if isinstance(exc, ValidationError):
+        return " ".join(exc.messages)
+    return str(exc)
+
+
+def _run(request: HttpRequest, series: EventSeries, call: Callable[[], T]) -> tuple[bool, T | None]:
+    try:
+        return True, call()
+    except (RecurrenceError, ValidationError) as exc:
+        messages.error(
+            request,
+            _("%(name)s: %(error)s") % {"name": series.name, "error": error_text(exc)},
+        )
+        return False, None
+
+
+def local_label(series: EventSeries, instant: dt.datetime) -> str:
+    """``instant`` as the series' people read it: local date and time, and the zone."""
+    rule = series.recurrence_rule
+    zone_name = rule.timezone if rule is not None else "UTC"
+    local = instant.astimezone(zoneinfo.ZoneInfo(zone_name))
+    return f"{date_format(local, 'D j M Y H:i')} ({zone_name})"
+
+
+def generated_text(series: EventSeries, count: int) -> str:
+    return ngettext(
+        "%(count)d occurrence generated for %(name)s.",
+        "%(count)d occurrences generated for %(name)s.",
+        count,
+    ) % {"count": count, "name": series.name}
+
+
+def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
+    """Materialize the series' window now; returns the number of occurrences created."""
+    if not series.is_active:
+        messages.warning(
+            request,
+            _("%(name)s is paused; nothing generated. Resume it first.") % {"name": series.name},
+        )
+        return 0
+    if series.get_template() is None:
+        messages.warning(
+            request,
+            _("%(name)s has no template event; nothing can be generated.") % {"name": series.name},
+        )
+        return 0
+    ok, created = _run(request, series, lambda: generate_series_events(series, now=now))
+    if not ok or created is None:
+        return 0
+    count = len(created)
+    text = generated_text(series, count)
+    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
+    return count
+
+
+def pause(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> bool:
+    ok, changed = _run(request, series, lambda: pause_series(series, now=now))
+    if ok:
+        if changed:
+            messages.success(request, _("%(name)s paused.") % {"name": series.name})
+        else:
+            messages.info(request, _("%(name)s was already paused.") % {"name": series.name})
+    return bool(changed)
+
+
+def resume(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> bool:
+    ok, changed = _run(request, series, lambda: resume_series(series, now=now))
+    if ok:
+        if changed:
+            messages.success(request, _("%(name)s resumed.") % {"name": series.name})
+        else:
+            messages.info(request, _("%(name)s was already active.") % {"name": series.name})
+    return bool(changed)
+
+
+def cancel_stale(
+    request: HttpRequest, series: EventSeries, *, ids: Collection[int], now: dt.datetime
+) -> int:
+    """Cancel those of ``ids`` that still drift (the ones the confirmation page showed)."""
+    ok, cancelled = _run(
+        request, series, lambda: cancel_stale_occurrences(series, ids=ids, now=now)
+    )
+    if not ok or cancelled is None:
+        return 0
+    count = len(cancelled)
+    text = ngettext(
+        "%(count)d stale occurrence cancelled for %(name)s.",
+        "%(count)d stale occurrences cancelled for %(name)s.",
+        count,
+    ) % {"count": count, "name": series.name}
+    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
+    return count
+
+
+def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.datetime | None:
+    try:
+        return rules.parse_instant(value)
+    except ValueError:
+        messages.error(
+            request,
+            _("%(name)s: %(value)r is not a date and time; pick one from the list.")
+            % {"name": series.name, "value": value},
+        )
+        return None
+
+
+def cancel_date(request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime) -> bool:
+    instant = _instant(request, series, value)
+    if instant is None:
+        return False
+    ok, _event = _run(request, series, lambda: cancel_occurrence(series, instant, now=now))
+    if ok:
+        messages.success(
+            request,
+            _("%(date)s cancelled for %(name)s.")
+            % {"date": local_label(series, instant), "name": series.name},
+        )
+    return ok
+
+
+def restore_date(
+    request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime
+) -> bool:
+    instant = _instant(request, series, value)
+    if instant is None:
+        return False
+    ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
+    if ok:
+        messages.success(
+            request,
+            _("%(date)s restored for %(name)s.")
+            % {"date": local_label(series, instant), "name": series.name},
+        )
+    return ok
+
+
+def report_each(
+    request: HttpRequest,
+    queryset: Collection[EventSeries],
+    operation: Callable[..., Any],
+    **options: Any,
+) -> None:
+    """Run ``operation`` for each series of an action's selection, in id order."""
+    for series in sorted(queryset, key=lambda item: item.pk):
+        operation(request, series, **options)

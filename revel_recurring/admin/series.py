@@ -1,0 +1,328 @@
+"""``EventSeriesAdmin``: series, their rule, their upcoming dates and the operator's buttons.
+
+Nothing here writes series state itself: saving goes through
+``update_series_recurrence`` (and pause / resume), creating through
+``create_series_from_event``, each action and button through one service, so the
+series lock, the cursor reset and the exdates are handled as they are for the API.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.contrib import admin, messages
+from django.contrib.admin.views.main import ChangeList
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.db.models import Count, Min, Q, QuerySet
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.utils import timezone
+from django.utils.html import format_html, format_html_join
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
+
+from ..adapter import get_adapter
+from ..describe import describe_rule
+from ..exceptions import RecurrenceError
+from ..models import EventSeries, get_event_model
+from ..services.drift import detect_cadence_drift, drifted_ids_by_series
+from ..services.from_event import create_series_from_event
+from ..services.lifecycle import (
+    pause_series,
+    resume_series,
+    update_series_recurrence,
+)
+from .beat import beat_status
+from .buttons import SeriesButtonsMixin
+from .deletion import DeleteThroughServiceMixin
+from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
+from .operations import current_time as _now
+from .operations import error_text, generate_now, generated_text, pause, report_each, resume
+from .upcoming import free_slots, upcoming_rows
+
+RULE_FIELDSET = (
+    "frequency",
+    "interval",
+    "weekdays",
+    ("monthly_type", "day_of_month"),
+    ("nth_weekday", "weekday"),
+    "dtstart",
+    ("until", "count"),
+    "timezone",
+)
+STATE_FIELDS = (
+    "rrule_string",
+    "rule_description",
+    "cursor",
+    "next_due_local",
+    "last_occurrence_index",
+    "exdates_local",
+)
+
+
+class SeriesChangeList(ChangeList):
+    """Adds each listed series' drifted count, computed for the whole page in one query."""
+
+    def get_results(self, request: HttpRequest) -> None:
+        super().get_results(request)
+        page = list(self.result_list)
+        drifted = drifted_ids_by_series(page, now=timezone.now())
+        for series in page:
+            series.revel_drifted_count = len(drifted.get(series.pk, ()))
+        self.result_list = page
+
+
+class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
+    form = EventSeriesForm
+    add_form = EventSeriesAddForm
+    change_form_template = "admin/revel_recurring/eventseries/change_form.html"
+    change_list_template = "admin/revel_recurring/eventseries/change_list.html"
+    list_display = (
+        "name",
+        "is_active",
+        "auto_publish",
+        "rule_description",
+        "next_occurrence",
+        "next_due_at",
+        "upcoming_count",
+        "drifted_count",
+    )
+    list_filter = ("is_active", "auto_publish", "recurrence_rule__frequency")
+    list_select_related = ("recurrence_rule",)
+    search_fields = ("name", "slug", "description")
+    readonly_fields = STATE_FIELDS
+    actions = ("generate_now_action", "pause_action", "resume_action", "cancel_stale_action")
+
+    def get_fieldsets(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
+        series = (
+            "name",
+            "slug",
+            "description",
+            ("is_active", "auto_publish"),
+            "generation_window_weeks",
+        )
+        if obj is None:
+            return [
+                (None, {"fields": (*series, "template_source")}),
+                (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
+            ]
+        return [
+            (None, {"fields": series}),
+            (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
+            (_("Generation state (read-only)"), {"fields": STATE_FIELDS}),
+        ]
+
+    def get_readonly_fields(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
+        return STATE_FIELDS if obj is not None else ()
+
+    def get_form(
+        self, request: Any, obj: EventSeries | None = None, change: bool = False, **kwargs: Any
+    ) -> Any:
+        if obj is None:
+            kwargs["form"] = self.add_form
+        return super().get_form(request, obj, change=change, **kwargs)
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[EventSeries]:
+        model = get_event_model()
+        start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
+        upcoming = Q(events__is_template=False, **{f"events__{start}__gte": timezone.now()}) & ~Q(
+            **{f"events__{status}": model.RECURRING_STATUS_CANCELLED}
+        )
+        queryset = (
+            super()
+            .get_queryset(request)
+            .annotate(
+                revel_upcoming=Count("events", filter=upcoming),
+                revel_next=Min(f"events__{start}", filter=upcoming),
+            )
+        )
+        if not request.user.is_superuser:
+            visible = get_adapter().get_visible_series(request.user)
+            queryset = queryset.filter(pk__in=visible.values("pk"))
+        return queryset
+
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
+        return SeriesChangeList
+
+    def changelist_view(
+        self, request: HttpRequest, extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
+        context = {"beat": beat_status(self.admin_site), **(extra_context or {})}
+        return super().changelist_view(request, extra_context=context)
+
+    def change_view(
+        self,
+        request: HttpRequest,
+        object_id: str,
+        form_url: str = "",
+        extra_context: dict[str, Any] | None = None,
+    ) -> HttpResponse:
+        context = dict(extra_context or {})
+        series = self.get_object(request, object_id)
+        if series is not None:
+            now = _now()
+            rows, truncated = upcoming_rows(series, admin_site=self.admin_site, now=now)
+            context.update(
+                upcoming=rows,
+                upcoming_truncated=truncated,
+                free_slots=free_slots(series, now=now),
+                has_template=series.get_template() is not None,
+                can_operate=self.has_change_permission(request, series),
+            )
+        return super().change_view(request, object_id, form_url, extra_context=context)
+
+    def _editable(self, request: HttpRequest, obj: EventSeries) -> bool:
+        if request.user.is_superuser:
+            return True
+        return get_adapter().get_editable_series(request.user).filter(pk=obj.pk).exists()
+
+    def has_change_permission(self, request: HttpRequest, obj: EventSeries | None = None) -> bool:
+        allowed = super().has_change_permission(request, obj)
+        return allowed and (obj is None or self._editable(request, obj))
+
+    def has_delete_permission(self, request: HttpRequest, obj: EventSeries | None = None) -> bool:
+        allowed = super().has_delete_permission(request, obj)
+        return allowed and (obj is None or self._editable(request, obj))
+
+    def save_model(self, request: HttpRequest, obj: EventSeries, form: Any, change: bool) -> None:
+        now = _now()
+        data = form.cleaned_data
+        try:
+            if change:
+                # The locked row is the truth; only the columns a form owns are written
+                # back, never exdates or the cursor a generation run may have moved.
+                update_series_recurrence(
+                    obj,
+                    rule_changes=form.rule_values,
+                    auto_publish=data["auto_publish"],
+                    generation_window_weeks=data["generation_window_weeks"],
+                    now=now,
+                )
+                if "is_active" in form.changed_data:
+                    (resume_series if data["is_active"] else pause_series)(obj, now=now)
+                obj.save(update_fields=["name", "slug", "description", "updated_at"])
+                return
+            series, created = create_series_from_event(
+                data["template_source"],
+                rule_data=form.rule_values,
+                name=data["name"],
+                description=data["description"],
+                auto_publish=data["auto_publish"],
+                generation_window_weeks=data["generation_window_weeks"],
+                is_active=data["is_active"],
+                now=now,
+            )
+        except (RecurrenceError, ValidationError) as exc:
+            transaction.set_rollback(True)
+            request.revel_save_failed = True  # type: ignore[attr-defined]
+            messages.error(request, error_text(exc))
+            return
+        obj.pk, obj.slug = series.pk, series.slug
+        obj._state.adding = False
+        obj._state.db = series._state.db
+        messages.info(request, generated_text(series, len(created)))
+
+    def response_add(
+        self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None
+    ) -> HttpResponse:
+        if getattr(request, "revel_save_failed", False):
+            return HttpResponseRedirect(request.path)
+        return super().response_add(request, obj, post_url_continue)
+
+    def response_change(self, request: HttpRequest, obj: EventSeries) -> HttpResponse:
+        if getattr(request, "revel_save_failed", False):
+            return HttpResponseRedirect(request.path)
+        return super().response_change(request, obj)
+
+    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        if getattr(request, "revel_save_failed", False):
+            return None
+        return super().log_addition(request, obj, message)
+
+    @admin.display(description=gettext_lazy("rule"))
+    def rule_description(self, obj: EventSeries) -> str:
+        rule = obj.recurrence_rule
+        return describe_rule(rule) if rule is not None else "—"
+
+    @admin.display(description=gettext_lazy("RRULE"))
+    def rrule_string(self, obj: EventSeries) -> str:
+        rule = obj.recurrence_rule
+        return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
+
+    def _local(self, obj: EventSeries, value: dt.datetime | None) -> str:
+        rule = obj.recurrence_rule
+        if value is None:
+            return "—"
+        if rule is None:
+            return value.isoformat()
+        local = local_wall_clock(value, rule.timezone)
+        assert local is not None
+        return f"{local:%Y-%m-%d %H:%M} ({rule.timezone})"
+
+    @admin.display(description=gettext_lazy("generated up to (cursor)"))
+    def cursor(self, obj: EventSeries) -> str:
+        return self._local(obj, obj.last_generated_until)
+
+    @admin.display(description=gettext_lazy("next due"))
+    def next_due_local(self, obj: EventSeries) -> str:
+        return self._local(obj, obj.next_due_at)
+
+    @admin.display(description=gettext_lazy("cancelled dates (exdates)"))
+    def exdates_local(self, obj: EventSeries) -> str:
+        instants = sorted(obj.exdate_instants)
+        if not instants:
+            return "—"
+        return format_html_join(
+            ", ", "<span>{}</span>", ((self._local(obj, value),) for value in instants)
+        )
+
+    @admin.display(description=gettext_lazy("next occurrence"), ordering="revel_next")
+    def next_occurrence(self, obj: EventSeries) -> str:
+        return self._local(obj, getattr(obj, "revel_next", None))
+
+    @admin.display(description=gettext_lazy("upcoming"), ordering="revel_upcoming")
+    def upcoming_count(self, obj: EventSeries) -> int:
+        return int(getattr(obj, "revel_upcoming", 0))
+
+    @admin.display(description=gettext_lazy("drifted"))
+    def drifted_count(self, obj: EventSeries) -> int:
+        count = getattr(obj, "revel_drifted_count", None)
+        return len(detect_cadence_drift(obj)) if count is None else int(count)
+
+    def _editable_selection(
+        self, request: HttpRequest, queryset: QuerySet[EventSeries]
+    ) -> list[EventSeries]:
+        selected = list(queryset.select_related("recurrence_rule"))
+        allowed = [series for series in selected if self._editable(request, series)]
+        refused = [series.name for series in selected if series not in allowed]
+        if refused:
+            messages.error(
+                request,
+                _("You may not change %(names)s; left alone.") % {"names": ", ".join(refused)},
+            )
+        return allowed
+
+    @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
+    def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        report_each(
+            request,
+            self._editable_selection(request, queryset),
+            generate_now,
+            now=_now(),
+        )
+
+    @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
+    def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        report_each(request, self._editable_selection(request, queryset), pause, now=_now())
+
+    @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
+    def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        report_each(request, self._editable_selection(request, queryset), resume, now=_now())
+
+    @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
+    def cancel_stale_action(
+        self, request: HttpRequest, queryset: QuerySet[EventSeries]
+    ) -> HttpResponse | None:
+        selection = self._editable_selection(request, queryset)
+        return self._cancel_stale(request, selection, from_action=True)

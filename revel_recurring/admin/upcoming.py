@@ -1,0 +1,138 @@
+"""What the series change page lists: upcoming occurrences and the rule's next free slots.
+
+Reads only, in a fixed number of queries whatever the number of occurrences (the
+occurrences in one query, drift in one more); everything else is rule maths.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from dataclasses import dataclass
+from typing import Any
+
+from django.contrib.admin import AdminSite
+from django.urls import reverse
+from django.utils.formats import date_format
+
+from .. import rules
+from ..models import EventSeries, get_event_model
+from ..services.drift import detect_cadence_drift
+
+#: At most this many rows in the upcoming list and the slot picker.
+UPCOMING_LIMIT = 100
+SLOT_PICKER_WEEKS = 52
+
+
+@dataclass(frozen=True)
+class UpcomingRow:
+    """One line of the upcoming list: a materialized occurrence or a cancelled free slot."""
+
+    instant: dt.datetime
+    local: dt.datetime
+    status: str
+    event_id: int | None
+    admin_url: str | None
+    modified: bool
+    drifted: bool
+    cancelled: bool
+
+    @property
+    def label(self) -> str:
+        """Local date, time and zone abbreviation (formatted here: templates would convert
+        an aware datetime to the site's zone)."""
+        return local_text(self.local)
+
+    @property
+    def slot(self) -> str:
+        """The instant the cancel / restore buttons post (the storage form, UTC)."""
+        return rules.format_instant(self.instant)
+
+
+def local_text(local: dt.datetime) -> str:
+    return f"{date_format(local, 'D j M Y H:i')} {local.tzname()}"
+
+
+def _zone(series: EventSeries) -> zoneinfo.ZoneInfo:
+    rule = series.recurrence_rule
+    return zoneinfo.ZoneInfo(rule.timezone if rule is not None else "UTC")
+
+
+def upcoming_rows(
+    series: EventSeries, *, admin_site: AdminSite, now: dt.datetime
+) -> tuple[list[UpcomingRow], bool]:
+    """The next occurrences from ``now`` in start order, and whether the list was cut.
+
+    Cancelled slots that were never materialized (exdates ahead of ``now``) are
+    listed too, so they can be restored from the same place.
+    """
+    model = get_event_model()
+    zone = _zone(series)
+    start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
+    values = list(
+        model._default_manager.filter(
+            series_id=series.pk, is_template=False, **{f"{start}__gte": now}
+        )
+        .order_by(start, "pk")
+        .values_list("pk", start, status, "is_modified", "recurrence_id")[: UPCOMING_LIMIT + 1]
+    )
+    truncated = len(values) > UPCOMING_LIMIT
+    values = values[:UPCOMING_LIMIT]
+    drifted = set(detect_cadence_drift(series, now=now))
+    url_name = f"admin:{model._meta.app_label}_{model._meta.model_name}_change"
+    linked = admin_site.is_registered(model)
+    rows = [
+        UpcomingRow(
+            instant=rules.to_utc(value),
+            local=value.astimezone(zone),
+            status=str(state),
+            event_id=pk,
+            admin_url=reverse(url_name, args=[pk], current_app=admin_site.name) if linked else None,
+            modified=bool(modified),
+            drifted=pk in drifted,
+            cancelled=state == model.RECURRING_STATUS_CANCELLED,
+        )
+        for pk, value, state, modified, _ in values
+    ]
+    taken = {rules.to_utc(slot) for *_, slot in values if slot is not None} | {
+        row.instant for row in rows
+    }
+    last = rows[-1].instant if truncated else None
+    for instant in sorted(series.exdate_instants):
+        if instant < now or instant in taken or (last is not None and instant > last):
+            continue
+        rows.append(
+            UpcomingRow(
+                instant=instant,
+                local=instant.astimezone(zone),
+                status=str(model.RECURRING_STATUS_CANCELLED),
+                event_id=None,
+                admin_url=None,
+                modified=False,
+                drifted=False,
+                cancelled=True,
+            )
+        )
+    rows.sort(key=lambda row: row.instant)
+    return rows, truncated
+
+
+def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, str]]:
+    """The rule's next slots that are not cancelled: (posted value, local label) pairs.
+
+    The date picker of "Cancel a date" offers exactly these, so an organiser can
+    only pick a date the rule really has (materialized or not yet).
+    """
+    rule: Any = series.recurrence_rule
+    if rule is None:
+        return []
+    zone = _zone(series)
+    excluded = series.exdate_instants
+    slots = rules.occurrences_between(
+        rule.to_spec(), now, now + dt.timedelta(weeks=SLOT_PICKER_WEEKS), inclusive=True
+    )
+    return [
+        (rules.format_instant(slot), local_text(slot.astimezone(zone)))
+        for slot in slots
+        if slot not in excluded
+    ][:UPCOMING_LIMIT]

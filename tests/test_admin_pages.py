@@ -1,0 +1,260 @@
+"""The series admin's pages: changelist, change page, add page and saving them."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.drift import detect_cadence_drift
+from tests.admin_helpers import (
+    ADD,
+    CHANGELIST,
+    change_url,
+    generated_series,
+    mixed_series,
+    texts,
+)
+from tests.factories import UTC, make_series, occurrences
+from tests.testapp.models import Event
+
+pytestmark = pytest.mark.django_db
+
+
+def form_data(series: EventSeries, **changes: Any) -> dict[str, Any]:
+    """The change form as the admin renders it for ``series``, with ``changes`` applied."""
+    rule = series.recurrence_rule
+    assert rule is not None
+    local = rule.dtstart.astimezone(rule.to_spec().zone)
+    data: dict[str, Any] = {
+        "name": series.name,
+        "slug": series.slug,
+        "description": series.description,
+        "is_active": "on" if series.is_active else "",
+        "auto_publish": "on" if series.auto_publish else "",
+        "generation_window_weeks": series.generation_window_weeks,
+        "frequency": rule.frequency,
+        "interval": rule.interval,
+        "weekdays": [str(day) for day in rule.weekdays],
+        "monthly_type": rule.monthly_type,
+        "day_of_month": rule.day_of_month or "",
+        "nth_weekday": rule.nth_weekday or "",
+        "weekday": "" if rule.weekday is None else rule.weekday,
+        "dtstart_0": local.strftime("%Y-%m-%d"),
+        "dtstart_1": local.strftime("%H:%M:%S"),
+        "until_0": "",
+        "until_1": "",
+        "count": rule.count or "",
+        "timezone": rule.timezone,
+    }
+    data.update(changes)
+    return {key: value for key, value in data.items() if value not in ("", None)}
+
+
+def test_changelist_shows_rule_counts_and_the_beat_task(admin_client: Any) -> None:
+    series = mixed_series(name="Yoga")
+
+    response = admin_client.get(CHANGELIST)
+
+    assert response.status_code == 200
+    row = response.context["cl"].result_list[0]
+    assert row.revel_upcoming == 7  # eight Mondays, one cancelled
+    assert row.revel_drifted_count == 6
+    page = response.content.decode()
+    assert "Every week on Tuesday at 10:00 (Europe/Vienna)" in page
+    assert "revel_recurring: generate all series" in page
+    assert "/admin/django_celery_beat/periodictask/" in page
+    assert "revel-beat-enabled" in page
+    assert series.name in page
+
+
+def test_changelist_filters_by_frequency_and_searches(admin_client: Any) -> None:
+    make_series(name="Daily stretch", frequency="DAILY")
+    make_series(name="Weekly yoga", weekdays=[0])
+
+    daily = admin_client.get(CHANGELIST, {"recurrence_rule__frequency": "DAILY"})
+    found = admin_client.get(CHANGELIST, {"q": "yoga"})
+
+    assert [s.name for s in daily.context["cl"].result_list] == ["Daily stretch"]
+    assert [s.name for s in found.context["cl"].result_list] == ["Weekly yoga"]
+
+
+def test_changelist_queries_do_not_grow_with_the_number_of_series(admin_client: Any) -> None:
+    def count_queries() -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert admin_client.get(CHANGELIST).status_code == 200
+        return len(queries)
+
+    mixed_series(name="A")
+    few = count_queries()
+    for name in ("B", "C", "D"):
+        mixed_series(name=name)
+    many = count_queries()
+
+    assert few == many
+
+
+def test_change_page_lists_upcoming_dates_with_badges_and_links(admin_client: Any) -> None:
+    series = mixed_series()
+    drifted = detect_cadence_drift(series)
+
+    response = admin_client.get(change_url(series))
+
+    assert response.status_code == 200
+    rows = response.context["upcoming"]
+    assert [row.cancelled for row in rows].count(True) == 1
+    assert [row.modified for row in rows].count(True) == 1
+    assert {row.event_id for row in rows if row.drifted} == set(drifted)
+    page = response.content.decode()
+    for badge in ("revel-badge-modified", "revel-badge-drifted", "revel-badge-cancelled"):
+        assert badge in page
+    first = rows[0]
+    assert first.label.startswith("Mon")
+    assert first.label.endswith(("CET", "CEST"))
+    assert f'href="/admin/testapp/event/{first.event_id}/change/"' in page
+    assert "RRULE:FREQ=WEEKLY;BYDAY=TU" in page
+    (exdate,) = series.exdate_instants
+    local = exdate.astimezone(series.recurrence_rule.to_spec().zone)  # type: ignore[union-attr]
+    assert f"<span>{local:%Y-%m-%d %H:%M} (Europe/Vienna)</span>" in page
+
+
+def test_change_page_queries_do_not_grow_with_the_number_of_occurrences(
+    admin_client: Any,
+) -> None:
+    def count_queries(series: EventSeries) -> int:
+        with CaptureQueriesContext(connection) as queries:
+            assert admin_client.get(change_url(series)).status_code == 200
+        return len(queries)
+
+    small = mixed_series(name="Small", window_weeks=3)
+    large = mixed_series(name="Large", window_weeks=20)
+    assert len(occurrences(large)) > 3 * len(occurrences(small))
+
+    assert count_queries(small) == count_queries(large)
+
+
+def test_add_page_renders_with_the_rule_fields(admin_client: Any) -> None:
+    response = admin_client.get(ADD)
+
+    assert response.status_code == 200
+    for field in ("frequency", "weekdays", "dtstart_0", "timezone", "template_source"):
+        assert f'name="{field}"' in response.content.decode()
+
+
+def test_add_creates_the_series_from_an_event_and_generates(admin_client: Any) -> None:
+    source = Event.objects.create(
+        title="Salsa", venue="Hall", starts_at=dt.datetime(2026, 1, 5, 19, tzinfo=UTC)
+    )
+    data = {
+        "name": "Salsa",
+        "is_active": "on",
+        "generation_window_weeks": 4,
+        "template_source": source.pk,
+        "frequency": "WEEKLY",
+        "interval": 1,
+        "weekdays": ["2"],
+        "dtstart_0": "2026-01-07",
+        "dtstart_1": "19:30",
+        "timezone": "America/New_York",
+    }
+
+    response = admin_client.post(ADD, data, follow=True)
+
+    series = EventSeries.objects.get(name="Salsa")
+    assert response.status_code == 200
+    assert "4 occurrences generated for Salsa." in texts(response)
+    template = series.get_template()
+    assert (template.title, template.venue, template.state) == ("Salsa", "Hall", "planned")
+    rule = series.recurrence_rule
+    assert rule is not None
+    assert rule.dtstart == dt.datetime(2026, 1, 8, 0, 30, tzinfo=UTC)  # 19:30 in New York
+    assert len(occurrences(series)) == 4
+    source.refresh_from_db()
+    assert source.series_id is None
+
+
+def test_saving_a_new_cadence_resets_the_cursor_and_keeps_exdates(admin_client: Any) -> None:
+    series = generated_series()
+    url = change_url(series)
+    admin_client.get(url)
+    # A cancellation lands between the organiser opening the form and saving it.
+    cancel_occurrence(series, occurrences(series)[2].starts_at)
+    exdates = EventSeries.objects.get(pk=series.pk).exdates
+
+    response = admin_client.post(url, form_data(series, weekdays=["3"], name="Thursday yoga"))
+
+    assert response.status_code == 302, response.context["adminform"].form.errors
+    series.refresh_from_db()
+    assert series.name == "Thursday yoga"
+    assert series.exdates == exdates
+    assert series.last_generated_until is None
+    assert series.recurrence_rule is not None
+    assert series.recurrence_rule.weekdays == [3]
+    assert "BYDAY=TH" in series.recurrence_rule.rrule_string
+
+
+def test_saving_only_the_name_keeps_the_cursor(admin_client: Any) -> None:
+    series = generated_series()
+    cursor = series.last_generated_until
+
+    admin_client.post(change_url(series), form_data(series, name="Renamed"))
+
+    series.refresh_from_db()
+    assert (series.name, series.last_generated_until) == ("Renamed", cursor)
+
+
+def test_unticking_active_pauses_through_the_service(admin_client: Any) -> None:
+    series = generated_series()
+
+    admin_client.post(change_url(series), form_data(series, is_active=""))
+
+    series.refresh_from_db()
+    assert not series.is_active
+
+
+@pytest.mark.parametrize(
+    ("changes", "field", "fragment"),
+    [
+        ({"frequency": "DAILY", "weekdays": ["0"]}, "weekdays", "not used by a DAILY rule"),
+        ({"frequency": "MONTHLY", "weekdays": []}, "monthly_type", "needs monthly_type"),
+        ({"count": 5, "until_0": "2027-01-01", "until_1": "10:00"}, "until", "not both"),
+        ({"interval": 0}, "interval", "whole number from 1"),
+        ({"timezone": "Mars/Olympus"}, "timezone", "Unknown time zone"),
+        ({"generation_window_weeks": 99}, "generation_window_weeks", "52"),
+    ],
+)
+def test_invalid_rule_input_is_reported_on_its_field(
+    admin_client: Any, changes: dict[str, Any], field: str, fragment: str
+) -> None:
+    series = generated_series()
+    rule_before = series.recurrence_rule.rrule_string if series.recurrence_rule else ""
+
+    response = admin_client.post(change_url(series), form_data(series, **changes))
+
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert fragment in " ".join(errors.get(field, [])), errors
+    series.refresh_from_db()
+    assert series.recurrence_rule is not None
+    assert series.recurrence_rule.rrule_string == rule_before
+
+
+def test_saving_never_writes_exdates_or_a_cursor_it_did_not_reset(admin_client: Any) -> None:
+    # A bare save() would write every column, undoing a cancellation or generation
+    # run that committed while the organiser's request was between read and write.
+    series = generated_series()
+    cancel_occurrence(series, occurrences(series)[0].starts_at)
+
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.post(change_url(series), form_data(series, name="Renamed"))
+
+    assert response.status_code == 302
+    table = EventSeries._meta.db_table
+    writes = [q["sql"] for q in queries if q["sql"].startswith("UPDATE") and table in q["sql"]]
+    assert writes
+    assert not [sql for sql in writes if "exdates" in sql or "last_generated_until" in sql]
