@@ -4,7 +4,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint types bench ci clean notebooks
+.PHONY: demo test lint types bench soak ci clean notebooks
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -33,6 +33,9 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) bench/generation.py
+
+soak: $(STAMP)
+	$(PY) bench/soak.py $(ARGS)
 
 ci:
 	bash .ci/run

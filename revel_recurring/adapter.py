@@ -99,6 +99,20 @@ class DefaultRecurringAdapter:
         """
         return bool(user.has_perm("revel_recurring.add_eventseries"))
 
+    def get_template_sources(self, user: Any) -> QuerySet[Any]:
+        """One-off host events ``user`` may copy into the template of a new series.
+
+        The admin's add page offers these (and only these) as the source of the
+        template. Default: every one-off event (no series) for a user who may create
+        series (:meth:`can_create_series`), none otherwise. Hosts scope it the way
+        they scope :meth:`get_editable_series`, e.g. to the user's organisations.
+        """
+        from .models import get_event_model
+
+        model = get_event_model()
+        events = model._default_manager.filter(series__isnull=True)
+        return events if self.can_create_series(user) else events.none()
+
     def get_template_serializer_class(self) -> type[Any]:
         """The DRF serializer validating and showing a series' template in the API.
 

@@ -229,10 +229,13 @@ def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.Ch
     return errors
 
 
+GENERATION_CHUNK_SIZE_MAX = 1000
+
 _WHOLE_NUMBER_SETTINGS = (
     "DEFAULT_WINDOW_WEEKS",
     "MAX_WINDOW_WEEKS",
     "DISPATCH_CHUNK_SIZE",
+    "GENERATION_CHUNK_SIZE",
     "TASK_MAX_RETRIES",
     "TASK_RETRY_BACKOFF",
     "TASK_RETRY_BACKOFF_MAX",
@@ -257,11 +260,20 @@ def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
                 )
             )
             continue
-        minimum = 1 if name == "DISPATCH_CHUNK_SIZE" else 0
+        minimum = 1 if name.endswith("CHUNK_SIZE") else 0
         if not name.endswith("WINDOW_WEEKS") and value < minimum:
             errors.append(
                 checks.Error(
                     f"REVEL_RECURRING_{name} must be at least {minimum}, got {value}.",
+                    id="revel_recurring.E009",
+                )
+            )
+        elif name == "GENERATION_CHUNK_SIZE" and value > GENERATION_CHUNK_SIZE_MAX:
+            # One transaction holds every series lock of its chunk until it commits.
+            errors.append(
+                checks.Error(
+                    f"REVEL_RECURRING_GENERATION_CHUNK_SIZE must be at most "
+                    f"{GENERATION_CHUNK_SIZE_MAX}, got {value}.",
                     id="revel_recurring.E009",
                 )
             )

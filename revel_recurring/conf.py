@@ -68,6 +68,12 @@ class RecurringSettings:
         return value
 
     @property
+    def GENERATION_CHUNK_SIZE(self) -> int:
+        """Due series per ``generate_series_chunk`` task; 1 sends one ``generate_series`` each."""
+        value: int = self._get("GENERATION_CHUNK_SIZE", 50)
+        return value
+
+    @property
     def TASK_MAX_RETRIES(self) -> int:
         """Retries of ``generate_series`` after a transient database error."""
         value: int = self._get("TASK_MAX_RETRIES", 5)

@@ -210,6 +210,22 @@ class RecurringEventMixin(models.Model):
         ``len(occurrences)``.
         """
 
+    @classmethod
+    def clone_related_many(cls, batches: Sequence[tuple[Self, Sequence[Self]]]) -> None:
+        """Copy related rows for several series at once: ``(template, occurrences)`` pairs.
+
+        The daily pass (``generate_series_chunk``) calls this once per chunk of
+        series, inside the chunk's transaction, after all occurrences were
+        inserted; ``generate_series_events`` (one series) calls
+        :meth:`clone_related`. The default calls :meth:`clone_related` for each
+        pair, so a host that overrides only that keeps working; override this
+        one to read and insert the related rows of the whole chunk in one query
+        each (pairs with no occurrences are passed too; skip them).
+        """
+        for template, occurrences in batches:
+            if occurrences:
+                cls.clone_related(template, occurrences)
+
     def has_bookings(self) -> bool:
         """Whether this occurrence holds bookings that deleting it would destroy.
 

@@ -52,21 +52,54 @@ def _parse_now(now: str | None) -> dt.datetime | None:
 
 @shared_task(name="revel_recurring.generate_all_series")
 def generate_all_series(now: str | None = None) -> dict[str, int]:
-    """Beat entry point: enqueue one ``generate_series`` per due series.
+    """Beat entry point: enqueue the due series in chunks of ``generate_series_chunk``.
 
-    ``now`` (ISO 8601, aware; default: the current time) is the moment "due" is
-    judged against; it is passed on to each per-series task so the whole pass
-    sees one clock. Returns ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``
+    Chunks hold ``REVEL_RECURRING_GENERATION_CHUNK_SIZE`` ids (default 50); with
+    1, one ``generate_series`` per series is sent instead. ``now`` (ISO 8601,
+    aware; default: the current time) is the moment "due" is judged against; it
+    is passed on to every task so the whole pass sees one clock. Returns
+    ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
     (``skipped``: active series parked because they have no template).
     """
-    from .services.dispatch import dispatch_due_series
+    from .services.dispatch import dispatch_due_chunks, dispatch_due_series
 
-    def enqueue(series_id: int) -> object:
-        return generate_series.delay(series_id, now=now)
-
-    result = dispatch_due_series(enqueue, now=_parse_now(now))
+    moment = _parse_now(now)
+    if recurring_settings.GENERATION_CHUNK_SIZE == 1:
+        result = dispatch_due_series(
+            lambda series_id: generate_series.delay(series_id, now=now), now=moment
+        )
+    else:
+        result = dispatch_due_chunks(
+            lambda ids: generate_series_chunk.delay(ids, now=now), now=moment
+        )
     logger.info("revel_recurring dispatch: %s", result.as_dict())
     return result.as_dict()
+
+
+@shared_task(name="revel_recurring.generate_series_chunk")
+def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+    """Materialize the windows of a chunk of series in one transaction.
+
+    See :func:`~revel_recurring.services.chunks.generate_series_chunk_events`:
+    series held elsewhere are retried in this run, and when the chunk fails it
+    falls back to one transaction per series. A series whose own run then fails
+    with a transient database error is handed to ``generate_series`` (and its
+    retry policy); any other failure is logged and listed under ``"failed"``.
+    Returns ``{"series", "chunked", "retried", "fallen_back", "created",
+    "failed": [ids], "requeued": [ids]}``.
+    """
+    from .services.chunks import generate_series_chunk_events
+
+    result = generate_series_chunk_events(series_ids, now=_parse_now(now))
+    requeued = []
+    for series_id, exc in sorted(result.failures.items()):
+        if is_transient_db_error(exc):
+            generate_series.delay(series_id, now=now)
+            requeued.append(series_id)
+    summary = result.as_dict()
+    summary["failed"] = [pk for pk in summary["failed"] if pk not in requeued]
+    summary["requeued"] = requeued
+    return summary
 
 
 @shared_task(bind=True, name="revel_recurring.generate_series")

@@ -9,6 +9,7 @@ import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
+from revel_recurring.adapter import get_adapter
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import detect_cadence_drift
@@ -258,3 +259,21 @@ def test_saving_never_writes_exdates_or_a_cursor_it_did_not_reset(admin_client: 
     writes = [q["sql"] for q in queries if q["sql"].startswith("UPDATE") and table in q["sql"]]
     assert writes
     assert not [sql for sql in writes if "exdates" in sql or "last_generated_until" in sql]
+
+
+def test_add_page_offers_no_template_source_without_the_add_permission(
+    client: Any, django_user_model: Any
+) -> None:
+    from django.contrib.auth.models import Permission
+
+    Event.objects.create(title="Salsa", starts_at=dt.datetime(2026, 1, 5, 19, tzinfo=UTC))
+    viewer = django_user_model.objects.create_user("viewer", is_staff=True)
+    viewer.user_permissions.add(
+        *Permission.objects.filter(codename__in=["add_eventseries", "view_eventseries"])
+    )
+    client.force_login(viewer)
+    allowed = list(client.get(ADD).context["adminform"].form.fields["template_source"].queryset)
+    viewer.user_permissions.remove(*Permission.objects.filter(codename="add_eventseries"))
+
+    assert [e.title for e in allowed] == ["Salsa"]
+    assert get_adapter().get_template_sources(viewer).count() == 0

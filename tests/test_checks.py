@@ -662,3 +662,29 @@ def test_visibility_check_is_registered_with_django(
     settings.REVEL_RECURRING_EVENT_MODEL = "testapp.TeamEvent"
 
     assert ids(checks.run_checks()).count("revel_recurring.E020") == 5
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "must be at least 1, got 0."),
+        (1001, "must be at most 1000, got 1001."),
+        ("50", "must be a whole number, got '50'."),
+    ],
+)
+def test_e009_generation_chunk_size_is_a_whole_number_from_1_to_1000(
+    value: object, message: str, settings: Settings
+) -> None:
+    settings.REVEL_RECURRING_GENERATION_CHUNK_SIZE = value
+
+    errors = check_numbers()
+
+    assert [(e.id, e.msg) for e in errors] == [
+        ("revel_recurring.E009", f"REVEL_RECURRING_GENERATION_CHUNK_SIZE {message}")
+    ]
+
+
+@pytest.mark.parametrize("value", [1, 1000])
+def test_e009_generation_chunk_size_accepts_its_bounds(value: int, settings: Settings) -> None:
+    settings.REVEL_RECURRING_GENERATION_CHUNK_SIZE = value
+    assert check_numbers() == []

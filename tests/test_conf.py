@@ -30,6 +30,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "REGISTER_BEAT_TASKS": (True, False, False),
     "BEAT_CRONTAB": ("0 4 * * *", "30 2 * * 1-5", "30 2 * * 1-5"),
     "DISPATCH_CHUNK_SIZE": (500, 50, 50),
+    "GENERATION_CHUNK_SIZE": (50, 200, 200),
     "TASK_MAX_RETRIES": (5, 2, 2),
     "TASK_RETRY_BACKOFF": (5, 1, 1),
     "TASK_RETRY_BACKOFF_MAX": (300, 60, 60),

@@ -22,7 +22,9 @@ from django.urls import reverse
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
 
+from .api import EventTemplateSerializer
 from .models import Event, Follow, Membership, NotificationPreference, Organization, SeriesFollow
+from .scoping import organizations_run_by
 
 #: Membership states whose members hear about new dates.
 NOTIFIED_MEMBERSHIP_STATES = (Membership.Status.ACTIVE, Membership.Status.PAUSED)
@@ -36,15 +38,6 @@ def absolute_url(path: str) -> str:
 def _active_users(condition: Q) -> QuerySet[Any]:
     # Deactivated accounts are never told; pk order keeps digests reproducible.
     return get_user_model()._default_manager.filter(condition, is_active=True).order_by("pk")
-
-
-def organizations_run_by(user: Any) -> QuerySet[Organization]:
-    """Organisations ``user`` owns or is staff of (all of them for a superuser)."""
-    if not user.is_authenticated:
-        return Organization.objects.none()
-    if user.is_superuser:
-        return Organization.objects.all()
-    return Organization.objects.filter(Q(owner=user) | Q(staff=user)).distinct()
 
 
 def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
@@ -84,9 +77,11 @@ class ExampleAdapter(DefaultRecurringAdapter):
         # Which organisation is checked by the template serializer's choices.
         return bool(user.is_authenticated) and organizations_run_by(user).exists()
 
-    def get_template_serializer_class(self) -> type[Any]:
-        from .api import EventTemplateSerializer
+    def get_template_sources(self, user: Any) -> QuerySet[Event]:
+        # The admin's add page: one-off events of the organisations the user runs.
+        return Event.objects.one_offs().filter(organization__in=organizations_run_by(user))
 
+    def get_template_serializer_class(self) -> type[Any]:
         return EventTemplateSerializer
 
     def get_series_url(self, series: EventSeries) -> str:

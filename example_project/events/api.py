@@ -6,7 +6,7 @@ from typing import Any
 
 from revel_recurring.api.serializers import default_template_serializer_class
 
-from .adapter import organizations_run_by
+from .scoping import organizations_run_by
 
 
 class EventTemplateSerializer(default_template_serializer_class()):  # type: ignore[misc]

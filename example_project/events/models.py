@@ -270,21 +270,31 @@ class Event(RecurringEventMixin, models.Model):
         One SELECT and one bulk INSERT whatever the number of occurrences. Sales
         windows move with the occurrence; nothing sold carries over.
         """
+        cls.clone_related_many([(template, occurrences)])
+
+    @classmethod
+    def clone_related_many(cls, batches: Sequence[tuple[Event, Sequence[Event]]]) -> None:
+        """The tiers of every template in ``batches``: one SELECT and one bulk INSERT in all."""
+        wanted = [(template, occurrences) for template, occurrences in batches if occurrences]
+        if not wanted:
+            return
         # order_by("pk"): the model's default ordering starts with the event FK,
         # which would join the events table for nothing here.
-        tiers = list(template.ticket_tiers.order_by("pk"))
-        if not tiers or not occurrences:
-            return
-        # ignore_conflicts: copy_template_related passes occurrences that may hold
-        # some of these tiers already; (event, name) is unique, so those are skipped.
-        TicketTier.objects.bulk_create(
-            [
-                tier.copy_for(occurrence, delta=occurrence.start - template.start)
-                for occurrence in occurrences
-                for tier in tiers
-            ],
-            ignore_conflicts=True,
-        )
+        tiers: dict[int, list[TicketTier]] = {}
+        for tier in TicketTier.objects.filter(
+            event_id__in=[pair[0].pk for pair in wanted]
+        ).order_by("pk"):
+            tiers.setdefault(tier.event_id, []).append(tier)
+        copies = [
+            tier.copy_for(occurrence, delta=occurrence.start - template.start)
+            for template, occurrences in wanted
+            for occurrence in occurrences
+            for tier in tiers.get(template.pk, ())
+        ]
+        if copies:
+            # ignore_conflicts: copy_template_related passes occurrences that may hold
+            # some of these tiers already; (event, name) is unique, so those are skipped.
+            TicketTier.objects.bulk_create(copies, ignore_conflicts=True)
 
     def has_bookings(self) -> bool:
         return self.ticket_tiers.filter(quantity_sold__gt=0).exists()

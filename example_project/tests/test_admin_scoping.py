@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from io import StringIO
 from typing import Any
@@ -14,6 +15,7 @@ from django.test import Client
 
 from example_project.events.models import Event, Membership, Organization
 from example_project.tests.conftest import MakeTemplate
+from revel_recurring.models import EventSeries
 
 pytestmark = pytest.mark.django_db
 
@@ -106,3 +108,50 @@ def test_demo_prints_a_working_admin_login() -> None:
     # Without --admin the command leaves the superuser and its password alone.
     assert "password" not in quiet.getvalue()
     assert Client().login(username="admin", password=second.group(1))
+
+
+def test_add_page_offers_only_events_of_the_organisations_the_user_runs(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+) -> None:
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    start = dt.datetime(2027, 3, 2, 18, 30, tzinfo=dt.UTC)
+    ours = Event.objects.create(
+        organization=organization,
+        name="Run",
+        slug="run",
+        start=start,
+        end=start + dt.timedelta(hours=1),
+    )
+    theirs = Event.objects.create(
+        organization=other, name="Swim", slug="swim", start=start, end=start + dt.timedelta(hours=1)
+    )
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+    staff_login(client, staff, "add_eventseries", "view_eventseries", "change_eventseries")
+
+    page = client.get(f"{CHANGELIST}add/")
+    forged = client.post(
+        f"{CHANGELIST}add/",
+        {
+            "name": "Stolen",
+            "is_active": "on",
+            "generation_window_weeks": 4,
+            "template_source": theirs.pk,
+            "frequency": "WEEKLY",
+            "interval": 1,
+            "weekdays": ["1"],
+            "dtstart_0": "2027-03-02",
+            "dtstart_1": "18:30",
+            "timezone": "Europe/Vienna",
+        },
+    )
+
+    choices = list(page.context["adminform"].form.fields["template_source"].queryset)
+    assert choices == [ours]
+    assert forged.status_code == 200  # the form again, with the error on the field
+    assert "template_source" in forged.context["adminform"].form.errors
+    assert not EventSeries.objects.filter(name="Stolen").exists()

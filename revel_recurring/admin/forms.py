@@ -22,6 +22,7 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
 
 from .. import rules
+from ..adapter import get_adapter
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
 
@@ -197,11 +198,19 @@ class EventSeriesAddForm(EventSeriesForm):
         ),
     )
 
+    #: The user the add page is for; set by the ModelAdmin (``get_form``), so the
+    #: choices are the adapter's ``get_template_sources(user)``.
+    user: Any = None
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         model = get_event_model()
         source = self.fields["template_source"]
         assert isinstance(source, forms.ModelChoiceField)
-        source.queryset = model._default_manager.filter(series__isnull=True).order_by(
+        if self.user is None:
+            sources = model._default_manager.none()
+        else:
+            sources = get_adapter().get_template_sources(self.user)
+        source.queryset = sources.filter(series__isnull=True).order_by(
             model.RECURRING_START_FIELD, "pk"
         )

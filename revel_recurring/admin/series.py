@@ -120,7 +120,8 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         self, request: Any, obj: EventSeries | None = None, change: bool = False, **kwargs: Any
     ) -> Any:
         if obj is None:
-            kwargs["form"] = self.add_form
+            # The add form offers the adapter's template sources for this user only.
+            kwargs["form"] = type(self.add_form.__name__, (self.add_form,), {"user": request.user})
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[EventSeries]:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from django.db.models import Exists, OuterRef
@@ -76,21 +76,39 @@ def dispatch_due_series(
     enqueue: Callable[[int], object], *, now: dt.datetime | None = None
 ) -> DispatchResult:
     """Call ``enqueue(series_id)`` for every due series; one failure never stops the loop."""
+    return dispatch_due_chunks(lambda ids: enqueue(ids[0]), now=now, chunk_size=1)
+
+
+def dispatch_due_chunks(
+    enqueue: Callable[[list[int]], object],
+    *,
+    now: dt.datetime | None = None,
+    chunk_size: int | None = None,
+) -> DispatchResult:
+    """Call ``enqueue(ids)`` for every chunk of due series ids, ascending.
+
+    ``chunk_size`` defaults to ``REVEL_RECURRING_GENERATION_CHUNK_SIZE``. The ids
+    stream from keyset-paginated reads (``REVEL_RECURRING_DISPATCH_CHUNK_SIZE``
+    ids each): memory does not grow with the number of series. A broker error
+    for one chunk is logged and counts its series as failed; the loop goes on.
+    All counts are in series.
+    """
     moment = now or timezone.now()
+    size = chunk_size or recurring_settings.GENERATION_CHUNK_SIZE
     due = dispatched = failed = 0
-    for series_id in iter_due_series_ids(
-        now=moment, chunk_size=recurring_settings.DISPATCH_CHUNK_SIZE
-    ):
-        due += 1
+    ids = iter_due_series_ids(now=moment, chunk_size=recurring_settings.DISPATCH_CHUNK_SIZE)
+    for chunk in _batched(ids, size):
+        due += len(chunk)
         try:
-            enqueue(series_id)
+            enqueue(chunk)
         except Exception:
-            failed += 1
+            failed += len(chunk)
             logger.exception(
-                "revel_recurring could not dispatch generation of series %s", series_id
+                "revel_recurring could not dispatch generation of series %s",
+                ", ".join(map(str, chunk)),
             )
         else:
-            dispatched += 1
+            dispatched += len(chunk)
     skipped = count_parked_series()
     if skipped:
         logger.warning(
@@ -99,3 +117,14 @@ def dispatch_due_series(
             skipped,
         )
     return DispatchResult(due=due, dispatched=dispatched, failed=failed, skipped=skipped)
+
+
+def _batched(ids: Iterable[int], size: int) -> Iterator[list[int]]:
+    chunk: list[int] = []
+    for series_id in ids:
+        chunk.append(series_id)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -6,9 +6,11 @@ import datetime as dt
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import partial
+from typing import Any, cast
 
 from django.db import connections, transaction
+from django.db.models import OuterRef
 from django.utils import timezone
 
 from .. import rules
@@ -146,19 +148,26 @@ def generate_series_events(
         since = generation_window(
             locked, rule, now=moment, until=until, backfill=backfill
         ).search_from
-        template, materialized, pending = _template_and_taken_slots(locked, since)
-        absorb_pending_exdates(locked, pending=pending)
-        if template is None:
-            _park(locked)
+        taken = read_taken_slots([locked.pk], since).get(locked.pk)
+        if taken is None:
+            absorb_pending_exdates(locked)
+            park_series(locked)
         else:
+            absorb_pending_exdates(locked, pending=taken.pending)
             plan = plan_generation(
-                locked, rule, materialized=materialized, now=moment, until=until, backfill=backfill
+                locked,
+                rule,
+                materialized=taken.materialized,
+                now=moment,
+                until=until,
+                backfill=backfill,
             )
-            created = _materialize(locked, template, plan.slots)
-            _write_cursor(locked, plan, created=len(created))
+            created = _materialize(locked, taken.template, plan.slots)
+            apply_plan(locked, plan, created=len(created))
+            write_cursors([locked])
             if created:
                 transaction.on_commit(
-                    lambda: send_series_digest(locked, created, template=template)
+                    partial(send_series_digest, locked, created, template=taken.template)
                 )
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
@@ -170,19 +179,30 @@ def generate_series_events(
 _CURSOR_COLUMNS = ("last_generated_until", "next_due_at", "last_occurrence_index", "updated_at")
 
 
-def _write_cursor(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
+def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
+    """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves)."""
     series.last_generated_until = plan.horizon
     series.next_due_at = plan.next_due_at
     series.last_occurrence_index += created
     series.updated_at = timezone.now()
-    # A plain UPDATE of these columns: save() would rewrite (and re-normalise)
-    # every other column too.
-    EventSeries.objects.filter(pk=series.pk).update(
-        **{name: getattr(series, name) for name in _CURSOR_COLUMNS}
-    )
 
 
-def _park(series: EventSeries) -> None:
+def write_cursors(series_list: Sequence[EventSeries]) -> None:
+    """Write the cursor columns of every series in ``series_list`` in one statement.
+
+    A plain UPDATE of these columns only: save() would rewrite (and re-normalise)
+    every other column too. Several series: one UPDATE with a CASE per column.
+    """
+    if len(series_list) == 1:
+        series = series_list[0]
+        EventSeries.objects.filter(pk=series.pk).update(
+            **{name: getattr(series, name) for name in _CURSOR_COLUMNS}
+        )
+    elif series_list:
+        EventSeries.objects.bulk_update(series_list, _CURSOR_COLUMNS)
+
+
+def park_series(series: EventSeries) -> None:
     """A series without a template leaves the dispatcher's view until it gets one.
 
     Otherwise the beat would select it every day for nothing. A template created
@@ -199,41 +219,61 @@ def _park(series: EventSeries) -> None:
         EventSeries.objects.filter(pk=series.pk).update(next_due_at=None)
 
 
-def _template_and_taken_slots(
-    series: EventSeries, since: dt.datetime
-) -> tuple[Any, set[dt.datetime], list[dt.datetime] | None]:
-    """The template (or None), the slots materialized from ``since`` on, pending exdates.
+@dataclass(frozen=True)
+class TakenSlots:
+    """What generation reads after the lock: the template, slots materialized, pending exdates."""
 
-    Read after the series lock is held, so all reflect every writer that held it
-    before us. Pending exdates (slots of occurrences hosts deleted) must be read
-    in the same statement as the materialized slots or after it: a delete that
-    commits in between is then seen in one or the other, never in neither. On
-    PostgreSQL the slots and the pending exdates ride along with the template as
-    ARRAY subqueries (one statement); elsewhere the pending ones are left to
-    ``absorb_pending_exdates`` (None), which reads them afterwards.
+    template: Any
+    materialized: set[dt.datetime]
+    pending: list[dt.datetime]
+
+
+def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int, TakenSlots]:
+    """Per locked series with a template: the template, slots from ``since`` on, pending exdates.
+
+    Series without a template are absent. Read after the series locks are held,
+    so all reflect every writer that held them before us. Pending exdates (slots
+    of occurrences hosts deleted) are read in the same statement as the
+    materialized slots or after it: a delete that commits in between is then
+    seen in one or the other, never in neither. On PostgreSQL the slots and the
+    pending exdates ride along with the templates as ARRAY subqueries (one
+    statement for any number of series); elsewhere three statements, in that order.
     """
     manager = get_event_model()._default_manager
-    queryset = manager.filter(series=series, is_template=True)
-    on_postgres = connections[queryset.db].vendor == "postgresql"
-    if on_postgres:
+    queryset = manager.filter(series_id__in=series_ids, is_template=True)
+    if connections[queryset.db].vendor == "postgresql":
         from django.contrib.postgres.expressions import ArraySubquery
 
-        taken = manager.filter(series=series, recurrence_id__gte=since).values("recurrence_id")
-        pending = PendingExdate.objects.filter(series_id=series.pk).values("instant")
-        queryset = queryset.annotate(
-            _revel_taken=ArraySubquery(taken), _revel_pending=ArraySubquery(pending)
+        taken = manager.filter(series_id=OuterRef("series_id"), recurrence_id__gte=since).values(
+            "recurrence_id"
         )
-    rows = list(queryset[:1])
-    if not rows:
-        return None, set(), None
-    template = rows[0]
-    if on_postgres:
-        return (
-            template,
-            set(getattr(template, "_revel_taken", None) or ()),
-            list(getattr(template, "_revel_pending", None) or ()),
-        )
-    return template, materialized_slots(series, since), None
+        pending = PendingExdate.objects.filter(series_id=OuterRef("series_id")).values("instant")
+        return {
+            int(template.series_id): TakenSlots(
+                template,
+                set(getattr(template, "_revel_taken", None) or ()),
+                list(getattr(template, "_revel_pending", None) or ()),
+            )
+            for template in queryset.annotate(
+                _revel_taken=ArraySubquery(taken), _revel_pending=ArraySubquery(pending)
+            )
+        }
+    templates = {cast(int, template.series_id): template for template in queryset}
+    materialized: dict[int, set[dt.datetime]] = {pk: set() for pk in templates}
+    for series_id, slot in manager.filter(
+        series_id__in=list(templates), recurrence_id__gte=since
+    ).values_list("series_id", "recurrence_id"):
+        if slot is not None:
+            materialized[series_id].add(slot)
+    pending_by_series: dict[int, list[dt.datetime]] = {pk: [] for pk in templates}
+    for series_id, instant in PendingExdate.objects.filter(
+        series_id__in=list(templates)
+    ).values_list("series_id", "instant"):
+        pending_by_series[series_id].append(instant)
+    return {
+        pk: TakenSlots(template, materialized[pk], pending_by_series[pk])
+        for pk, template in templates.items()
+    }
 
 
 def preview_series_events(
@@ -262,6 +302,22 @@ def preview_series_events(
 
 
 def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime]) -> list[Any]:
+    occurrences = build_occurrences(series, template, slots)
+    if not occurrences:
+        return []
+    created = type(template)._default_manager.bulk_create(occurrences)
+    type(template).clone_related(template, created)
+    return list(created)
+
+
+def build_occurrences(
+    series: EventSeries, template: Any, slots: Sequence[dt.datetime]
+) -> list[Any]:
+    """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
+
+    Raises DuplicateUniqueValueError before anything is written when the built
+    occurrences would repeat a unique value.
+    """
     if not slots:
         return []
     model = type(template)
@@ -275,16 +331,20 @@ def _materialize(series: EventSeries, template: Any, slots: Sequence[dt.datetime
         for i, slot in enumerate(slots)
     ]
     check_copied_unique_values(template, occurrences)
-    created = model._default_manager.bulk_create(occurrences)
-    model.clone_related(template, created)
-    return list(created)
+    return occurrences
 
 
 __all__ = [
     "GenerationPlan",
     "GenerationWindow",
     "SeriesDigest",
+    "TakenSlots",
+    "apply_plan",
+    "build_occurrences",
     "generate_series_events",
+    "park_series",
     "plan_generation",
     "preview_series_events",
+    "read_taken_slots",
+    "write_cursors",
 ]

@@ -125,6 +125,41 @@ def retry_on_lock_conflict(
     raise AssertionError("unreachable")  # pragma: no cover
 
 
+def lock_series_chunk(series_ids: Iterable[int]) -> tuple[list[EventSeries], list[int]]:
+    """Lock the free rows of a chunk of series; return them and the ids left out.
+
+    PostgreSQL: one ``SELECT ... FOR NO KEY UPDATE OF`` the series table ``SKIP
+    LOCKED``, in ascending id order: a row another transaction holds is left out
+    instead of waited for, so workers with overlapping chunks never queue behind
+    each other. The ids left out (held elsewhere, or deleted) are for the caller
+    to retry. Backends without ``FOR UPDATE OF`` (MariaDB) or row locks (SQLite)
+    lock each series with :func:`lock_series`, in ascending id order, waiting;
+    only deleted ones are left out there. Pending exdates are not folded (the
+    caller reads them with the slots). Must be called inside ``transaction.atomic()``.
+    """
+    ids = sorted(set(series_ids))
+    alias = router.db_for_write(EventSeries)
+    features = connections[alias].features
+    if features.has_select_for_update_of and features.has_select_for_update_skip_locked:
+        locked = list(
+            EventSeries.objects.using(alias)
+            .filter(pk__in=ids)
+            .order_by("pk")
+            .select_for_update(
+                of=("self",), no_key=features.has_select_for_no_key_update, skip_locked=True
+            )
+        )
+    else:
+        locked = []
+        for series_id in ids:
+            try:
+                locked.append(lock_series(series_id, absorb_exdates=False))
+            except SeriesNotFoundError:
+                continue
+    held = {series.pk for series in locked}
+    return locked, [series_id for series_id in ids if series_id not in held]
+
+
 def lock_several_series(series_ids: Iterable[int]) -> list[EventSeries]:
     """Lock several series in ascending id order (the one order that cannot deadlock)."""
     return [lock_series(series_id) for series_id in sorted(set(series_ids))]
