@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
+from revel_recurring.adapter import get_adapter
 from revel_recurring.models import EventSeries
 
-from .feeds import feed_url_for
+from .feeds import OPEN_SERIES, feed_url_for
 from .models import Event, Notification
 
 
@@ -27,6 +28,13 @@ def series_list(request: HttpRequest) -> HttpResponse:
 def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
     series = get_object_or_404(EventSeries, slug=slug)
     template = get_object_or_404(Event.objects.templates(), series=series)
+    # Public and unlisted series are open to anyone with the link; the others only
+    # to those the adapter lets see them (the digest links staff-only series here).
+    if template.visibility not in OPEN_SERIES and not (
+        request.user.is_authenticated
+        and get_adapter().get_visible_series(request.user).filter(pk=series.pk).exists()
+    ):
+        raise Http404("No such series.")
     occurrences = (
         Event.objects.occurrences()
         .filter(series=series)

@@ -6,12 +6,14 @@ import subprocess
 import sys
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 
-from example_project.events.models import Event
+from example_project.events.models import Event, Membership, Organization
+from example_project.tests.conftest import MakeTemplate
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -123,3 +125,43 @@ def test_migrations_apply_from_zero_and_forward() -> None:
     call_command("migrate", verbosity=0)
     call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
     assert Event.objects.filter(is_template=False).count() == 8
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("visibility", "anonymous", "stranger", "member"),
+    [
+        (Event.Visibility.PUBLIC, 200, 200, 200),
+        (Event.Visibility.UNLISTED, 200, 200, 200),
+        (Event.Visibility.MEMBERS_ONLY, 404, 404, 200),
+        # Beyond the open levels the page follows ExampleAdapter.get_visible_series,
+        # which lets active members of the organisation see every series of it.
+        (Event.Visibility.STAFF_ONLY, 404, 404, 200),
+        (Event.Visibility.PRIVATE, 404, 404, 200),
+    ],
+)
+def test_series_page_is_shown_only_to_who_may_see_the_series(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+    visibility: str,
+    anonymous: int,
+    stranger: int,
+    member: int,
+) -> None:
+    template = make_template(visibility=visibility)
+    url = f"/series/{template.series.slug}/"
+    outsider = django_user_model.objects.create_user("stranger")
+    insider = django_user_model.objects.create_user("member")
+    Membership.objects.create(organization=organization, user=insider)
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+
+    seen = [client.get(url).status_code]
+    for user in (outsider, insider, staff):
+        client.force_login(user)
+        seen.append(client.get(url).status_code)
+
+    # Staff run the series (the digest links them here), whatever its visibility.
+    assert seen == [anonymous, stranger, member, 200]
