@@ -30,14 +30,10 @@ from ..validators import (
 )
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .plumbing import mirror_columns, now_utc, send_after_commit, utc_instants
+from .plumbing import mirror_columns, now_utc, send_after_commit
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
 from .templates import build_template
-
-# The old private names, for code written against them before services/plumbing.py.
-_now = now_utc
-_sync = mirror_columns
 
 
 def create_recurring_series(
@@ -187,7 +183,5 @@ __all__ = [
     "delete_series",
     "pause_series",
     "resume_series",
-    "send_after_commit",
     "update_series_recurrence",
-    "utc_instants",
 ]
