@@ -17,12 +17,11 @@ import icalendar
 from dateutil import rrule as du
 from django.core.exceptions import ValidationError
 
-from .rules import Frequency, MonthlyType
+from .rules import _DU_WEEKDAYS, Frequency, MonthlyType
+from .rules import _ICAL_WEEKDAYS as _WEEKDAYS
 
 __all__ = ["rule_from_ical"]
 
-_WEEKDAYS = ("MO", "TU", "WE", "TH", "FR", "SA", "SU")
-_DU_WEEKDAYS = (du.MO, du.TU, du.WE, du.TH, du.FR, du.SA, du.SU)
 _UNSUPPORTED_FREQUENCIES = ("SECONDLY", "MINUTELY", "HOURLY")
 _NEVER_EXPRESSIBLE = {
     "BYSETPOS": "a position within the set (BYSETPOS)",

@@ -117,7 +117,7 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
     """
     if instance.is_template or instance.series_id is None or instance.recurrence_id is None:
         return
-    if instance.series_id in _series_being_deleted.get():
+    if series_deletion_in_progress(instance.series_id):
         return
     from .services.pending_exdates import record_pending_exdates
 

@@ -155,3 +155,42 @@ def test_add_page_offers_only_events_of_the_organisations_the_user_runs(
     assert forged.status_code == 200  # the form again, with the error on the field
     assert "template_source" in forged.context["adminform"].form.errors
     assert not EventSeries.objects.filter(name="Stolen").exists()
+
+
+def test_an_action_checks_the_scope_of_a_selection_in_one_query(
+    rf: Any,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    from django.contrib import admin
+    from django.contrib.messages.storage.fallback import FallbackStorage
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    ours = [make_template(name=f"Run {n}", slug=f"run-{n}", tiers=0).series for n in range(4)]
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    theirs = make_template(organization=other, name="Swim", slug="swim", tiers=0).series
+    staff = django_user_model.objects.create_user("staff", is_staff=True)
+    organization.staff.add(staff)
+    model_admin = admin.site._registry[EventSeries]
+
+    def select(pks: list[int]) -> tuple[list[str], int]:
+        request = rf.post(CHANGELIST)
+        request.user = staff
+        request.session = {}
+        request._messages = FallbackStorage(request)
+        with CaptureQueriesContext(connection) as queries:
+            allowed = model_admin._editable_selection(
+                request, EventSeries.objects.filter(pk__in=pks).order_by("pk")
+            )
+        return [s.name for s in allowed], len(queries)
+
+    one = select([ours[0].pk, theirs.pk])
+    many = select([s.pk for s in ours] + [theirs.pk])
+
+    assert one[0] == ["Run 0"]
+    assert many[0] == ["Run 0", "Run 1", "Run 2", "Run 3"]
+    assert one[1] == many[1]

@@ -34,9 +34,9 @@ class DeleteThroughServiceMixin(_Base):
         model = get_event_model()
         series_list = list(objs)
         events = list(
-            model._default_manager.filter(series__in=series_list).order_by(
-                "series_id", model.RECURRING_START_FIELD, "pk"
-            )
+            model._default_manager.filter(series__in=series_list)
+            .select_related("series")
+            .order_by("series_id", model.RECURRING_START_FIELD, "pk")
         )
         by_series: dict[int, list[Any]] = {}
         for event in events:

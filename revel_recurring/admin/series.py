@@ -295,7 +295,16 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         self, request: HttpRequest, queryset: QuerySet[EventSeries]
     ) -> list[EventSeries]:
         selected = list(queryset.select_related("recurrence_rule"))
-        allowed = [series for series in selected if self._editable(request, series)]
+        if request.user.is_superuser:
+            allowed = selected
+        else:
+            editable = set(
+                get_adapter()
+                .get_editable_series(request.user)
+                .filter(pk__in=[series.pk for series in selected])
+                .values_list("pk", flat=True)
+            )
+            allowed = [series for series in selected if series.pk in editable]
         refused = [series.name for series in selected if series not in allowed]
         if refused:
             messages.error(

@@ -425,20 +425,7 @@ class SeriesViewSet(
         serializer = serializer_class(template, data=request.data, partial=True, context=context)
         serializer.is_valid(raise_exception=True)
         changes = dict(serializer.validated_data)
-        model = type(template)
-        if scope != "none":
-            local = sorted(k for k in changes if k not in model.PROPAGATABLE_FIELDS)
-            if local:
-                allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
-                raise DRFValidationError(
-                    {
-                        key: [
-                            f"'{key}' is set per occurrence and cannot be propagated "
-                            f"(propagatable: {allowed}); send it with propagate=none."
-                        ]
-                        for key in local
-                    }
-                )
+        # update_template refuses non-propagatable fields itself (keyed by field).
         updated = update_template(series, changes, propagate=scope)
         fresh = series.get_template()
         return Response(

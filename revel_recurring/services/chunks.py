@@ -139,8 +139,7 @@ def _generate_chunk(ids: list[int], moment: dt.datetime) -> tuple[int, list[int]
                 absorb_pending_exdates(series)
                 park_series(series)
                 continue
-            if state.pending:
-                absorb_pending_exdates(series, pending=state.pending)
+            absorb_pending_exdates(series, pending=state.pending)
             rule = series.recurrence_rule
             assert rule is not None
             since = generation_window(series, rule, now=moment).search_from
