@@ -8,10 +8,12 @@ from typing import Any
 import pytest
 from celery import Celery
 from django.contrib.auth.models import Permission
+from django.core.exceptions import ValidationError
 from django_celery_beat.models import PeriodicTask
 from django_celery_beat.schedulers import DatabaseScheduler
 
 from revel_recurring.beat import PERIODIC_TASK_NAME
+from revel_recurring.exceptions import SeriesBusyError
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.drift import detect_cadence_drift
 from tests.admin_helpers import CHANGELIST, change_url, generated_series, mixed_series, texts
@@ -284,3 +286,36 @@ def test_delete_selected_action_goes_through_delete_series(admin_client: Any) ->
     assert not EventSeries.objects.exists()
     assert not Event.objects.exists()
     assert not RecurrenceRule.objects.exists()
+
+
+def test_a_service_error_from_generate_now_is_an_error_message(
+    admin_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    yoga = generated_series(name="Yoga")
+
+    def busy(*args: Any, **kwargs: Any) -> None:
+        raise SeriesBusyError("occurrence rows stayed locked; try again")
+
+    monkeypatch.setattr("revel_recurring.admin.operations.generate_series_events", busy)
+    response = admin_client.post(change_url(yoga, "generate"), follow=True)
+
+    assert response.status_code == 200
+    errors = [str(m) for m in response.context["messages"] if m.level_tag == "error"]
+    assert errors == ["Yoga: occurrence rows stayed locked; try again"]
+
+
+@pytest.mark.parametrize("action", ["pause_action", "resume_action"])
+def test_a_validation_error_from_pause_or_resume_is_an_error_message(
+    admin_client: Any, monkeypatch: pytest.MonkeyPatch, action: str
+) -> None:
+    yoga = generated_series(name="Yoga")
+
+    def invalid(*args: Any, **kwargs: Any) -> None:
+        raise ValidationError("the series is being changed elsewhere")
+
+    monkeypatch.setattr("revel_recurring.admin.operations.pause_series", invalid)
+    monkeypatch.setattr("revel_recurring.admin.operations.resume_series", invalid)
+    response = run_action(admin_client, action, yoga)
+
+    assert response.status_code == 200
+    assert "Yoga: the series is being changed elsewhere" in texts(response)
