@@ -19,12 +19,24 @@ INSTALLED_APPS = [
     "django.contrib.sessions",
     "django.contrib.messages",
     "django.contrib.admin",
+    "django.contrib.staticfiles",
     "rest_framework",
     "django_filters",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
     "django_celery_beat",
     "revel_recurring",
     "tests.testapp",
 ]
+
+STATIC_URL = "/static/"
+
+# A host that sets nothing but authentication, as the README's mounting snippet does:
+# the API must not depend on DEFAULT_SCHEMA_CLASS, permission, filter or pagination
+# defaults (tests/test_api_bare_host.py).
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
+}
 
 MIDDLEWARE = [
     "django.contrib.sessions.middleware.SessionMiddleware",

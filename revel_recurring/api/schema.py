@@ -9,15 +9,43 @@ must be in ``INSTALLED_APPS`` for its template and static files.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from django.templatetags.static import static
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
+from drf_spectacular.utils import extend_schema as spectacular_extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .. import __version__
 from .serializers import ErrorSerializer
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def extend_schema(**kwargs: Any) -> Callable[[F], F]:
+    """drf-spectacular's ``extend_schema``, built on its ``AutoSchema`` whatever the host set.
+
+    drf-spectacular builds a decorated view method's schema class on the one the
+    method already carries, else on ``REST_FRAMEWORK["DEFAULT_SCHEMA_CLASS"]``, read
+    when the decorator runs. A host that never set it (DRF's default is its own
+    ``AutoSchema``, another signature) got a schema view that answered 500. Handing the
+    method our base first makes the app's document independent of the host's settings.
+    """
+    decorate = spectacular_extend_schema(**kwargs)
+
+    def decorator(view_method: F) -> F:
+        if not isinstance(view_method, type):
+            # The same place drf-spectacular reads a previous annotation from
+            # (``@action`` keeps its view initkwargs there); an existing one is kept.
+            # A view class needs nothing: its own ``schema`` attribute is the base.
+            initkwargs = view_method.__dict__.setdefault("kwargs", {})
+            initkwargs.setdefault("schema", AutoSchema)
+        return decorate(view_method)
+
+    return decorator
 
 
 def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
@@ -111,12 +139,14 @@ SCHEMA_SETTINGS = {
 class RecurringSchemaView(SpectacularAPIView):
     """OpenAPI 3 for the app's endpoints (YAML, or JSON with ``?format=json``)."""
 
+    schema = AutoSchema()
     custom_settings = SCHEMA_SETTINGS
 
 
 class RecurringSwaggerView(SpectacularSwaggerView):
     """Swagger UI over :class:`RecurringSchemaView`, with the sidecar's local assets."""
 
+    schema = AutoSchema()
     title = "revel-recurring API"
 
     @staticmethod

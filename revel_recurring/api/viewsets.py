@@ -19,7 +19,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
     OpenApiParameter,
     OpenApiResponse,
-    extend_schema,
     extend_schema_view,
     inline_serializer,
 )
@@ -61,6 +60,7 @@ from .schema import (
     READ_ERRORS,
     WRITE_ERRORS,
     error_responses,
+    extend_schema,
 )
 
 PREVIEW_MAX = 100
