@@ -15,6 +15,7 @@ from django.test import Client
 
 from example_project.events.models import Event, Membership, Organization
 from example_project.tests.conftest import MakeTemplate
+from revel_recurring.admin.selection import editable_selection
 from revel_recurring.models import EventSeries
 
 pytestmark = pytest.mark.django_db
@@ -163,7 +164,6 @@ def test_an_action_checks_the_scope_of_a_selection_in_one_query(
     organization: Organization,
     make_template: MakeTemplate,
 ) -> None:
-    from django.contrib import admin
     from django.contrib.messages.storage.fallback import FallbackStorage
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
@@ -175,7 +175,6 @@ def test_an_action_checks_the_scope_of_a_selection_in_one_query(
     theirs = make_template(organization=other, name="Swim", slug="swim", tiers=0).series
     staff = django_user_model.objects.create_user("staff", is_staff=True)
     organization.staff.add(staff)
-    model_admin = admin.site._registry[EventSeries]
 
     def select(pks: list[int]) -> tuple[list[str], int]:
         request = rf.post(CHANGELIST)
@@ -183,7 +182,7 @@ def test_an_action_checks_the_scope_of_a_selection_in_one_query(
         request.session = {}
         request._messages = FallbackStorage(request)
         with CaptureQueriesContext(connection) as queries:
-            allowed = model_admin._editable_selection(
+            allowed = editable_selection(
                 request, EventSeries.objects.filter(pk__in=pks).order_by("pk")
             )
         return [s.name for s in allowed], len(queries)
@@ -194,3 +193,81 @@ def test_an_action_checks_the_scope_of_a_selection_in_one_query(
     assert one[0] == ["Run 0"]
     assert many[0] == ["Run 0", "Run 1", "Run 2", "Run 3"]
     assert one[1] == many[1]
+
+
+def test_staff_of_one_organisation_and_member_of_another_delete_only_their_own(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    runners = make_template(name="Evening Run", tiers=0).series
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    swim = make_template(organization=other, name="Swim", slug="swim", tiers=0).series
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+    Membership.objects.create(organization=other, user=staff)
+    staff_login(
+        client,
+        staff,
+        "view_eventseries",
+        "change_eventseries",
+        "delete_eventseries",
+        "delete_event",
+    )
+    selection = {"action": "delete_selected", "_selected_action": [runners.pk, swim.pk]}
+    skipped = "Skipped Swim: you may view but not change them; nothing done to them."
+
+    listed = client.get(CHANGELIST)
+    own_page = client.get(f"{CHANGELIST}{swim.pk}/delete/")
+    confirm = client.post(CHANGELIST, selection)
+    done = client.post(CHANGELIST, {**selection, "post": "yes"}, follow=True)
+
+    # Visible (a member sees it) but not deletable, from its own page or the list.
+    assert {s.name for s in listed.context["cl"].result_list} == {"Evening Run", "Swim"}
+    assert own_page.status_code == 403
+    assert [s.pk for s in confirm.context["queryset"]] == [runners.pk]
+    assert f'name="_selected_action" value="{swim.pk}"' not in confirm.content.decode()
+    assert skipped in [str(m) for m in confirm.context["messages"]]
+    assert skipped in [str(m) for m in done.context["messages"]]
+    assert "Successfully deleted 1 event series." in [str(m) for m in done.context["messages"]]
+    assert list(EventSeries.objects.values_list("name", flat=True)) == ["Swim"]
+    assert Event.objects.filter(series=swim, is_template=True).exists()
+
+
+@pytest.mark.parametrize("action", ["generate_now_action", "pause_action"])
+def test_actions_of_staff_who_are_members_elsewhere_skip_and_name_the_other_series(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+    action: str,
+) -> None:
+    runners = make_template(name="Evening Run").series
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    swim = make_template(organization=other, name="Swim", slug="swim").series
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+    Membership.objects.create(organization=other, user=staff)
+    staff_login(client, staff, "view_eventseries", "change_eventseries")
+    before = (swim.is_active, swim.last_generated_until, Event.objects.filter(series=swim).count())
+
+    response = client.post(
+        CHANGELIST,
+        {"action": action, "_selected_action": [runners.pk, swim.pk], "confirm": "yes"},
+        follow=True,
+    )
+
+    swim.refresh_from_db()
+    assert (
+        swim.is_active,
+        swim.last_generated_until,
+        Event.objects.filter(series=swim).count(),
+    ) == before
+    assert "Skipped Swim: you may view but not change them; nothing done to them." in [
+        str(m) for m in response.context["messages"]
+    ]

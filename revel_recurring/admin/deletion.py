@@ -5,14 +5,16 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
+from django.contrib.admin.actions import delete_selected as django_delete_selected
 from django.db.models import QuerySet
-from django.http import HttpRequest
+from django.http import HttpRequest, HttpResponse
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from ..models import EventSeries, get_event_model
 from ..services.lifecycle import delete_series
+from .selection import editable_selection
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -76,6 +78,27 @@ class DeleteThroughServiceMixin(_Base):
     def delete_model(self, request: HttpRequest, obj: EventSeries) -> None:
         delete_series(obj)
 
+    @admin.action(
+        permissions=["delete"],
+        description=gettext_lazy("Delete selected %(verbose_name_plural)s"),
+    )
+    def delete_selected(
+        self, request: HttpRequest, queryset: QuerySet[EventSeries]
+    ) -> HttpResponse | None:
+        """Django's "delete selected", confirmation page included, on the editable part only.
+
+        The model's delete permission is all Django checks here; without this a user
+        who may only view a series could delete it from a mixed selection. The
+        confirmation page lists (and resubmits) only what would be deleted, under a
+        warning naming what was skipped.
+        """
+        editable = editable_selection(request, queryset)
+        if not editable:
+            return None
+        return django_delete_selected(
+            self, request, queryset.filter(pk__in=[series.pk for series in editable])
+        )
+
     def delete_queryset(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        for series in queryset.order_by("pk"):
+        for series in editable_selection(request, queryset):
             delete_series(series)

@@ -39,6 +39,7 @@ from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
 from .operations import current_time as _now
 from .operations import error_text, generate_now, generated_text, pause, report_each, resume
+from .selection import editable_selection
 from .upcoming import free_slots, upcoming_rows
 
 RULE_FIELDSET = (
@@ -92,7 +93,13 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     list_select_related = ("recurrence_rule",)
     search_fields = ("name", "slug", "description")
     readonly_fields = STATE_FIELDS
-    actions = ("generate_now_action", "pause_action", "resume_action", "cancel_stale_action")
+    actions = (
+        "delete_selected",
+        "generate_now_action",
+        "pause_action",
+        "resume_action",
+        "cancel_stale_action",
+    )
 
     def get_fieldsets(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
         series = (
@@ -291,48 +298,26 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         count = getattr(obj, "revel_drifted_count", None)
         return len(detect_cadence_drift(obj)) if count is None else int(count)
 
-    def _editable_selection(
-        self, request: HttpRequest, queryset: QuerySet[EventSeries]
-    ) -> list[EventSeries]:
-        selected = list(queryset.select_related("recurrence_rule"))
-        if request.user.is_superuser:
-            allowed = selected
-        else:
-            editable = set(
-                get_adapter()
-                .get_editable_series(request.user)
-                .filter(pk__in=[series.pk for series in selected])
-                .values_list("pk", flat=True)
-            )
-            allowed = [series for series in selected if series.pk in editable]
-        refused = [series.name for series in selected if series not in allowed]
-        if refused:
-            messages.error(
-                request,
-                _("You may not change %(names)s; left alone.") % {"names": ", ".join(refused)},
-            )
-        return allowed
-
     @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
     def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         report_each(
             request,
-            self._editable_selection(request, queryset),
+            editable_selection(request, queryset),
             generate_now,
             now=_now(),
         )
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        report_each(request, self._editable_selection(request, queryset), pause, now=_now())
+        report_each(request, editable_selection(request, queryset), pause, now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        report_each(request, self._editable_selection(request, queryset), resume, now=_now())
+        report_each(request, editable_selection(request, queryset), resume, now=_now())
 
     @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
     def cancel_stale_action(
         self, request: HttpRequest, queryset: QuerySet[EventSeries]
     ) -> HttpResponse | None:
-        selection = self._editable_selection(request, queryset)
+        selection = editable_selection(request, queryset)
         return self._cancel_stale(request, selection, from_action=True)
