@@ -1,10 +1,21 @@
+"""The example site's admin, every list scoped to what the signed-in staff member runs.
+
+Staff of organisation A see and change A's organisation, events, ticket tiers,
+digests and series follows only (superusers see everything); foreign rows are
+"does not exist" (the admin's redirect), and the foreign keys of the forms offer
+only A's rows, so nothing can be moved into another organisation either.
+"""
+
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import admin
-from django.db.models import QuerySet
+from django.db.models import ForeignKey, QuerySet
 from django.http import HttpRequest
+
+from revel_recurring.adapter import get_adapter
+from revel_recurring.models import EventSeries
 
 from .models import (
     DigestRecord,
@@ -17,22 +28,83 @@ from .models import (
     SeriesFollow,
     TicketTier,
 )
+from .scoping import organizations_run_by
 
 
-class MembershipInline(admin.TabularInline):
+def _runs(request: HttpRequest) -> QuerySet[Organization]:
+    return organizations_run_by(request.user)
+
+
+def _scoped_choices(db_field: ForeignKey[Any, Any], request: HttpRequest) -> QuerySet[Any] | None:
+    """The rows a foreign key of a scoped admin may point at, or None for no limit."""
+    if request.user.is_superuser:
+        return None
+    target = db_field.related_model
+    if target is Organization:
+        return _runs(request)
+    if target is Event:
+        return Event.objects.filter(organization__in=_runs(request))
+    if target is EventSeries:
+        return get_adapter().get_editable_series(request.user)
+    return None
+
+
+class ScopedAdmin(admin.ModelAdmin):
+    """Rows reachable through ``scope_lookup`` from an organisation the user runs.
+
+    ``scope_lookup`` leads from the model to ``Organization``; ``"pk"`` on the
+    organisation itself. Superusers are not limited.
+    """
+
+    scope_lookup = "organization"
+
+    def get_queryset(self, request: HttpRequest) -> QuerySet[Any]:
+        queryset = super().get_queryset(request)
+        if request.user.is_superuser:
+            return queryset
+        # A subquery, not a join: one row per object however many paths lead to it
+        # (a digest reaches its organisation through every event of its series).
+        reachable = self.model._default_manager.filter(
+            **{f"{self.scope_lookup}__in": _runs(request).values("pk")}
+        )
+        return queryset.filter(pk__in=reachable.values("pk"))
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> Any:
+        choices = _scoped_choices(db_field, request)
+        if choices is not None:
+            kwargs["queryset"] = choices
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class ScopedInline(admin.TabularInline):
+    """An inline whose foreign keys offer only the user's own rows (its parent is scoped)."""
+
+    def formfield_for_foreignkey(
+        self, db_field: ForeignKey[Any, Any], request: HttpRequest, **kwargs: Any
+    ) -> Any:
+        choices = _scoped_choices(db_field, request)
+        if choices is not None:
+            kwargs["queryset"] = choices
+        return super().formfield_for_foreignkey(db_field, request, **kwargs)
+
+
+class MembershipInline(ScopedInline):
     model = Membership
     extra = 0
     autocomplete_fields = ("user",)
 
 
-class FollowInline(admin.TabularInline):
+class FollowInline(ScopedInline):
     model = Follow
     extra = 0
     autocomplete_fields = ("user",)
 
 
 @admin.register(Organization)
-class OrganizationAdmin(admin.ModelAdmin):
+class OrganizationAdmin(ScopedAdmin):
+    scope_lookup = "pk"
     list_display = ("name", "slug", "owner")
     search_fields = ("name", "slug")
     prepopulated_fields = {"slug": ("name",)}
@@ -41,13 +113,13 @@ class OrganizationAdmin(admin.ModelAdmin):
     inlines = (MembershipInline, FollowInline)
 
 
-class TicketTierInline(admin.TabularInline):
+class TicketTierInline(ScopedInline):
     model = TicketTier
     extra = 0
 
 
 @admin.register(Event)
-class EventAdmin(admin.ModelAdmin):
+class EventAdmin(ScopedAdmin):
     list_display = (
         "name",
         "start",
@@ -81,7 +153,8 @@ class EventAdmin(admin.ModelAdmin):
 
 
 @admin.register(TicketTier)
-class TicketTierAdmin(admin.ModelAdmin):
+class TicketTierAdmin(ScopedAdmin):
+    scope_lookup = "event__organization"
     list_display = ("name", "event", "price", "quantity", "quantity_sold", "sales_start")
     list_select_related = ("event",)
     raw_id_fields = ("event",)
@@ -105,7 +178,8 @@ class NotificationInline(admin.TabularInline):
 
 
 @admin.register(DigestRecord)
-class DigestRecordAdmin(admin.ModelAdmin):
+class DigestRecordAdmin(ScopedAdmin):
+    scope_lookup = "series__events__organization"
     list_display = (
         "created_at",
         "notification_type",
@@ -133,7 +207,8 @@ class DigestRecordAdmin(admin.ModelAdmin):
 
 
 @admin.register(Notification)
-class NotificationAdmin(admin.ModelAdmin):
+class NotificationAdmin(ScopedAdmin):
+    scope_lookup = "digest__series__events__organization"
     list_display = ("recipient", "title", "is_read", "created_at")
     list_filter = ("is_read", "digest__notification_type")
     list_select_related = ("recipient", "digest__series")
@@ -162,7 +237,8 @@ class NotificationAdmin(admin.ModelAdmin):
 
 
 @admin.register(SeriesFollow)
-class SeriesFollowAdmin(admin.ModelAdmin):
+class SeriesFollowAdmin(ScopedAdmin):
+    scope_lookup = "series__events__organization"
     list_display = ("user", "series", "notify_new_events", "created_at")
     list_filter = ("notify_new_events",)
     list_select_related = ("user", "series")

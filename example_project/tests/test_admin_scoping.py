@@ -271,3 +271,112 @@ def test_actions_of_staff_who_are_members_elsewhere_skip_and_name_the_other_seri
     assert "Skipped Swim: you may view but not change them; nothing done to them." in [
         str(m) for m in response.context["messages"]
     ]
+
+
+EVENTS = "/admin/events/event/"
+
+
+def two_organisations(
+    django_user_model: Any, organization: Organization, make_template: MakeTemplate
+) -> tuple[Event, Event, Any]:
+    """A's template, B's private template, and a user who runs A and is a member of B."""
+    ours = make_template(name="Evening Run")
+    other = Organization.objects.create(
+        name="Swimmers", slug="swimmers", owner=django_user_model.objects.create_user("o2")
+    )
+    theirs = make_template(
+        organization=other,
+        name="Secret Swim",
+        slug="secret-swim",
+        description="Door code 4711.",
+        visibility=Event.Visibility.PRIVATE,
+    )
+    staff = django_user_model.objects.create_user("staff")
+    organization.staff.add(staff)
+    Membership.objects.create(organization=other, user=staff)
+    return ours, theirs, staff
+
+
+def test_event_admin_lists_and_opens_only_the_events_of_organisations_the_user_runs(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    ours, theirs, staff = two_organisations(django_user_model, organization, make_template)
+    staff_login(client, staff, "view_event", "change_event", "view_tickettier", "view_organization")
+
+    listed = client.get(EVENTS)
+    foreign = client.get(f"{EVENTS}{theirs.pk}/change/")
+    foreign_history = client.get(f"{EVENTS}{theirs.pk}/history/")
+    own = client.get(f"{EVENTS}{ours.pk}/change/")
+    tiers = client.get("/admin/events/tickettier/")
+    foreign_tier = client.get(f"/admin/events/tickettier/{theirs.ticket_tiers.get().pk}/change/")
+    organisations = client.get("/admin/events/organization/")
+
+    assert [e.pk for e in listed.context["cl"].result_list] == [ours.pk]
+    assert foreign.status_code == 302  # the admin's "does not exist" redirect
+    assert foreign_history.status_code == 302
+    assert "Door code" not in client.get(foreign["Location"], follow=True).content.decode()
+    assert own.status_code == 200
+    # The inline shows the event's own tiers; the form offers only the user's rows.
+    (inline,) = own.context["inline_admin_formsets"]
+    assert [form.instance.pk for form in inline.formset.forms] == [ours.ticket_tiers.get().pk]
+    form = own.context["adminform"].form
+    assert list(form.fields["organization"].queryset) == [organization]
+    assert theirs.series_id not in {s.pk for s in form.fields["series"].queryset}
+    assert [t.event_id for t in tiers.context["cl"].result_list] == [ours.pk]
+    assert foreign_tier.status_code == 302
+    assert [o.pk for o in organisations.context["cl"].result_list] == [organization.pk]
+
+
+def test_event_admin_refuses_moving_an_event_to_another_organisation(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    ours, theirs, staff = two_organisations(django_user_model, organization, make_template)
+    staff_login(client, staff, "view_event", "change_event", "change_tickettier")
+    page = client.get(f"{EVENTS}{ours.pk}/change/")
+    form = page.context["adminform"].form
+    data = {
+        name: value
+        for name, value in {**form.initial, "organization": theirs.organization_id}.items()
+        if value is not None
+    }
+    data.update(
+        {
+            "start_0": "2027-02-02",
+            "start_1": "17:30:00",
+            "end_0": "2027-02-02",
+            "end_1": "19:00:00",
+            "rsvp_before_0": "",
+            "rsvp_before_1": "",
+            "check_in_starts_at_0": "",
+            "check_in_starts_at_1": "",
+            "ticket_tiers-TOTAL_FORMS": "0",
+            "ticket_tiers-INITIAL_FORMS": "0",
+        }
+    )
+
+    moved = client.post(f"{EVENTS}{ours.pk}/change/", data)
+
+    assert moved.status_code == 200
+    assert "organization" in moved.context["adminform"].form.errors
+    ours.refresh_from_db()
+    assert ours.organization_id == organization.pk
+
+
+def test_superusers_see_every_organisations_events(
+    admin_client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    ours, theirs, _staff = two_organisations(django_user_model, organization, make_template)
+
+    listed = admin_client.get(EVENTS)
+
+    assert {e.pk for e in listed.context["cl"].result_list} == {ours.pk, theirs.pk}
+    assert admin_client.get(f"{EVENTS}{theirs.pk}/change/").status_code == 200
