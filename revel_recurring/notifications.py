@@ -105,6 +105,42 @@ def _visibility_levels(model: Any) -> dict[Any, Audience]:
     return levels
 
 
+#: How far each audience reaches, to compare them (each includes the narrower ones).
+_REACH = {Audience.STAFF: 0, Audience.MEMBERS: 1, Audience.PUBLIC: 2}
+
+
+def visibility_audience(model: Any, value: Any) -> Audience | None:
+    """The audience a template visibility ``value`` of the host ``model`` means.
+
+    The one visibility policy: the digest's audience is built on it, and a host's
+    read scope should be too (:func:`visibilities_reaching`), so that whoever is
+    told about a series may read it and nobody reads what the digest keeps from
+    them. None for a value none of the model's ``RECURRING_VISIBILITY_*`` names, or
+    a model without a visibility field; callers treat that as staff-only.
+    """
+    if not getattr(model, "RECURRING_VISIBILITY_FIELD", None):
+        return None
+    return _visibility_levels(model).get(value)
+
+
+def visibilities_reaching(model: Any, audience: Audience) -> list[Any]:
+    """The visibility values of ``model`` whose audience includes ``audience``.
+
+    For a host's read scope: members may read the series whose template has one of
+    ``visibilities_reaching(Event, Audience.MEMBERS)`` (public and members-only
+    with the default names), everyone those of ``Audience.PUBLIC``; staff and
+    owners read all. Empty without a visibility field: then every series is
+    staff-only, as its digest is.
+    """
+    if not getattr(model, "RECURRING_VISIBILITY_FIELD", None):
+        return []
+    return [
+        value
+        for value, level in _visibility_levels(model).items()
+        if _REACH[level] >= _REACH[audience]
+    ]
+
+
 def digest_audience(template: Any, occurrences: Sequence[Any]) -> Audience:
     """The audience of a batch, from the template's visibility and the batch's status.
 
@@ -123,7 +159,7 @@ def digest_audience(template: Any, occurrences: Sequence[Any]) -> Audience:
     if not field_name:
         return Audience.STAFF
     value = getattr(template, field_name)
-    audience = _visibility_levels(model).get(value)
+    audience = visibility_audience(model, value)
     if audience is None:
         logger.warning(
             "revel_recurring: series %s has template visibility %r, which none of "

@@ -1,10 +1,16 @@
 """The example site's revel_recurring adapter (``REVEL_RECURRING_ADAPTER``).
 
-Who sees and runs a series: the owner and staff of the template's organisation
-see and edit it, its active members see it, nobody else does (superusers see
-everything). Who hears about new dates: the owner and staff of the template's organisation;
-its members whose membership is active or paused; users following the
-organisation or the series who opted in to new-event notifications. Every hook is
+One visibility policy decides both who reads a series and who hears about its new
+dates (``revel_recurring.notifications.visibility_audience``), by the visibility of
+its template:
+
+- public: every signed-in user reads it; the owner, staff, members and followers
+  who opted in to new-event notifications are told;
+- members only: the owner, staff and members (active or paused) read it and are told;
+- staff only, private, unlisted: the owner and staff of the organisation only
+  (an unlisted series' page and open feed are still reachable by their link).
+
+Only the owner and staff edit; superusers read and edit everything. Every hook is
 one query, and the preferences of all candidates are read in one more.
 """
 
@@ -21,12 +27,14 @@ from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
+from revel_recurring.notifications import Audience, visibilities_reaching
 
 from .api import EventTemplateSerializer
 from .models import Event, Follow, Membership, NotificationPreference, Organization, SeriesFollow
 from .scoping import organizations_run_by
 
-#: Membership states whose members hear about new dates.
+#: Membership states that make a member: told about members-only dates, and allowed
+#: to read them (one set for both, so a digest's link opens for its recipient).
 NOTIFIED_MEMBERSHIP_STATES = (Membership.Status.ACTIVE, Membership.Status.PAUSED)
 
 
@@ -40,13 +48,39 @@ def _active_users(condition: Q) -> QuerySet[Any]:
     return get_user_model()._default_manager.filter(condition, is_active=True).order_by("pk")
 
 
-def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
+def _templates(condition: Q) -> Exists:
     # A series belongs to the organisation of its template; Exists keeps one row per
     # series however many ways the user is related to the organisation.
-    templates = Event.objects.filter(
-        series=OuterRef("pk"), is_template=True, organization__in=organizations
+    return Exists(Event.objects.filter(condition, series=OuterRef("pk"), is_template=True))
+
+
+def _series_of(organizations: QuerySet[Organization]) -> QuerySet[EventSeries]:
+    return EventSeries.objects.filter(_templates(Q(organization__in=organizations)))
+
+
+def readable_series(user: Any) -> QuerySet[EventSeries]:
+    """The series ``user`` may read, by the same policy as the digest's audience.
+
+    Staff and owners read every series of their organisations; members (the
+    digest's members) those whose template visibility reaches members; everyone
+    signed in those that reach the public. Anonymous visitors get none here: the
+    site's public pages decide for them.
+    """
+    if not user.is_authenticated:
+        return EventSeries.objects.none()
+    if user.is_superuser:
+        return EventSeries.objects.all()
+    member_of = Membership.objects.filter(user=user, status__in=NOTIFIED_MEMBERSHIP_STATES)
+    return EventSeries.objects.filter(
+        _templates(Q(organization__in=organizations_run_by(user)))
+        | _templates(
+            Q(
+                organization__in=member_of.values("organization_id"),
+                visibility__in=visibilities_reaching(Event, Audience.MEMBERS),
+            )
+        )
+        | _templates(Q(visibility__in=visibilities_reaching(Event, Audience.PUBLIC)))
     )
-    return EventSeries.objects.filter(Exists(templates))
 
 
 class ExampleAdapter(DefaultRecurringAdapter):
@@ -61,17 +95,7 @@ class ExampleAdapter(DefaultRecurringAdapter):
         return _series_of(organizations_run_by(user))
 
     def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
-        if not user.is_authenticated:
-            return EventSeries.objects.none()
-        if user.is_superuser:
-            return EventSeries.objects.all()
-        return _series_of(
-            Organization.objects.filter(
-                Q(owner=user)
-                | Q(staff=user)
-                | Q(memberships__user=user, memberships__status=Membership.Status.ACTIVE)
-            )
-        )
+        return readable_series(user)
 
     def can_create_series(self, user: Any) -> bool:
         # Which organisation is checked by the template serializer's choices.

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.decorators import login_required
+from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
@@ -15,10 +16,17 @@ from .models import Event, Notification
 
 
 def series_list(request: HttpRequest) -> HttpResponse:
+    """Active series: public ones for anyone, plus those the signed-in user may read.
+
+    Anonymous visitors see only public series: the name of a members-only or
+    staff-only series is already more than they may know.
+    """
+    readable = Q(visibility=Event.Visibility.PUBLIC)
+    if request.user.is_authenticated:
+        readable |= Q(series__in=get_adapter().get_visible_series(request.user).values("pk"))
     templates = (
         Event.objects.templates()
-        .filter(series__is_active=True)
-        .listed()
+        .filter(readable, series__is_active=True)
         .select_related("series", "organization")
         .order_by("series__name")
     )

@@ -48,8 +48,11 @@ def test_scoping_by_role_in_the_template_organisation(
     assert sorted(s.pk for s in adapter.get_visible_series(staff)) == sorted(
         [series.pk, other_series.pk]
     )
-    assert list(adapter.get_visible_series(member)) == [series]
-    assert list(adapter.get_editable_series(member)) == []
-    for nobody in (paused, stranger, AnonymousUser()):
+    # The template is members-only: active and paused members read it (the digest
+    # tells both), neither edits it.
+    for reader in (member, paused):
+        assert list(adapter.get_visible_series(reader)) == [series]
+        assert list(adapter.get_editable_series(reader)) == []
+    for nobody in (stranger, AnonymousUser()):
         assert list(adapter.get_visible_series(nobody)) == []
         assert list(adapter.get_editable_series(nobody)) == []

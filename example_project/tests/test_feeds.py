@@ -145,7 +145,8 @@ def test_organization_feed_shows_public_series_openly_and_more_with_a_key(
 
     assert _summaries(anonymous.content) == {"Open Run"}
     assert _summaries(outsider.content) == {"Open Run"}
-    assert _summaries(inside.content) == {"Open Run", "Club Run", "Hidden Run"}
+    # Unlisted is the digest's staff-only level: reachable by its link, listed to staff.
+    assert _summaries(inside.content) == {"Open Run", "Club Run"}
     assert str(icalendar.Calendar.from_ical(inside.content)["X-WR-CALNAME"]) == "Runners"
     assert Client().get("/organizations/nobody/calendar.ics").status_code == 404
 
