@@ -380,3 +380,27 @@ def test_superusers_see_every_organisations_events(
 
     assert {e.pk for e in listed.context["cl"].result_list} == {ours.pk, theirs.pk}
     assert admin_client.get(f"{EVENTS}{theirs.pk}/change/").status_code == 200
+
+
+def test_event_admin_bulk_delete_reaches_only_the_users_organisations(
+    client: Client,
+    django_user_model: Any,
+    organization: Organization,
+    make_template: MakeTemplate,
+) -> None:
+    _ours, theirs, staff = two_organisations(django_user_model, organization, make_template)
+    start = dt.datetime(2027, 3, 2, 18, 30, tzinfo=dt.UTC)
+    one_off = Event.objects.create(
+        organization=theirs.organization,
+        name="Gala",
+        slug="gala",
+        start=start,
+        end=start + dt.timedelta(hours=2),
+    )
+    staff_login(client, staff, "view_event", "delete_event", "delete_tickettier")
+
+    client.post(
+        EVENTS, {"action": "delete_selected", "_selected_action": [one_off.pk], "post": "yes"}
+    )
+
+    assert Event.objects.filter(pk=one_off.pk).exists()
