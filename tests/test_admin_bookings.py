@@ -154,8 +154,8 @@ def test_cancelling_one_booked_date_needs_with_its_bookings(admin_client: Any) -
     refused = admin_client.post(change_url(yoga, "cancel-date"), {"instant": slot}, follow=True)
 
     assert [m for m in texts(refused) if m.startswith("Yoga: ")] == [
-        f"Yoga: {display(booked)} of series 'Yoga' has bookings and was not cancelled; "
-        "include booked dates (include_booked) to cancel it with its bookings."
+        f"Yoga: {display(booked)} has bookings and was not cancelled; tick “with its "
+        "bookings” to cancel it with them."
     ]
     assert Event.objects.get(pk=booked.pk).state != CANCELLED
 

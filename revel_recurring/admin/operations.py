@@ -20,7 +20,7 @@ from django.utils.translation import ngettext
 
 from .. import rules
 from ..describe import describe_instant
-from ..exceptions import RecurrenceError
+from ..exceptions import OccurrenceHasBookingsError, RecurrenceError
 from ..models import EventSeries
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
@@ -177,11 +177,23 @@ def cancel_date(
     instant = _instant(request, series, value)
     if instant is None:
         return False
-    ok, _event = _run(
-        request,
-        series,
-        lambda: cancel_occurrence(series, instant, include_booked=include_booked, now=now),
-    )
+
+    def call() -> Any:
+        try:
+            return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
+        except OccurrenceHasBookingsError as exc:
+            # The service names the API's flag; a person here ticks a box instead.
+            dates = ", ".join(date.display for date in exc.booked)
+            raise OccurrenceHasBookingsError(
+                _(
+                    "%(date)s has bookings and was not cancelled; tick “with its "
+                    "bookings” to cancel it with them."
+                )
+                % {"date": dates},
+                booked=exc.booked,
+            ) from exc
+
+    ok, _event = _run(request, series, call)
     if ok:
         messages.success(
             request,
