@@ -56,6 +56,8 @@ def test_celery_wiring_and_hook_signatures_are_shown() -> None:
         "prepare_occurrence(self, *, start, occurrence_index, status)",
         "clone_related(cls, template, occurrences)",
         "has_bookings(self)",
+        "booked_among(cls, events)",
+        "include_booked",
         "occurrence.slug =",
         "setup_template=",
         "generate=False",
@@ -65,3 +67,12 @@ def test_celery_wiring_and_hook_signatures_are_shown() -> None:
         "message_dict",
     ):
         assert text in README, text
+
+
+def test_every_overridable_hook_of_the_mixin_is_documented() -> None:
+    from revel_recurring.mixins import RecurringEventMixin
+
+    hooks = ("prepare_occurrence", "clone_related", "clone_related_many", "has_bookings")
+    for name in (*hooks, "booked_among"):
+        assert callable(getattr(RecurringEventMixin, name)), name
+        assert f"`{name}(" in README, name
