@@ -10,6 +10,7 @@ of its own: ``raise serializers.ValidationError(exc.message_dict)`` or
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ObjectDoesNotExist, ValidationError
 
@@ -53,8 +54,36 @@ class NotAnOccurrenceError(RecurrenceError, ValueError):
     default_field = "occurrence"
 
 
-class SeriesHasBookingsError(RecurrenceError):
+class HasBookingsError(RecurrenceError):
+    """Something would cancel or delete booked occurrences the caller did not include.
+
+    ``booked`` lists them (``BookedDate``: ``id``, ``start``, ``display``), in start
+    order; the message names their dates in the rule's zone.
+    """
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        booked: Sequence[Any] = (),
+        field: str | None = None,
+        errors: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(message, field=field, errors=errors)
+        self.booked = list(booked)
+
+
+class SeriesHasBookingsError(HasBookingsError):
     """A series cannot be deleted because some of its occurrences have bookings."""
+
+
+class OccurrenceHasBookingsError(HasBookingsError):
+    """A booked occurrence is not cancelled unless the caller includes booked dates.
+
+    Raised by ``cancel_occurrence`` without ``include_booked=True``.
+    """
+
+    default_field = "include_booked"
 
 
 class InvalidPropagationError(RecurrenceError, ValueError):

@@ -8,7 +8,7 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Sequence
-from typing import ClassVar, Self
+from typing import Any, ClassVar, Self
 
 from django.db import models
 from django.utils.translation import gettext_lazy as _
@@ -40,7 +40,9 @@ class RecurringEventMixin(models.Model):
 
     Override the ``RECURRING_*`` class attributes when the host's field names,
     status values or visibility values differ from the defaults, and the hook
-    methods to copy related rows or report bookings. A host that declares its own
+    methods to copy related rows or report bookings (``has_bookings`` for one
+    occurrence, ``booked_among`` for a page of them in one query: override both
+    when the host sells tickets). A host that declares its own
     ``Meta`` must inherit ``RecurringEventMixin.Meta`` so the per-series
     constraints are kept.
     """
@@ -227,9 +229,27 @@ class RecurringEventMixin(models.Model):
                 cls.clone_related(template, occurrences)
 
     def has_bookings(self) -> bool:
-        """Whether this occurrence holds bookings that deleting it would destroy.
+        """Whether this occurrence holds bookings that deleting or cancelling it would hurt.
 
-        ``delete_series`` refuses while any occurrence says True. The default is
-        False; hosts selling tickets override it.
+        The single-row answer. Everything that asks about several occurrences at
+        once (deleting a series, the drift and occurrence lists, cancel-stale)
+        calls :meth:`booked_among`, whose default falls back to this method once
+        per event. The default is False; hosts selling tickets override it.
         """
         return False
+
+    @classmethod
+    def booked_among(cls, events: Sequence[Self]) -> set[Any]:
+        """The primary keys of those of ``events`` that hold bookings.
+
+        Asked once per page or per series, never once per row: ``delete_series``
+        refuses while the answer is not empty, ``cancel_stale_occurrences`` and
+        ``cancel_occurrence`` leave those dates alone unless the caller includes
+        them, and the API and admin lists mark them. The default calls
+        :meth:`has_bookings` on each event (one query each for a host that reads
+        a table there); override it with one query over all of ``events``, e.g.
+        ``set(Ticket.objects.filter(event__in=events).values_list("event_id",
+        flat=True))``. ``events`` may be empty, and its rows may be loaded with
+        only some of their columns (``.only()``): read nothing but ``pk`` from them.
+        """
+        return {event.pk for event in events if event.has_bookings()}

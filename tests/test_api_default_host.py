@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
 from tests.factories import VIENNA, make_series, occurrences
-from tests.testapp.models import Event
+from tests.testapp.models import Event, Seat
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
 API = "/api/recurring/series/"
@@ -146,3 +146,45 @@ def test_importing_the_app_without_the_api_imports_no_drf() -> None:
         cwd=Path(__file__).resolve().parent.parent,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_booked_dates_through_the_api_on_the_smallest_host(django_user_model: Any) -> None:
+    editor = client(
+        user_with(django_user_model, "editor", "change_eventseries", "delete_eventseries")
+    )
+    series = make_series(dtstart=tomorrow(), auto_publish=True, window_weeks=3)
+    editor.post(f"{API}{series.pk}/generate/", {}, format="json")
+    rows = occurrences(series)
+    Seat.objects.create(event=rows[1], label="Paid", quantity=4, booked=1)
+    local = rows[1].starts_at.astimezone(VIENNA)
+    display = f"{local:%a} {local.day} {local:%b %Y %H:%M} (Europe/Vienna)"
+    listed = editor.get(f"{API}{series.pk}/occurrences/").json()["results"]
+    assert [row["has_bookings"] for row in listed] == [False, True, False]
+
+    other_day = (local.weekday() + 1) % 7
+    moved = editor.patch(
+        f"{API}{series.pk}/", {"recurrence": {"weekdays": [other_day]}}, format="json"
+    )
+    assert moved.status_code == 200, moved.json()
+    stale = editor.post(f"{API}{series.pk}/cancel-stale/", {}, format="json").json()
+    assert stale["cancelled"] == [rows[0].pk, rows[2].pk]
+    assert stale["kept_booked"] == [
+        {
+            "id": rows[1].pk,
+            "start": rows[1].starts_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "display": display,
+        }
+    ]
+    one = {"occurrence": rows[1].starts_at.isoformat()}
+    refused = editor.post(f"{API}{series.pk}/cancel-occurrence/", one, format="json")
+    assert refused.status_code == 409
+    assert refused.json()["detail"].startswith(f"{display} of series ")
+    deleted = editor.delete(f"{API}{series.pk}/")
+    assert deleted.status_code == 409
+    assert f"cannot be deleted: {display} has bookings." in deleted.json()["detail"]
+
+    stale = editor.post(
+        f"{API}{series.pk}/cancel-stale/", {"include_booked": True}, format="json"
+    ).json()
+    assert (stale["cancelled"], stale["kept_booked"]) == ([rows[1].pk], [])
+    assert Event.objects.get(pk=rows[1].pk).state == "called_off"

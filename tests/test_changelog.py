@@ -49,7 +49,7 @@ def test_a_slot_not_materialized_and_a_second_cancel_record_nothing() -> None:
 def test_stale_cancellation_is_recorded_per_row() -> None:
     series = weekly_series()
     update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
-    cancelled = cancel_stale_occurrences(series, now=NOW)
+    cancelled = cancel_stale_occurrences(series, now=NOW).cancelled
     assert sorted(pk for kind, pk in kinds(series.pk)) == sorted(map(str, cancelled))
 
 

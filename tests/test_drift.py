@@ -113,7 +113,7 @@ def test_cancel_stale_occurrences_cancels_all_drift_and_records_slots(
         captured(occurrence_cancelled) as calls,
         django_capture_on_commit_callbacks(execute=True),
     ):
-        cancelled = cancel_stale_occurrences(series, now=NOW)
+        cancelled = cancel_stale_occurrences(series, now=NOW).cancelled
     assert cancelled == [e.pk for e in mondays]
     assert all(e.state == CALLED_OFF and not e.is_modified for e in occurrences(series))
     assert fresh(series).exdate_instants == {monday(week) for week in range(8)}
@@ -126,7 +126,7 @@ def test_cancel_stale_occurrences_honours_the_given_subset() -> None:
     series = monday_to_tuesday()
     rows = occurrences(series)
     chosen = [rows[2].pk, rows[5].pk]
-    assert cancel_stale_occurrences(series, ids=chosen, now=NOW) == chosen
+    assert cancel_stale_occurrences(series, ids=chosen, now=NOW).cancelled == chosen
     states = {e.pk: e.state for e in occurrences(series)}
     assert [pk for pk, state in states.items() if state == CALLED_OFF] == chosen
     assert fresh(series).exdate_instants == {monday(2), monday(5)}
@@ -135,7 +135,7 @@ def test_cancel_stale_occurrences_honours_the_given_subset() -> None:
 def test_cancel_stale_occurrences_leaves_ids_that_no_longer_drift() -> None:
     series = weekly_series()
     rows = occurrences(series)
-    assert cancel_stale_occurrences(series, ids=[rows[0].pk], now=NOW) == []
+    assert cancel_stale_occurrences(series, ids=[rows[0].pk], now=NOW).cancelled == []
     assert occurrences(series)[0].state != CALLED_OFF
     assert fresh(series).exdates == []
 

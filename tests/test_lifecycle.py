@@ -378,8 +378,14 @@ def test_delete_refuses_while_an_occurrence_has_bookings() -> None:
     series = weekly_series()
     booked = occurrences(series)[3]
     Seat.objects.create(event=booked, label="A", quantity=5, booked=2)
-    with pytest.raises(SeriesHasBookingsError, match=str(booked.pk)):
+    with pytest.raises(SeriesHasBookingsError) as refused:
         delete_series(series)
+    # Named as the organiser reads it: the wall clock in the rule's zone, not an id.
+    assert str(refused.value) == (
+        "Series 'Monday yoga' cannot be deleted: Mon 23 Mar 2026 10:00 (Europe/Vienna) "
+        "has bookings. Cancel or refund those bookings first, or pause the series instead."
+    )
+    assert [date.id for date in refused.value.booked] == [booked.pk]
     assert EventSeries.objects.filter(pk=series.pk).exists()
     assert Event.objects.filter(series=series).count() == 9
     assert RecurrenceRule.objects.filter(pk=series.recurrence_rule_id).exists()

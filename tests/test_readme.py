@@ -59,6 +59,8 @@ def test_celery_wiring_and_hook_signatures_are_shown() -> None:
         "prepare_occurrence(self, *, start, occurrence_index, status)",
         "clone_related(cls, template, occurrences)",
         "has_bookings(self)",
+        "booked_among(cls, events)",
+        "include_booked",
         "occurrence.slug =",
         "setup_template=",
         "generate=False",
@@ -144,3 +146,12 @@ def test_snippets_pasted_into_a_fresh_project_make_a_working_site(tmp_path: Path
         "c.get('/api/recurring/series/').status_code)",
     )
     assert re.findall(r"^answers .*$", answered, re.M) == ["answers 200 200 403"]
+
+
+def test_every_overridable_hook_of_the_mixin_is_documented() -> None:
+    from revel_recurring.mixins import RecurringEventMixin
+
+    hooks = ("prepare_occurrence", "clone_related", "clone_related_many", "has_bookings")
+    for name in (*hooks, "booked_among"):
+        assert callable(getattr(RecurringEventMixin, name)), name
+        assert f"`{name}(" in README, name

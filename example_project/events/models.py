@@ -299,6 +299,21 @@ class Event(RecurringEventMixin, models.Model):
     def has_bookings(self) -> bool:
         return self.ticket_tiers.filter(quantity_sold__gt=0).exists()
 
+    @classmethod
+    def booked_among(cls, events: Sequence[Event]) -> set[Any]:
+        # One query for a whole page or series; order_by(): the tier's default
+        # ordering would join the events table for nothing.
+        if not events:
+            return set()
+        return set(
+            TicketTier.objects.filter(
+                event_id__in=[event.pk for event in events], quantity_sold__gt=0
+            )
+            .order_by()
+            .values_list("event_id", flat=True)
+            .distinct()
+        )
+
 
 class TicketTier(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="ticket_tiers")

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.contrib import admin
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
@@ -17,6 +17,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from ..models import EventSeries, get_event_model
+from ..services.bookings import booked_ids
 from ..services.drift import drifted_ids_by_series
 from .operations import (
     cancel_date,
@@ -45,18 +46,35 @@ class SeriesButtonsMixin(_Base):
         now = _now()
         if request.method == "POST" and request.POST.get("confirm") == "yes":
             shown = {int(pk) for pk in request.POST.getlist("occurrence") if pk.isdigit()}
+            # The dates the page marked as booked: ticked ones are cancelled with their
+            # bookings (the person asked for exactly those); unticked ones are named as
+            # kept. A date booked after the page was shown is kept by the service.
+            booked = {int(pk) for pk in request.POST.getlist("booked") if pk.isdigit()}
+            unticked = self._labels(selection, booked - shown)
             for series in selection:
-                cancel_stale(request, series, ids=shown, now=now)
+                cancel_stale(
+                    request,
+                    series,
+                    ids=shown,
+                    include_booked=shown & booked,
+                    left_alone=unticked.get(series.pk, []),
+                    now=now,
+                )
             return None
         drifted = drifted_ids_by_series(selection, now=now)
         model = get_event_model()
         ids = [pk for pks in drifted.values() for pk in pks]
         events = model._default_manager.in_bulk(ids)
+        booked_now = booked_ids(events.values())
         groups = [
             (
                 series,
                 [
-                    (events[pk], local_label(series, events[pk].occurrence_start))
+                    (
+                        events[pk],
+                        local_label(series, events[pk].occurrence_start),
+                        pk in booked_now,
+                    )
                     for pk in drifted[series.pk]
                 ],
             )
@@ -68,12 +86,30 @@ class SeriesButtonsMixin(_Base):
             "title": _("Cancel stale dates"),
             "groups": groups,
             "any_drifted": bool(ids),
+            "any_booked": bool(booked_now),
             "from_action": from_action,
             "action_checkbox_name": ACTION_CHECKBOX_NAME,
         }
         return TemplateResponse(
             request, "admin/revel_recurring/eventseries/cancel_stale.html", context
         )
+
+    def _labels(self, selection: list[EventSeries], ids: set[Any]) -> dict[Any, list[str]]:
+        """The dates of ``ids`` (of the selected series) as labels, by series id."""
+        if not ids:
+            return {}
+        by_id = {series.pk: series for series in selection}
+        model = get_event_model()
+        start = model.RECURRING_START_FIELD
+        labels: dict[Any, list[str]] = {}
+        rows = (
+            model._default_manager.filter(pk__in=ids, series_id__in=list(by_id))
+            .order_by(start, "pk")
+            .values_list("series_id", start)
+        )
+        for series_id, value in rows:
+            labels.setdefault(series_id, []).append(local_label(by_id[series_id], value))
+        return labels
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
@@ -135,7 +171,13 @@ class SeriesButtonsMixin(_Base):
     @method_decorator(require_POST)
     def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        cancel_date(request, series, request.POST.get("instant", ""), now=_now())
+        cancel_date(
+            request,
+            series,
+            request.POST.get("instant", ""),
+            include_booked=request.POST.get("include_booked") == "yes",
+            now=_now(),
+        )
         return self._back(series)
 
     @method_decorator(require_POST)

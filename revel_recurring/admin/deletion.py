@@ -13,6 +13,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from ..models import EventSeries, get_event_model
+from ..services.bookings import booked_date, booked_ids, series_zone
 from ..services.lifecycle import delete_series
 from .selection import editable_selection
 
@@ -37,7 +38,7 @@ class DeleteThroughServiceMixin(_Base):
         series_list = list(objs)
         events = list(
             model._default_manager.filter(series__in=series_list)
-            .select_related("series")
+            .select_related("series__recurrence_rule")
             .order_by("series_id", model.RECURRING_START_FIELD, "pk")
         )
         by_series: dict[int, list[Any]] = {}
@@ -59,10 +60,16 @@ class DeleteThroughServiceMixin(_Base):
                     *([_("Its recurrence rule")] if series.recurrence_rule_id else []),
                 ]
             )
+        # One question to the host for every listed event (booked_among), not one each.
+        booked = booked_ids(events)
         protected = [
-            _("%(event)s of %(series)s has bookings") % {"event": event, "series": event.series}
+            _("%(date)s of %(series)s has bookings")
+            % {
+                "date": booked_date(event, series_zone(event.series)).display,
+                "series": event.series,
+            }
             for event in events
-            if event.has_bookings()
+            if event.pk in booked
         ]
         perms_needed: set[str] = set()
         if events and not request.user.has_perm(

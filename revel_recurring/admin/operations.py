@@ -8,7 +8,6 @@ errors the services raise) become error messages; nothing here raises them on.
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Callable, Collection
 from typing import Any, TypeVar
 
@@ -16,12 +15,12 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.utils import timezone
-from django.utils.formats import date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from .. import rules
-from ..exceptions import RecurrenceError
+from ..describe import describe_instant
+from ..exceptions import OccurrenceHasBookingsError, RecurrenceError
 from ..models import EventSeries
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
@@ -56,9 +55,7 @@ def _run(request: HttpRequest, series: EventSeries, call: Callable[[], T]) -> tu
 def local_label(series: EventSeries, instant: dt.datetime) -> str:
     """``instant`` as the series' people read it: local date and time, and the zone."""
     rule = series.recurrence_rule
-    zone_name = rule.timezone if rule is not None else "UTC"
-    local = instant.astimezone(zoneinfo.ZoneInfo(zone_name))
-    return f"{date_format(local, 'D j M Y H:i')} ({zone_name})"
+    return describe_instant(instant, rule.timezone if rule is not None else None)
 
 
 def generated_text(series: EventSeries, count: int) -> str:
@@ -113,21 +110,46 @@ def resume(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> bo
 
 
 def cancel_stale(
-    request: HttpRequest, series: EventSeries, *, ids: Collection[int], now: dt.datetime
+    request: HttpRequest,
+    series: EventSeries,
+    *,
+    ids: Collection[Any],
+    include_booked: Collection[Any] = (),
+    left_alone: Collection[str] = (),
+    now: dt.datetime,
 ) -> int:
-    """Cancel those of ``ids`` that still drift (the ones the confirmation page showed)."""
-    ok, cancelled = _run(
-        request, series, lambda: cancel_stale_occurrences(series, ids=ids, now=now)
+    """Cancel those of ``ids`` that still drift (the ones the confirmation page ticked).
+
+    Booked dates are cancelled only when ``include_booked`` names them (the person
+    ticked them); a booked one among ``ids`` that it does not name is kept. The
+    message names every booked date kept: those and ``left_alone`` (the labels of
+    the booked dates the person left unticked).
+    """
+    ok, result = _run(
+        request,
+        series,
+        lambda: cancel_stale_occurrences(series, ids=ids, include_booked=include_booked, now=now),
     )
-    if not ok or cancelled is None:
+    if not ok or result is None:
         return 0
-    count = len(cancelled)
+    count = len(result.cancelled)
     text = ngettext(
         "%(count)d stale occurrence cancelled for %(name)s.",
         "%(count)d stale occurrences cancelled for %(name)s.",
         count,
     ) % {"count": count, "name": series.name}
     messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
+    kept = [*left_alone, *(date.display for date in result.kept_booked)]
+    if kept:
+        messages.warning(
+            request,
+            ngettext(
+                "%(name)s: kept %(count)d booked date: %(dates)s.",
+                "%(name)s: kept %(count)d booked dates: %(dates)s.",
+                len(kept),
+            )
+            % {"name": series.name, "count": len(kept), "dates": ", ".join(kept)},
+        )
     return count
 
 
@@ -143,11 +165,35 @@ def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.dateti
         return None
 
 
-def cancel_date(request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime) -> bool:
+def cancel_date(
+    request: HttpRequest,
+    series: EventSeries,
+    value: str,
+    *,
+    include_booked: bool = False,
+    now: dt.datetime,
+) -> bool:
+    """Cancel one date; a booked one only when the person ticked "with its bookings"."""
     instant = _instant(request, series, value)
     if instant is None:
         return False
-    ok, _event = _run(request, series, lambda: cancel_occurrence(series, instant, now=now))
+
+    def call() -> Any:
+        try:
+            return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
+        except OccurrenceHasBookingsError as exc:
+            # The service names the API's flag; a person here ticks a box instead.
+            dates = ", ".join(date.display for date in exc.booked)
+            raise OccurrenceHasBookingsError(
+                _(
+                    "%(date)s has bookings and was not cancelled; tick “with its "
+                    "bookings” to cancel it with them."
+                )
+                % {"date": dates},
+                booked=exc.booked,
+            ) from exc
+
+    ok, _event = _run(request, series, call)
     if ok:
         messages.success(
             request,

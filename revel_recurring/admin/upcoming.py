@@ -1,7 +1,8 @@
 """What the series change page lists: upcoming occurrences and the rule's next free slots.
 
 Reads only, in a fixed number of queries whatever the number of occurrences (the
-occurrences in one query, drift in one more); everything else is rule maths.
+occurrences in one query, drift in one more, bookings in one more plus the host's
+``booked_among``); everything else is rule maths.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from django.utils.formats import date_format
 
 from .. import rules
 from ..models import EventSeries, get_event_model
+from ..services.bookings import booked_ids
 from ..services.drift import detect_cadence_drift
 
 #: At most this many rows in the upcoming list and the slot picker.
@@ -36,6 +38,8 @@ class UpcomingRow:
     modified: bool
     drifted: bool
     cancelled: bool
+    #: The host says it holds bookings: cancelling it needs "with its bookings".
+    booked: bool = False
 
     @property
     def label(self) -> str:
@@ -79,6 +83,8 @@ def upcoming_rows(
     truncated = len(values) > UPCOMING_LIMIT
     values = values[:UPCOMING_LIMIT]
     drifted = set(detect_cadence_drift(series, now=now))
+    # One question to the host for the page (booked_among), on rows holding only pks.
+    booked = booked_ids(model._default_manager.filter(pk__in=[row[0] for row in values]).only("pk"))
     url_name = f"admin:{model._meta.app_label}_{model._meta.model_name}_change"
     linked = admin_site.is_registered(model)
     rows = [
@@ -91,6 +97,7 @@ def upcoming_rows(
             modified=bool(modified),
             drifted=pk in drifted,
             cancelled=state == model.RECURRING_STATUS_CANCELLED,
+            booked=pk in booked,
         )
         for pk, value, state, modified, _ in values
     ]

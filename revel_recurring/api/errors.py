@@ -14,10 +14,10 @@ from rest_framework import exceptions, status
 
 from ..exceptions import (
     DuplicateUniqueValueError,
+    HasBookingsError,
     NotCancelledError,
     RecurrenceError,
     SeriesBusyError,
-    SeriesHasBookingsError,
     SeriesNotFoundError,
     SeriesNotReadyError,
     TemplateProtectedError,
@@ -31,7 +31,8 @@ _SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active"
 
 
 _CONFLICTS = (
-    SeriesHasBookingsError,
+    # Deleting a series or cancelling an occurrence that holds bookings.
+    HasBookingsError,
     NotCancelledError,
     SeriesNotReadyError,
     TemplateProtectedError,

@@ -281,9 +281,11 @@ class OccurrenceRow:
     drifted: bool
     cancelled: bool
     deleted: bool
+    has_bookings: bool = False
 
     @classmethod
-    def of(cls, event: Any, *, drifted: bool = False) -> OccurrenceRow:
+    def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
+        """The row of a live event; ``booked`` comes from one ``booked_among`` call per page."""
         model = type(event)
         end = model.RECURRING_END_FIELD
         status = event.occurrence_status
@@ -298,6 +300,7 @@ class OccurrenceRow:
             drifted=drifted,
             cancelled=status == model.RECURRING_STATUS_CANCELLED,
             deleted=False,
+            has_bookings=booked,
         )
 
     @classmethod
@@ -331,6 +334,12 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
     drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))
     cancelled = serializers.BooleanField()
     deleted = serializers.BooleanField(help_text=_("A tombstone: the row was deleted."))
+    has_bookings = serializers.BooleanField(
+        help_text=_(
+            "The host says this occurrence holds bookings; cancel-stale and "
+            "cancel-occurrence leave it alone unless `include_booked` is true."
+        )
+    )
 
 
 def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
@@ -360,6 +369,17 @@ class OccurrenceInstantSerializer(StrictFieldsMixin, serializers.Serializer[Any]
     )
 
 
+class CancelOccurrenceRequestSerializer(OccurrenceInstantSerializer):
+    include_booked = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=_(
+            "Cancel the occurrence even though it holds bookings. Without it a booked "
+            "occurrence is refused with a 409 naming its date."
+        ),
+    )
+
+
 class OccurrenceActionResultSerializer(serializers.Serializer[Any]):
     occurrence = OccurrenceSerializer(
         allow_null=True, help_text=_("Null when the slot was not materialized.")
@@ -374,10 +394,34 @@ class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any
         max_length=1000,
         help_text=_("Only these occurrences, and only if they drift; omit for every drifted one."),
     )
+    include_booked = serializers.BooleanField(
+        required=False,
+        default=False,
+        help_text=_(
+            "Also cancel drifted occurrences that hold bookings. Without it they are "
+            "kept and named in `kept_booked`."
+        ),
+    )
+
+
+class BookedDateSerializer(serializers.Serializer[Any]):
+    """A booked occurrence an action left alone, named for a person."""
+
+    id = serializers.IntegerField(help_text=_("The host event's id."))
+    start = AwareDateTimeField(help_text=_("Its current start, UTC."))
+    display = serializers.CharField(
+        help_text=_('The start in the rule\'s zone: "Thu 3 Dec 2026 18:30 (Europe/Berlin)".')
+    )
 
 
 class CancelStaleResultSerializer(serializers.Serializer[Any]):
     cancelled = serializers.ListField(child=serializers.IntegerField())
+    kept_booked = BookedDateSerializer(
+        many=True,
+        help_text=_(
+            "Drifted occurrences kept because they hold bookings (empty with `include_booked`)."
+        ),
+    )
     series = SeriesSerializer()
 
 

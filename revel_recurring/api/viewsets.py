@@ -36,6 +36,7 @@ from ..ical import series_feed
 from ..ical_http import calendar_response
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
+from ..services.bookings import booked_ids
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences, detect_cadence_drift
 from ..services.generation import generate_series_events
@@ -145,7 +146,7 @@ class SeriesViewSet(
             "partial_update": s.SeriesUpdateSerializer,
             "generate": s.GenerateRequestSerializer,
             "cancel_stale": s.CancelStaleRequestSerializer,
-            "cancel_occurrence": s.OccurrenceInstantSerializer,
+            "cancel_occurrence": s.CancelOccurrenceRequestSerializer,
             "restore_occurrence": s.OccurrenceInstantSerializer,
             "template": _template_serializer_class(),
         }
@@ -296,9 +297,12 @@ class SeriesViewSet(
         series = self.get_object()
         body = self._body(s.GenerateRequestSerializer)
         created = generate_series_events(series, until=body.get("until"))
+        booked = booked_ids(created)
         return Response(
             {
-                "created": s.occurrence_data(s.OccurrenceRow.of(event) for event in created),
+                "created": s.occurrence_data(
+                    s.OccurrenceRow.of(event, booked=event.pk in booked) for event in created
+                ),
                 "series": self._represent(series),
             }
         )
@@ -334,33 +338,53 @@ class SeriesViewSet(
         series = self.get_object()
         ids = detect_cadence_drift(series)
         events = {e.pk: e for e in series.occurrences().filter(pk__in=ids)}
-        rows = [s.OccurrenceRow.of(events[pk], drifted=True) for pk in ids if pk in events]
+        booked = booked_ids(events.values())
+        rows = [
+            s.OccurrenceRow.of(events[pk], drifted=True, booked=pk in booked)
+            for pk in ids
+            if pk in events
+        ]
         return Response({"count": len(rows), "occurrences": s.occurrence_data(rows)})
 
     @extend_schema(
-        summary="Cancel drifted occurrences (all, or those of `ids` that still drift)",
+        summary=(
+            "Cancel drifted occurrences (all, or those of `ids` that still drift); booked "
+            "ones only with `include_booked`"
+        ),
         request=s.CancelStaleRequestSerializer,
         responses={200: s.CancelStaleResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], url_path="cancel-stale")
     def cancel_stale(self, request: Request, pk: str | None = None) -> Response:
-        """Cancel the drifted occurrences (all, or those of `ids`)."""
+        """Cancel the drifted occurrences (all, or those of `ids`); booked ones are kept
+        and named in `kept_booked` unless `include_booked` is true."""
         series = self.get_object()
         body = self._body(s.CancelStaleRequestSerializer)
-        cancelled = cancel_stale_occurrences(series, ids=body.get("ids"))
-        return Response({"cancelled": cancelled, "series": self._represent(series)})
+        result = cancel_stale_occurrences(
+            series, ids=body.get("ids"), include_booked=body["include_booked"]
+        )
+        return Response(
+            {
+                "cancelled": result.cancelled,
+                "kept_booked": s.BookedDateSerializer(result.kept_booked, many=True).data,
+                "series": self._represent(series),
+            }
+        )
 
     @extend_schema(
-        summary="Cancel one occurrence slot (materialized or not yet)",
-        request=s.OccurrenceInstantSerializer,
+        summary=(
+            "Cancel one occurrence slot (materialized or not yet); a booked one only with "
+            "`include_booked` (409 naming its date otherwise)"
+        ),
+        request=s.CancelOccurrenceRequestSerializer,
         responses={200: s.OccurrenceActionResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"], url_path="cancel-occurrence")
     def cancel_occurrence(self, request: Request, pk: str | None = None) -> Response:
-        """Cancel one slot: `{"occurrence": "<aware ISO datetime>"}`."""
+        """Cancel one slot: `{"occurrence": "<aware ISO datetime>", "include_booked"?}`."""
         series = self.get_object()
-        body = self._body(s.OccurrenceInstantSerializer)
-        event = cancel_occurrence(series, body["occurrence"])
+        body = self._body(s.CancelOccurrenceRequestSerializer)
+        event = cancel_occurrence(series, body["occurrence"], include_booked=body["include_booked"])
         return self._occurrence_result(series, event)
 
     @extend_schema(
@@ -457,15 +481,19 @@ class SeriesViewSet(
         if since is None:
             page = self.paginate_queryset(filterset.qs.order_by(start, "pk"))
             assert page is not None
-            rows = [s.OccurrenceRow.of(e, drifted=e.pk in drifted) for e in page]
+            booked = booked_ids(page)
+            rows = [
+                s.OccurrenceRow.of(e, drifted=e.pk in drifted, booked=e.pk in booked) for e in page
+            ]
             return self.get_paginated_response(s.occurrence_data(rows))
         rows_by_key = changed_rows(series, filterset, params, since, now)
         keys = self.paginate_queryset(sorted(rows_by_key))
         assert keys is not None
         live = [key[2] for key in keys if key[1] == 0]
         events = {e.pk: e for e in base.filter(pk__in=live)}
+        booked = booked_ids(events.values())
         rows = [
-            s.OccurrenceRow.of(events[key[2]], drifted=key[2] in drifted)
+            s.OccurrenceRow.of(events[key[2]], drifted=key[2] in drifted, booked=key[2] in booked)
             if key[1] == 0
             else rows_by_key[key]
             for key in keys
@@ -507,7 +535,11 @@ class SeriesViewSet(
         return dict(serializer.validated_data)
 
     def _occurrence_result(self, series: EventSeries, event: Any) -> Response:
-        row = s.OccurrenceRow.of(event) if event is not None else None
+        row = (
+            s.OccurrenceRow.of(event, booked=bool(booked_ids([event])))
+            if event is not None
+            else None
+        )
         return Response(
             {
                 "occurrence": s.OccurrenceSerializer(row).data if row is not None else None,

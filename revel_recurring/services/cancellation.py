@@ -16,10 +16,11 @@ from django.db import transaction
 from django.db.models import Q
 
 from .. import rules
-from ..exceptions import NotAnOccurrenceError, NotCancelledError
+from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
+from .bookings import booked_date, booked_ids, series_zone
 from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
@@ -105,7 +106,11 @@ def _locate(series: EventSeries, instant: dt.datetime) -> Any:
 
 
 def cancel_occurrence(
-    series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
+    series: EventSeries,
+    instant: dt.datetime,
+    *,
+    include_booked: bool = False,
+    now: dt.datetime | None = None,
 ) -> RecurringEventMixin | None:
     """Cancel the occurrence of ``series`` at ``instant`` (an aware datetime, any zone).
 
@@ -114,7 +119,11 @@ def cancel_occurrence(
     original slot or by current start, as instants), the host event is saved with
     the cancelled status. Raises :class:`NotAnOccurrenceError` for an instant that
     is neither an occurrence of the rule nor a materialized occurrence. Cancelling
-    a slot twice changes nothing the second time. Returns the cancelled host event,
+    a slot twice changes nothing the second time. A materialized occurrence that
+    holds bookings (the host's ``booked_among`` hook) is refused with
+    :class:`OccurrenceHasBookingsError`, naming its date, unless ``include_booked``
+    is True: bookings are never cancelled without being asked for by name.
+    Returns the cancelled host event,
     or None when the slot was not materialized yet. Sends ``occurrence_cancelled``
     after commit when something changed.
     """
@@ -125,6 +134,19 @@ def cancel_occurrence(
         with transaction.atomic():
             locked = lock_series(series.pk)
             event = _locate(locked, instant)
+            if (
+                not include_booked
+                and event is not None
+                and event.occurrence_status != event.RECURRING_STATUS_CANCELLED
+                and booked_ids([event])
+            ):
+                date = booked_date(event, series_zone(locked))
+                raise OccurrenceHasBookingsError(
+                    f"{date.display} of series '{locked.name}' has bookings and was not "
+                    "cancelled; include booked dates (include_booked) to cancel it with "
+                    "its bookings.",
+                    booked=[date],
+                )
             changed = merge_exdates(locked, _slot_instants(locked, instant, event))
             if changed:
                 refresh_next_due_at(locked, now=moment)

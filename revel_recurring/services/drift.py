@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
@@ -17,6 +18,7 @@ from .. import rules
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
+from .bookings import BookedDate, booked_date, booked_ids
 from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
@@ -99,26 +101,42 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     return [pk for pk, _ in _drifted(series, rule, now_utc(now))]
 
 
+@dataclass(frozen=True)
+class StaleCancellation:
+    """What :func:`cancel_stale_occurrences` did."""
+
+    #: Ids of the occurrences cancelled, in start order.
+    cancelled: list[Any]
+    #: The drifted occurrences left alone because they hold bookings (empty when
+    #: the caller included booked dates), in start order.
+    kept_booked: list[BookedDate]
+
+
 def cancel_stale_occurrences(
     series: EventSeries,
     *,
-    ids: Collection[int] | None = None,
+    ids: Collection[Any] | None = None,
+    include_booked: bool | Collection[Any] = False,
     now: dt.datetime | None = None,
-) -> list[int]:
+) -> StaleCancellation:
     """Cancel the drifted occurrences of ``series`` (or those of ``ids`` that drift).
 
     Drift is recomputed under the series lock, so an id that stopped drifting
     since the organiser looked (modified, already cancelled, or back on the rule)
-    is left alone rather than cancelled by a stale screen. Each cancelled row is
-    saved with the cancelled status and its original slot is recorded as an
-    exdate, in one transaction. Returns the cancelled ids in start order and sends
-    ``occurrence_cancelled`` for each after commit.
+    is left alone rather than cancelled by a stale screen. Drifted occurrences
+    that hold bookings (the host's ``booked_among`` hook, asked once) are kept
+    and named in ``kept_booked`` unless ``include_booked`` is True, or a collection
+    of ids naming them (the admin's confirmation: only the booked dates a person
+    ticked; a date booked since the page was shown is still kept). Each cancelled
+    row is saved with the cancelled status and its original slot is recorded as
+    an exdate, in one transaction. Sends ``occurrence_cancelled`` for each
+    cancelled row after commit.
     """
     moment = now_utc(now)
     model = get_event_model()
     wanted = None if ids is None else set(ids)
 
-    def attempt() -> tuple[EventSeries, list[Any]]:
+    def attempt() -> tuple[EventSeries, list[Any], list[BookedDate]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             rule = load_rule(locked)
@@ -126,7 +144,7 @@ def cancel_stale_occurrences(
                 pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted
             ]
             if not stale:
-                return locked, []
+                return locked, [], []
             events: list[Any] = list(
                 lock_rows(
                     model._default_manager.filter(pk__in=stale, is_modified=False).order_by("pk")
@@ -134,6 +152,17 @@ def cancel_stale_occurrences(
             )
             order = {pk: position for position, pk in enumerate(stale)}
             events.sort(key=lambda event: order[event.pk])
+            kept: list[BookedDate] = []
+            if include_booked is not True:
+                # Asked under the row locks: a booking taken since the organiser
+                # looked still keeps its date.
+                named = set() if include_booked is False else set(include_booked)
+                booked = booked_ids(events) - named
+                zone = rule.timezone if rule is not None else None
+                kept = [booked_date(event, zone) for event in events if event.pk in booked]
+                events = [event for event in events if event.pk not in booked]
+            if not events:
+                return locked, [], kept
             for event in events:
                 event.save(update_fields=event.mark_cancelled())
             slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
@@ -147,11 +176,16 @@ def cancel_stale_occurrences(
                     instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
                     occurrence=event,
                 )
-        return locked, events
+        return locked, events, kept
 
-    locked, events = retry_on_lock_conflict(attempt, series_ids=[series.pk])
+    locked, events, kept = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(series, locked, "exdates", "next_due_at")
-    return [event.pk for event in events]
+    return StaleCancellation(cancelled=[event.pk for event in events], kept_booked=kept)
 
 
-__all__ = ["cancel_stale_occurrences", "detect_cadence_drift", "drifted_ids_by_series"]
+__all__ = [
+    "StaleCancellation",
+    "cancel_stale_occurrences",
+    "detect_cadence_drift",
+    "drifted_ids_by_series",
+]

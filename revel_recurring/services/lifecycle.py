@@ -28,9 +28,10 @@ from ..validators import (
     validate_rule_keys,
     validate_series_options,
 )
+from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .plumbing import mirror_columns, now_utc, send_after_commit
+from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
 from .templates import build_template
@@ -147,9 +148,11 @@ def _set_active(series: EventSeries, *, active: bool, now: dt.datetime) -> bool:
 def delete_series(series: EventSeries) -> int:
     """Delete a series with its template, its occurrences and its rule, in one transaction.
 
-    Refuses with :class:`~revel_recurring.exceptions.SeriesHasBookingsError` while any
-    occurrence's ``has_bookings()`` hook says True: paid data is never deleted as a
-    side effect (the foreign keys are PROTECT for the same reason). Occurrences
+    Refuses with :class:`~revel_recurring.exceptions.SeriesHasBookingsError` while the
+    host's ``booked_among()`` hook (asked once for all the series' events) names any:
+    paid data is never deleted as a side effect (the foreign keys are PROTECT for the
+    same reason). The error names the booked dates in the rule's zone and carries
+    them as ``booked`` (:class:`~revel_recurring.services.bookings.BookedDate`). Occurrences
     deleted here record no exdates. Returns the number of host events deleted,
     template included.
     """
@@ -159,13 +162,18 @@ def delete_series(series: EventSeries) -> int:
         with transaction.atomic():
             locked = lock_series(series.pk)
             events = list(lock_rows(model._default_manager.filter(series=locked).order_by("pk")))
-            booked = [event.pk for event in events if event.has_bookings()]
+            # One question to the host for the whole series, not one per event.
+            booked = booked_ids(events)
             if booked:
-                ids = ", ".join(map(str, sorted(booked)))
+                load_rule(locked)
+                dates = booked_dates(
+                    [event for event in events if event.pk in booked], zone=series_zone(locked)
+                )
                 raise SeriesHasBookingsError(
-                    f"Series '{locked.name}' cannot be deleted: occurrences {ids} have "
-                    "bookings. Cancel or refund those bookings first, or pause the series "
-                    "instead."
+                    f"Series '{locked.name}' cannot be deleted: {_dates_phrase(dates)} "
+                    f"{'has' if len(dates) == 1 else 'have'} bookings. Cancel or refund those "
+                    "bookings first, or pause the series instead.",
+                    booked=dates,
                 )
             with deleting_series(locked.pk):
                 model._default_manager.filter(series=locked).delete()
@@ -176,6 +184,18 @@ def delete_series(series: EventSeries) -> int:
         return len(events)
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
+
+
+#: At most this many dates are spelled out in one message; the rest are counted.
+NAMED_DATES_MAX = 10
+
+
+def _dates_phrase(dates: list[BookedDate]) -> str:
+    named = list_dates(dates[:NAMED_DATES_MAX])
+    rest = len(dates) - NAMED_DATES_MAX
+    if rest > 0:
+        return f"{named} and {rest} more {'date' if rest == 1 else 'dates'}"
+    return named
 
 
 __all__ = [

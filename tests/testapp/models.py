@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from django.db import models
 
@@ -51,6 +52,16 @@ class Event(RecurringEventMixin, models.Model):
 
     def has_bookings(self) -> bool:
         return self.seats.filter(booked__gt=0).exists()
+
+    @classmethod
+    def booked_among(cls, events: Sequence[Event]) -> set[Any]:
+        if not events:
+            return set()
+        return set(
+            Seat.objects.filter(event__in=[event.pk for event in events], booked__gt=0)
+            .values_list("event_id", flat=True)
+            .distinct()
+        )
 
 
 class Seat(models.Model):

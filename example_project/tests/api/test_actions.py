@@ -278,6 +278,7 @@ def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
         "drifted": False,
         "cancelled": False,
         "deleted": False,
+        "has_bookings": False,
     }
     for bad in (
         "?date_from_after=2027-01-01T00:00:00",
@@ -330,6 +331,7 @@ def test_modified_since_reports_changes_and_tombstones_of_removals(
         "drifted": False,
         "cancelled": True,
         "deleted": True,
+        "has_bookings": False,
     }
     assert results[restored.pk]["cancelled"] is False
     # A client syncing open occurrences still hears of the cancellation and the deletion.

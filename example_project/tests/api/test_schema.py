@@ -110,3 +110,22 @@ def test_swagger_ui_is_served_from_local_static_files(schema: dict[str, Any]) ->
         assert not asset.startswith(("http:", "https:", "//")), asset
         assert asset.startswith("/static/drf_spectacular_sidecar/"), asset
         assert finders.find(asset.removeprefix("/static/")), asset
+
+
+def test_the_schema_documents_booked_dates(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    assert components["Occurrence"]["properties"]["has_bookings"]["type"] == "boolean"
+    assert "has_bookings" in components["Occurrence"]["required"]
+    # COMPONENT_SPLIT_REQUEST names request bodies "<serializer>Request".
+    for request in ("CancelStaleRequestRequest", "CancelOccurrenceRequestRequest"):
+        flag = components[request]["properties"]["include_booked"]
+        assert flag["type"] == "boolean"
+        assert flag["default"] is False
+    kept = components["CancelStaleResult"]["properties"]["kept_booked"]
+    assert kept["items"]["$ref"] == "#/components/schemas/BookedDate"
+    assert set(components["BookedDate"]["properties"]) == {"id", "start", "display"}
+    operation = schema["paths"]["/api/recurring/series/{id}/cancel-occurrence/"]["post"]
+    assert operation["requestBody"]["content"]["application/json"]["schema"]["$ref"] == (
+        "#/components/schemas/CancelOccurrenceRequestRequest"
+    )
+    assert "409" in operation["responses"]
