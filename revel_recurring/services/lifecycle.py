@@ -30,6 +30,7 @@ from ..validators import (
 )
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .parking import PARKING_COLUMNS, clear_parking
 from .plumbing import mirror_columns, now_utc, send_after_commit
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
@@ -119,7 +120,8 @@ def pause_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool
 def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool:
     """Generate occurrences for ``series`` again; returns False if it was already active.
 
-    The cursor is kept. Generation never materializes slots that start before
+    Also unparks a series the daily pass parked after a failure (``parked_at``),
+    active or not: that counts as a change (True). The cursor is kept. Generation never materializes slots that start before
     ``now``, so the dates missed while paused are not created after the fact.
     ``next_due_at`` is recomputed so the beat picks the series up when due.
     Sends ``series_resumed`` after commit.
@@ -130,17 +132,18 @@ def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> boo
 def _set_active(series: EventSeries, *, active: bool, now: dt.datetime) -> bool:
     with transaction.atomic():
         locked = lock_series(series.pk)
-        if locked.is_active == active:
-            mirror_columns(series, locked, "is_active")
+        unparked = active and clear_parking(locked)
+        if locked.is_active == active and not unparked:
+            mirror_columns(series, locked, "is_active", *PARKING_COLUMNS)
             return False
         locked.is_active = active
         fields = ["is_active", "updated_at"]
         if active:
             refresh_next_due_at(locked, now=now)
-            fields.append("next_due_at")
+            fields.extend(["next_due_at", *PARKING_COLUMNS])
         locked.save(update_fields=fields)
         send_after_commit(series_resumed if active else series_paused, series=locked)
-    mirror_columns(series, locked, "is_active", "next_due_at", "updated_at")
+    mirror_columns(series, locked, "is_active", "next_due_at", "updated_at", *PARKING_COLUMNS)
     return True
 
 
