@@ -29,13 +29,13 @@ from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..notifications import send_series_digest, suppress_event_notifications
 from .exdates import absorb_pending_exdates
 from .generation import (
+    TakenSlots,
     apply_plan,
     build_occurrences,
     bulk_insert,
     generate_series_events,
     park_series,
     plan_generation,
-    TakenSlots,
     read_taken_slots,
     write_cursors,
 )

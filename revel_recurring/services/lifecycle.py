@@ -121,8 +121,9 @@ def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> boo
     """Generate occurrences for ``series`` again; returns False if it was already active.
 
     Also unparks a series the daily pass parked after a failure (``parked_at``),
-    active or not: that counts as a change (True). The cursor is kept. Generation never materializes slots that start before
-    ``now``, so the dates missed while paused are not created after the fact.
+    active or not: that counts as a change (True). The cursor is kept. Generation
+    never materializes slots that start before ``now``, so the dates missed while
+    paused are not created after the fact.
     ``next_due_at`` is recomputed so the beat picks the series up when due.
     Sends ``series_resumed`` after commit.
     """
