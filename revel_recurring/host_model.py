@@ -125,15 +125,28 @@ _SMALL_VALUE_BYTES = 16
 
 
 def bulky_fields(model: Any) -> tuple[str, ...]:
-    """Names of ``model``'s concrete unbounded columns (text, binary, JSON).
+    """Names of ``model``'s concrete unbounded columns (text, binary, JSON) the app never reads.
 
     Reads that only need dates and states defer these, so a request's memory does
-    not grow with a description copied onto every occurrence.
+    not grow with a description copied onto every occurrence. The fields the app
+    itself reads (start, end, status, visibility, the change stamp, the mixin's
+    own) are never among them, whatever their type: deferring one of those would
+    cost a query per row.
     """
+    used = {
+        model.RECURRING_START_FIELD,
+        model.RECURRING_END_FIELD,
+        model.RECURRING_STATUS_FIELD,
+        model.RECURRING_VISIBILITY_FIELD,
+        model.RECURRING_UPDATED_FIELD,
+        *OCCURRENCE_STATE_FIELDS,
+    }
     return tuple(
         field.name
         for field in model._meta.concrete_fields
-        if isinstance(field, _BULKY_FIELD_TYPES) and not field.primary_key
+        if isinstance(field, _BULKY_FIELD_TYPES)
+        and not field.primary_key
+        and field.name not in used
     )
 
 
