@@ -375,16 +375,41 @@ def check_generation_size(series: EventSeries, template: Any, occurrences: Seque
     """
     if not occurrences:
         return
-    model = type(template)
-    sizer = RowSizer(model)
+    sizer = RowSizer(type(template))
     total = sum(sizer.row_bytes(occurrence) for occurrence in occurrences)
-    limit = recurring_settings.MAX_GENERATION_BYTES
-    if total <= limit:
+    _refuse_oversized(series, template, sizer, count=len(occurrences), total=total)
+
+
+def check_next_run_size(series: EventSeries, *, now: dt.datetime) -> None:
+    """Refuse a schedule change whose next run would exceed the generation budget.
+
+    For writers that change the rule or the window and leave the generation to
+    the next pass: the organiser gets the 400 now, instead of the pass parking
+    the series tomorrow. Each occurrence is counted at its template's size.
+    Reads the template and the slots taken (two queries); ``series`` is locked
+    and carries its new rule and window.
+    """
+    if not series.is_active or series.recurrence_rule_id is None:
         return
-    name, size = sizer.largest_field(template, model)
+    template = series.get_template()
+    if template is None:
+        return
+    slots = preview_series_events(series, now=now)
+    sizer = RowSizer(type(template))
+    per_row = sizer.row_bytes(template)
+    _refuse_oversized(series, template, sizer, count=len(slots), total=per_row * len(slots))
+
+
+def _refuse_oversized(
+    series: EventSeries, template: Any, sizer: RowSizer, *, count: int, total: int
+) -> None:
+    limit = recurring_settings.MAX_GENERATION_BYTES
+    if total <= limit or not count:
+        return
+    name, size = sizer.largest_field(template, type(template))
     raise GenerationTooLargeError(
-        f"Series {series.pk} would write {len(occurrences)} occurrences of about "
-        f"{_megabytes(total / len(occurrences))} each ({_megabytes(total)} in all; the "
+        f"Series {series.pk} would write {count} occurrences of about "
+        f"{_megabytes(total / count)} each ({_megabytes(total)} in all; the "
         f"template's '{name}' alone is {_megabytes(size)}), over the "
         f"{_megabytes(limit)} REVEL_RECURRING_MAX_GENERATION_BYTES allows for one run. "
         f"Shorten '{name}' or choose a shorter generation window.",
@@ -431,6 +456,7 @@ __all__ = [
     "build_occurrences",
     "bulk_insert",
     "check_generation_size",
+    "check_next_run_size",
     "generate_series_events",
     "insert_batches",
     "park_series",
