@@ -116,6 +116,8 @@ def test_the_task_parks_a_series_that_fails_for_good_and_due_skips_it(
 ) -> None:
     series = long_titled_series("Lecture", 150)
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1000
+    EventSeries.objects.filter(pk=series.pk).update(next_due_at=NOW)
+    assert list(EventSeries.objects.due(now=NOW)) == [series]
 
     with pytest.raises(GenerationTooLargeError):
         tasks.generate_series.apply(args=[series.pk], kwargs={"now": NOW.isoformat()}).get()
@@ -123,6 +125,7 @@ def test_the_task_parks_a_series_that_fails_for_good_and_due_skips_it(
     series.refresh_from_db()
     assert series.parked_at == NOW
     assert series.parked_reason.startswith("GenerationTooLargeError: Series ")
+    assert series.next_due_at == NOW  # still due by its dates, left out for the parking
     assert not EventSeries.objects.due(now=NOW + dt.timedelta(days=3)).exists()
     assert list(EventSeries.objects.parked()) == [series]
 
