@@ -102,7 +102,8 @@ class _SeriesExport:
     def _light_occurrences(self) -> list[Any]:
         manager = self.model._default_manager
         rows = manager.filter(series=self.series, is_template=False)
-        bulky = [self.model._meta.get_field(name) for name in bulky_fields(self.model)]
+        names = set(bulky_fields(self.model))
+        bulky = [field for field in self.model._meta.concrete_fields if field.name in names]
         if not bulky:
             return list(rows)
         if self.template is None:

@@ -179,13 +179,13 @@ def _generate_chunk(
                 transaction.on_commit(
                     partial(send_series_digest, series, occurrences, template=template)
                 )
-        outcomes = [(pk, exc, park_failed_series(pk, exc, now=moment)) for pk, exc in parked]
+        outcomes = [(pk, error, park_failed_series(pk, error, now=moment)) for pk, error in parked]
     # Counted once the chunk committed: a chunk that rolls back parks nothing here.
-    for series_id, exc, was_parked in outcomes:
+    for series_id, error, was_parked in outcomes:
         if was_parked:
             result.parked.append(series_id)
         else:
-            result.failures[series_id] = exc
+            result.failures[series_id] = error
     return len(locked), skipped, created
 
 
