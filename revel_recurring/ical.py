@@ -23,7 +23,9 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
+from django.db import connections, models
 from django.db.models import Exists, OuterRef, Value
+from django.db.models.functions import MD5
 
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
@@ -109,11 +111,7 @@ class _SeriesExport:
         if self.template is None:
             same: Any = Value(False)
         else:
-            same = Exists(
-                manager.filter(
-                    pk=self.template.pk, **{field.name: OuterRef(field.name) for field in bulky}
-                )
-            )
+            same = Exists(self._template_with_texts_of(self.template.pk, bulky))
         occurrences = list(
             rows.defer(*(field.name for field in bulky)).annotate(_revel_same_texts=same)
         )
@@ -131,6 +129,23 @@ class _SeriesExport:
                 for attname, value in zip(attnames, values, strict=True):
                     setattr(batch[pk], attname, value)
         return occurrences
+
+    def _template_with_texts_of(self, template_pk: Any, bulky: list[Any]) -> Any:
+        """The template row, when each of its ``bulky`` values equals the outer row's."""
+        template = self.model._default_manager.filter(pk=template_pk)
+        if connections[template.db].vendor != "mysql":
+            return template.filter(**{field.name: OuterRef(field.name) for field in bulky})
+        # MySQL and MariaDB compare text under the column's collation, where "Hall"
+        # equals "hall": compare the texts' MD5 (of their bytes) instead. Their JSON
+        # and blob columns compare bytes already.
+        exact: dict[str, Any] = {}
+        for field in bulky:
+            if isinstance(field, models.TextField):
+                template = template.alias(**{f"_revel_md5_{field.name}": MD5(field.name)})
+                exact[f"_revel_md5_{field.name}"] = MD5(OuterRef(field.name))
+            else:
+                exact[field.name] = OuterRef(field.name)
+        return template.filter(**exact)
 
     def _revision(self) -> dt.datetime:
         stamps = [self.series.updated_at, self.series.created_at]
