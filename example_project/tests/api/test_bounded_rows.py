@@ -208,6 +208,12 @@ def test_a_2_mb_description_is_accepted_on_a_short_window(world: World) -> None:
     assert list(widened.json()) == ["template"]
     series.refresh_from_db()
     assert series.generation_window_weeks == 1
+    # So is generating that far ahead by hand.
+    until = (timezone.now() + dt.timedelta(weeks=50)).isoformat()
+    generated = owner_client(world).post(url(series, "generate"), {"until": until}, format="json")
+    assert generated.status_code == 400, generated.content[:500]
+    assert list(generated.json()["template"]) == ["description"]
+    assert 6 <= series.occurrences().count() <= 8
 
 
 def test_the_daily_pass_parks_the_oversized_series_and_generates_the_rest_of_its_chunk(
