@@ -239,6 +239,8 @@ _WHOLE_NUMBER_SETTINGS = (
     "TASK_MAX_RETRIES",
     "TASK_RETRY_BACKOFF",
     "TASK_RETRY_BACKOFF_MAX",
+    "INSERT_BATCH_BYTES",
+    "MAX_GENERATION_BYTES",
 )
 
 
@@ -260,7 +262,7 @@ def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMe
                 )
             )
             continue
-        minimum = 1 if name.endswith("CHUNK_SIZE") else 0
+        minimum = 1 if name.endswith(("CHUNK_SIZE", "_BYTES")) else 0
         if not name.endswith("WINDOW_WEEKS") and value < minimum:
             errors.append(
                 checks.Error(

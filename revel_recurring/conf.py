@@ -74,6 +74,26 @@ class RecurringSettings:
         return value
 
     @property
+    def INSERT_BATCH_BYTES(self) -> int:
+        """Estimated bytes of occurrence rows per INSERT statement (default 16 MiB).
+
+        Generation cuts its bulk inserts by this budget as well as by the number
+        of parameters, so a large template text never makes one huge statement.
+        """
+        value: int = self._get("INSERT_BATCH_BYTES", 16 * 1024 * 1024)
+        return value
+
+    @property
+    def MAX_GENERATION_BYTES(self) -> int:
+        """Estimated bytes one generation run may write for one series (default 256 MiB).
+
+        Above it the run is refused (``GenerationTooLargeError``, a 400 naming the
+        template field): the API answers it, the daily pass parks the series.
+        """
+        value: int = self._get("MAX_GENERATION_BYTES", 256 * 1024 * 1024)
+        return value
+
+    @property
     def TASK_MAX_RETRIES(self) -> int:
         """Retries of ``generate_series`` after a transient database error."""
         value: int = self._get("TASK_MAX_RETRIES", 5)

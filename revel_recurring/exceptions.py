@@ -114,6 +114,16 @@ class DuplicateUniqueValueError(RecurrenceError):
     """
 
 
+class GenerationTooLargeError(RecurrenceError):
+    """One generation run would write more than ``REVEL_RECURRING_MAX_GENERATION_BYTES``.
+
+    Raised before anything is inserted; ``field`` names the template's largest
+    field (the one to shorten), the message the sizes and the way out (a shorter
+    text or a narrower generation window). Not transient: the daily pass parks
+    the series with this message instead of failing on it every day.
+    """
+
+
 class TemplateProtectedError(RecurrenceError):
     """The template of a series cannot be deleted on its own.
 

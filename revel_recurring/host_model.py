@@ -114,3 +114,77 @@ def _describe(group: Sequence[str]) -> str:
     if len(group) == 1:
         return f"field '{group[0]}'"
     return "fields " + ", ".join(f"'{name}'" for name in group)
+
+
+# Column types whose values have no size bound in the schema: a template's copy of
+# one of them is repeated on every occurrence, so these decide what a row weighs.
+_BULKY_FIELD_TYPES = (models.TextField, models.BinaryField, models.JSONField)
+# What a column other than text or bytes costs at most in a statement (a bigint, a
+# timestamp, a short string's header), so a row of small values is not counted as free.
+_SMALL_VALUE_BYTES = 16
+
+
+def bulky_fields(model: Any) -> tuple[str, ...]:
+    """Names of ``model``'s concrete unbounded columns (text, binary, JSON) the app never reads.
+
+    Reads that only need dates and states defer these, so a request's memory does
+    not grow with a description copied onto every occurrence. The fields the app
+    itself reads (start, end, status, visibility, the change stamp, the mixin's
+    own) are never among them, whatever their type: deferring one of those would
+    cost a query per row.
+    """
+    used = {
+        model.RECURRING_START_FIELD,
+        model.RECURRING_END_FIELD,
+        model.RECURRING_STATUS_FIELD,
+        model.RECURRING_VISIBILITY_FIELD,
+        model.RECURRING_UPDATED_FIELD,
+        *OCCURRENCE_STATE_FIELDS,
+    }
+    return tuple(
+        field.name
+        for field in model._meta.concrete_fields
+        if isinstance(field, _BULKY_FIELD_TYPES)
+        and not field.primary_key
+        and field.name not in used
+    )
+
+
+class RowSizer:
+    """Estimates the bytes a prepared row adds to an INSERT, from its text and binary values.
+
+    Occurrences share their template's string objects, so each distinct value is
+    measured once (by identity) and a batch of a thousand copies costs one scan.
+    Non-ASCII text is measured as UTF-8, as the database receives it.
+    """
+
+    def __init__(self, model: Any) -> None:
+        self.attnames = [field.attname for field in model._meta.concrete_fields]
+        self._seen: dict[int, tuple[object, int]] = {}
+
+    def value_bytes(self, value: object) -> int:
+        if not isinstance(value, (str, bytes, bytearray, memoryview)):
+            return _SMALL_VALUE_BYTES
+        known = self._seen.get(id(value))
+        # The value is kept next to its size: an id is only unique while its object lives.
+        if known is not None and known[0] is value:
+            return known[1]
+        if isinstance(value, str):
+            size = len(value) if value.isascii() else len(value.encode("utf-8"))
+        else:
+            size = len(value)
+        self._seen[id(value)] = (value, size)
+        return max(size, _SMALL_VALUE_BYTES)
+
+    def row_bytes(self, instance: Any) -> int:
+        """The estimated size of ``instance``'s column values, in bytes."""
+        return sum(self.value_bytes(getattr(instance, name, None)) for name in self.attnames)
+
+    def largest_field(self, instance: Any, model: Any) -> tuple[str, int]:
+        """The concrete field of ``instance`` with the largest value, and its size."""
+        sizes = [
+            (self.value_bytes(getattr(instance, field.attname, None)), field.name)
+            for field in model._meta.concrete_fields
+        ]
+        size, name = max(sizes)
+        return name, size

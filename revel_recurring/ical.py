@@ -23,9 +23,13 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
+from django.db import connections, models
+from django.db.models import Exists, OuterRef, Value
+from django.db.models.functions import MD5
 
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
+from .host_model import bulky_fields
 from .ical_import import rule_from_ical
 from .models import EventSeries, OccurrenceChange, get_event_model
 
@@ -67,23 +71,81 @@ class CalendarFeed:
         return '"' + hashlib.sha256(self.body).hexdigest()[:40] + '"'
 
 
+# Occurrences whose long texts differ from the template's are read this many at a
+# time: a feed of hand-edited descriptions holds only what it prints.
+_DIFFERING_BATCH = 100
+
+
 class _SeriesExport:
-    """Everything one series contributes to a calendar, read in four queries."""
+    """Everything one series contributes to a calendar, in a constant number of queries.
+
+    Long texts (``host_model.bulky_fields``) are read once, from the template:
+    an occurrence whose texts equal the template's (the database compares them)
+    shares the template's values instead of a copy of its own, so the memory of
+    a feed does not grow with a description copied onto every occurrence. Only
+    occurrences edited on their own read their texts, in batches.
+    """
 
     def __init__(self, series: EventSeries, adapter: DefaultRecurringAdapter) -> None:
         self.series = series
         self.adapter = adapter
         self.model = get_event_model()
         self.rule = series.recurrence_rule
-        rows = list(self.model._default_manager.filter(series=series))
-        self.template = next((r for r in rows if r.is_template), None)
+        manager = self.model._default_manager
+        self.template = manager.filter(series=series, is_template=True).first()
         self.occurrences = sorted(
-            (r for r in rows if not r.is_template), key=lambda r: (r.recurrence_id is None, r.pk)
+            self._light_occurrences(), key=lambda r: (r.recurrence_id is None, r.pk)
         )
         self.revision = self._revision()
         domain = adapter.get_ical_uid_domain()
         self.uid = f"revel-recurring-series-{series.pk}@{domain}"
         self.domain = domain
+
+    def _light_occurrences(self) -> list[Any]:
+        manager = self.model._default_manager
+        rows = manager.filter(series=self.series, is_template=False)
+        names = set(bulky_fields(self.model))
+        bulky = [field for field in self.model._meta.concrete_fields if field.name in names]
+        if not bulky:
+            return list(rows)
+        if self.template is None:
+            same: Any = Value(False)
+        else:
+            same = Exists(self._template_with_texts_of(self.template.pk, bulky))
+        occurrences = list(
+            rows.defer(*(field.name for field in bulky)).annotate(_revel_same_texts=same)
+        )
+        differing = []
+        for occurrence in occurrences:
+            if occurrence._revel_same_texts:
+                for field in bulky:
+                    setattr(occurrence, field.attname, getattr(self.template, field.attname))
+            else:
+                differing.append(occurrence)
+        attnames = [field.attname for field in bulky]
+        for start in range(0, len(differing), _DIFFERING_BATCH):
+            batch = {o.pk: o for o in differing[start : start + _DIFFERING_BATCH]}
+            for pk, *values in manager.filter(pk__in=list(batch)).values_list("pk", *attnames):
+                for attname, value in zip(attnames, values, strict=True):
+                    setattr(batch[pk], attname, value)
+        return occurrences
+
+    def _template_with_texts_of(self, template_pk: Any, bulky: list[Any]) -> Any:
+        """The template row, when each of its ``bulky`` values equals the outer row's."""
+        template = self.model._default_manager.filter(pk=template_pk)
+        if connections[template.db].vendor != "mysql":
+            return template.filter(**{field.name: OuterRef(field.name) for field in bulky})
+        # MySQL and MariaDB compare text under the column's collation, where "Hall"
+        # equals "hall": compare the texts' MD5 (of their bytes) instead. Their JSON
+        # and blob columns compare bytes already.
+        exact: dict[str, Any] = {}
+        for field in bulky:
+            if isinstance(field, models.TextField):
+                template = template.alias(**{f"_revel_md5_{field.name}": MD5(field.name)})
+                exact[f"_revel_md5_{field.name}"] = MD5(OuterRef(field.name))
+            else:
+                exact[field.name] = OuterRef(field.name)
+        return template.filter(**exact)
 
     def _revision(self) -> dt.datetime:
         stamps = [self.series.updated_at, self.series.created_at]

@@ -178,6 +178,24 @@ class EventSeries(models.Model):
             "empty once the rule is exhausted."
         ),
     )
+    # Set by the daily pass when generation failed for a reason a retry cannot
+    # fix; the pass skips the series until someone unparks it (docs/decisions/
+    # parked-series.md).
+    parked_at = models.DateTimeField(
+        null=True,
+        blank=True,
+        editable=False,
+        help_text=_(
+            "When the daily pass stopped generating this series after a failure a retry "
+            "cannot fix; empty while it generates."
+        ),
+    )
+    parked_reason = models.TextField(
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("Why generation failed; resume the series or fix the cause to clear it."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

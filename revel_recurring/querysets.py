@@ -23,13 +23,24 @@ class EventSeriesQuerySet(models.QuerySet[_M]):
         return self.filter(is_active=True)
 
     def due(self, *, now: dt.datetime | None = None) -> Self:
-        """Active series whose next undone occurrence has entered its window.
+        """Active, unparked series whose next undone occurrence has entered its window.
 
         One range scan over the partial index on ``next_due_at``: the column
         already holds "next slot minus window", so no per-row arithmetic is needed.
+        Parked series (``parked_at`` set after a failure a retry cannot fix) wait
+        for someone to unpark them.
         """
         moment = now or timezone.now()
-        return self.filter(is_active=True, next_due_at__isnull=False, next_due_at__lte=moment)
+        return self.filter(
+            is_active=True,
+            parked_at__isnull=True,
+            next_due_at__isnull=False,
+            next_due_at__lte=moment,
+        )
+
+    def parked(self) -> Self:
+        """Series the daily pass parked after a generation failure (``parked_at`` set)."""
+        return self.filter(parked_at__isnull=False)
 
     def with_rule(self) -> Self:
         """Series that have a recurrence rule."""

@@ -107,8 +107,11 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
     """Materialize the window of one series; retries transient database errors only.
 
     ``now`` (ISO 8601, aware) overrides the current time, as in ``generate_all_series``.
+    Any other failure parks the series (``parked_at``, ``parked_reason``) before the
+    task fails, so the next daily pass leaves it alone until it is unparked.
     """
     from .services.generation import generate_series_events
+    from .services.parking import park_failed_series
 
     try:
         # The id goes straight to the locked read: no separate load of the series.
@@ -121,5 +124,6 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
                 countdown=retry_delay(retries),
                 max_retries=recurring_settings.TASK_MAX_RETRIES,
             ) from exc
+        park_failed_series(series_id, exc, now=_parse_now(now))
         raise
     return {"series": series_id, "created": len(created)}

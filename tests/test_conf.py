@@ -34,6 +34,8 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "TASK_MAX_RETRIES": (5, 2, 2),
     "TASK_RETRY_BACKOFF": (5, 1, 1),
     "TASK_RETRY_BACKOFF_MAX": (300, 60, 60),
+    "INSERT_BATCH_BYTES": (16_777_216, 1_048_576, 1_048_576),
+    "MAX_GENERATION_BYTES": (268_435_456, 10_000_000, 10_000_000),
 }
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from celery.signals import task_prerun
-from django.db import OperationalError, transaction
+from django.db import IntegrityError, OperationalError, transaction
 
 from revel_recurring import tasks
 from revel_recurring.models import EventSeries, PendingExdate
@@ -127,7 +127,7 @@ def test_chunk_folds_pending_exdates_and_never_recreates_a_deleted_occurrence() 
     assert not PendingExdate.objects.filter(series=series).exists()
 
 
-def test_one_broken_series_rolls_the_chunk_back_and_the_others_are_generated(
+def test_one_broken_series_is_parked_and_the_others_are_generated_in_the_chunk(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     good = [make_series(name=f"good {n}") for n in range(3)]
@@ -144,12 +144,40 @@ def test_one_broken_series_rolls_the_chunk_back_and_the_others_are_generated(
 
     result = generate_series_chunk_events(ids, now=NOW)
 
-    assert (result.chunked, result.fallen_back, sorted(result.failures)) == (0, 3, [broken.pk])
-    assert isinstance(result.failures[broken.pk], RuntimeError)
+    assert (result.chunked, result.fallen_back, result.failures) == (4, 0, {})
+    assert result.parked == [broken.pk]
     assert [len(occurrences(s)) for s in good] == [8, 8, 8]
     broken.refresh_from_db()
     assert (occurrences(broken), broken.last_generated_until) == ([], None)
+    assert broken.parked_at == NOW
+    assert broken.parked_reason == "RuntimeError: host hook failed"
     assert result.created == 24
+    # Parked: the next pass does not select it, and does not fail on it again.
+    assert list(EventSeries.objects.due(now=NOW + dt.timedelta(days=1))) == []
+
+
+def test_a_database_error_of_one_series_falls_back_and_parks_only_that_series(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    good = [make_series(name=f"good {n}") for n in range(2)]
+    broken = make_series(name="broken")
+    original = Event.prepare_occurrence
+
+    def prepare(self: Event, **kwargs: Any) -> Event:
+        if self.title == "broken":
+            # Not transient (no lock or connection trouble): a retry fails the same way.
+            raise IntegrityError("null value in column violates not-null constraint")
+        return original(self, **kwargs)
+
+    monkeypatch.setattr(Event, "prepare_occurrence", prepare)
+
+    result = generate_series_chunk_events([good[0].pk, broken.pk, good[1].pk], now=NOW)
+
+    assert (result.chunked, result.fallen_back, sorted(result.failures)) == (0, 2, [broken.pk])
+    assert result.parked == [broken.pk]
+    assert [len(occurrences(s)) for s in good] == [8, 8]
+    broken.refresh_from_db()
+    assert broken.parked_reason.startswith("IntegrityError: null value")
 
 
 def test_chunk_sends_one_digest_per_series_after_commit(
@@ -249,6 +277,7 @@ def test_chunk_task_reports_its_counts() -> None:
         "fallen_back": 0,
         "created": 24,
         "failed": [],
+        "parked": [],
         "requeued": [],
     }
 

@@ -59,6 +59,8 @@ STATE_FIELDS = (
     "next_due_local",
     "last_occurrence_index",
     "exdates_local",
+    "parked_at",
+    "parked_reason",
 )
 
 
@@ -72,6 +74,23 @@ class SeriesChangeList(ChangeList):
         for series in page:
             series.revel_drifted_count = len(drifted.get(series.pk, ()))
         self.result_list = page
+
+
+class ParkedFilter(admin.SimpleListFilter):
+    """Series the daily pass parked after a failure, and the others."""
+
+    title = gettext_lazy("parked")
+    parameter_name = "parked"
+
+    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
+        return [("yes", gettext_lazy("Parked")), ("no", gettext_lazy("Generating"))]
+
+    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
+        if self.value() == "yes":
+            return queryset.filter(parked_at__isnull=False)
+        if self.value() == "no":
+            return queryset.filter(parked_at__isnull=True)
+        return queryset
 
 
 class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
@@ -88,8 +107,9 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         "next_due_at",
         "upcoming_count",
         "drifted_count",
+        "parked",
     )
-    list_filter = ("is_active", "auto_publish", "recurrence_rule__frequency")
+    list_filter = ("is_active", "auto_publish", ParkedFilter, "recurrence_rule__frequency")
     list_select_related = ("recurrence_rule",)
     search_fields = ("name", "slug", "description")
     readonly_fields = STATE_FIELDS
@@ -292,6 +312,18 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     @admin.display(description=gettext_lazy("upcoming"), ordering="revel_upcoming")
     def upcoming_count(self, obj: EventSeries) -> int:
         return int(getattr(obj, "revel_upcoming", 0))
+
+    @admin.display(description=gettext_lazy("parked"), ordering="parked_at")
+    def parked(self, obj: EventSeries) -> str:
+        """Empty while the series generates; else since when and why (cut for the list)."""
+        if obj.parked_at is None:
+            return ""
+        reason = obj.parked_reason
+        short = reason if len(reason) <= 80 else reason[:79] + "…"
+        return _("Since %(when)s: %(reason)s") % {
+            "when": self._local(obj, obj.parked_at),
+            "reason": short,
+        }
 
     @admin.display(description=gettext_lazy("drifted"))
     def drifted_count(self, obj: EventSeries) -> int:

@@ -14,6 +14,7 @@ from rest_framework import exceptions, status
 
 from ..exceptions import (
     DuplicateUniqueValueError,
+    GenerationTooLargeError,
     HasBookingsError,
     NotCancelledError,
     RecurrenceError,
@@ -67,6 +68,10 @@ def translate(exc: Exception) -> Exception:
         return Conflict(str(exc))
     if isinstance(exc, SeriesBusyError):
         return TryAgain(str(exc))
+    if isinstance(exc, GenerationTooLargeError):
+        # Its field is the template's (the copied value too large for the window),
+        # keyed where a create or a template PATCH sends it.
+        return exceptions.ValidationError({"template": exc.message_dict})
     if isinstance(exc, RecurrenceError):
         return exceptions.ValidationError(drf_errors(exc.as_validation_error()))
     if isinstance(exc, IntegrityError):

@@ -168,6 +168,18 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         read_only=True, allow_null=True, help_text=_("The cursor: materialized up to here.")
     )
     next_due_at = AwareDateTimeField(read_only=True, allow_null=True)
+    parked_at = AwareDateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "When the daily pass stopped generating this series after a failure a retry "
+            "cannot fix; null while it generates. `resume/`, a successful `generate/` or a "
+            "template edit unparks it."
+        ),
+    )
+    parked_reason = serializers.CharField(
+        read_only=True, help_text=_("Why generation failed; empty while the series generates.")
+    )
     next_occurrence = AwareDateTimeField(
         read_only=True,
         allow_null=True,
@@ -194,6 +206,8 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
             "last_generated_until",
             "last_occurrence_index",
             "next_due_at",
+            "parked_at",
+            "parked_reason",
             "next_occurrence",
             "template",
             "occurrence_counts",

@@ -32,6 +32,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ..adapter import get_adapter
+from ..host_model import bulky_fields
 from ..ical import series_feed
 from ..ical_http import calendar_response
 from ..models import EventSeries, get_event_model
@@ -337,7 +338,8 @@ class SeriesViewSet(
         """Future, unmodified occurrences that no longer fit the rule."""
         series = self.get_object()
         ids = detect_cadence_drift(series)
-        events = {e.pk: e for e in series.occurrences().filter(pk__in=ids)}
+        light = series.occurrences().defer(*bulky_fields(get_event_model()))
+        events = {e.pk: e for e in light.filter(pk__in=ids)}
         booked = booked_ids(events.values())
         rows = [
             s.OccurrenceRow.of(events[pk], drifted=True, booked=pk in booked)
@@ -469,13 +471,15 @@ class SeriesViewSet(
         """The materialized occurrences, with tombstones under `modified_since`."""
         series = self.get_object()
         now = timezone.now()
-        base = series.occurrences()
+        model = get_event_model()
+        # A row shows dates and states only: long texts copied from the template
+        # stay in the database (memory per request does not grow with them).
+        base = series.occurrences().defer(*bulky_fields(model))
         filterset = OccurrenceFilter(request.query_params, queryset=base, request=request)
         if not filterset.is_valid():
             raise DRFValidationError(filterset.errors)
         params = filterset.form.cleaned_data
         drifted = set(detect_cadence_drift(series, now=now))
-        model = get_event_model()
         start = model.RECURRING_START_FIELD
         since = params.get("modified_since")
         if since is None:

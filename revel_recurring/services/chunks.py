@@ -2,9 +2,16 @@
 
 Per chunk, whatever its size: the series locks (one statement on PostgreSQL),
 the rules, the templates with their taken slots and pending exdates, one bulk
-INSERT of every occurrence, the host's ``clone_related_many`` and one UPDATE of
-every cursor. Planning is :func:`~revel_recurring.services.generation.plan_generation`,
-the same as for one series, so a rule behaves identically on both paths.
+INSERT of every occurrence (cut by ``REVEL_RECURRING_INSERT_BATCH_BYTES`` when the
+rows are large), the host's ``clone_related_many`` and one UPDATE of every cursor.
+Planning is :func:`~revel_recurring.services.generation.plan_generation`, the
+same as for one series, so a rule behaves identically on both paths.
+
+One series never takes the others down: a series whose planning fails (a
+template too large for its window, a host hook that raises) is parked and left
+out of the chunk's insert, in Python and without a savepoint (which would cost
+two statements per series); a failure of the shared insert rolls the chunk back
+and every series goes the per-series way, where the one that fails is parked.
 """
 
 from __future__ import annotations
@@ -16,14 +23,16 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any
 
-from django.db import connections, transaction
+from django.db import DatabaseError, transaction
 
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..notifications import send_series_digest, suppress_event_notifications
 from .exdates import absorb_pending_exdates
 from .generation import (
+    TakenSlots,
     apply_plan,
     build_occurrences,
+    bulk_insert,
     generate_series_events,
     park_series,
     plan_generation,
@@ -31,13 +40,11 @@ from .generation import (
     write_cursors,
 )
 from .locking import lock_series_chunk
+from .parking import clear_parking, park_failed_series
 from .plumbing import now_utc
 from .scheduling import generation_window
 
 logger = logging.getLogger(__name__)
-
-# PostgreSQL accepts at most 65,535 parameters in one statement.
-_MAX_PARAMETERS = 60_000
 
 
 @dataclass
@@ -48,7 +55,9 @@ class ChunkResult:
     transaction), ``retried`` (held by another transaction: generated on its own
     after the chunk, waiting for the lock), ``fallen_back`` (the chunk failed and
     rolled back: generated on its own) or ``failures`` (its own run failed too;
-    the exception is kept for the caller, which may retry it).
+    the exception is kept for the caller, which may retry it). ``parked`` lists
+    the series parked in this run (a failure a retry cannot fix), whichever
+    path found it.
     """
 
     series: int = 0
@@ -57,6 +66,7 @@ class ChunkResult:
     fallen_back: int = 0
     created: int = 0
     failures: dict[int, Exception] = field(default_factory=dict)
+    parked: list[int] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         """The counts, with the failed ids (the Celery task's JSON result)."""
@@ -67,6 +77,7 @@ class ChunkResult:
             "fallen_back": self.fallen_back,
             "created": self.created,
             "failed": sorted(self.failures),
+            "parked": sorted(self.parked),
         }
 
 
@@ -83,13 +94,14 @@ def generate_series_chunk_events(
     rolls back and every series of the chunk goes the per-series way, so one
     broken series never blocks the others and never half-writes. One digest per
     series batch, after commit. A series that fails on its own is logged and
-    reported in ``failures``; it never raises.
+    reported in ``failures``; it never raises. A failure a retry cannot fix
+    parks the series (``parked``; see :mod:`~revel_recurring.services.parking`).
     """
     moment = now_utc(now)
     ids = sorted(set(series_ids))
     result = ChunkResult(series=len(ids))
     try:
-        chunked, skipped, created = _generate_chunk(ids, moment)
+        chunked, skipped, created = _generate_chunk(ids, moment, result)
     except Exception:
         logger.exception(
             "revel_recurring: the chunk of series %s..%s failed and was rolled back; "
@@ -113,20 +125,29 @@ def _one_by_one(ids: Sequence[int], moment: dt.datetime, result: ChunkResult) ->
         except Exception as exc:
             logger.exception("revel_recurring could not generate series %s", series_id)
             result.failures[series_id] = exc
+            if park_failed_series(series_id, exc, now=moment):
+                result.parked.append(series_id)
         else:
             done += 1
     return done
 
 
-def _generate_chunk(ids: list[int], moment: dt.datetime) -> tuple[int, list[int], int]:
+def _generate_chunk(
+    ids: list[int], moment: dt.datetime, result: ChunkResult
+) -> tuple[int, list[int], int]:
     """The chunk transaction: (series done in it, ids left to retry, occurrences created)."""
+    parked: list[tuple[int, Exception]] = []
     with transaction.atomic(), suppress_event_notifications():
         locked, skipped = lock_series_chunk(ids)
         # Rules are read after the locks, never joined into the locking statement
         # (docs/locking.md: a joined row would be the one from before a lock wait).
         rule_ids = {s.recurrence_rule_id for s in locked if s.recurrence_rule_id is not None}
         rules = RecurrenceRule.objects.in_bulk(list(rule_ids))
-        live = [s for s in locked if s.is_active and s.recurrence_rule_id in rules]
+        live = [
+            s
+            for s in locked
+            if s.is_active and s.parked_at is None and s.recurrence_rule_id in rules
+        ]
         for series in live:
             series.recurrence_rule = rules[series.recurrence_rule_id]
         # One lower bound for the whole chunk: every series' window starts at `now`
@@ -140,17 +161,16 @@ def _generate_chunk(ids: list[int], moment: dt.datetime) -> tuple[int, list[int]
                 park_series(series)
                 continue
             absorb_pending_exdates(series, pending=state.pending)
-            rule = series.recurrence_rule
-            assert rule is not None
-            since = generation_window(series, rule, now=moment).search_from
-            plan = plan_generation(
-                series,
-                rule,
-                materialized={slot for slot in state.materialized if slot >= since},
-                now=moment,
-            )
-            occurrences = build_occurrences(series, state.template, plan.slots)
-            apply_plan(series, plan, created=len(occurrences))
+            try:
+                occurrences = _plan_series(series, state, moment)
+            except DatabaseError:
+                raise  # the transaction is broken: the whole chunk goes one by one
+            except Exception as exc:
+                # Nothing of this series was written but its exdates: leave it out
+                # of the insert and park it with the others' work intact.
+                logger.exception("revel_recurring could not generate series %s", series.pk)
+                parked.append((series.pk, exc))
+                continue
             batches.append((series, state.template, occurrences))
         created = _insert(batches)
         write_cursors([series for series, _, _ in batches])
@@ -159,7 +179,31 @@ def _generate_chunk(ids: list[int], moment: dt.datetime) -> tuple[int, list[int]
                 transaction.on_commit(
                     partial(send_series_digest, series, occurrences, template=template)
                 )
+        outcomes = [(pk, error, park_failed_series(pk, error, now=moment)) for pk, error in parked]
+    # Counted once the chunk committed: a chunk that rolls back parks nothing here.
+    for series_id, error, was_parked in outcomes:
+        if was_parked:
+            result.parked.append(series_id)
+        else:
+            result.failures[series_id] = error
     return len(locked), skipped, created
+
+
+def _plan_series(series: EventSeries, state: TakenSlots, moment: dt.datetime) -> list[Any]:
+    """Plan ``series`` and build its occurrences; moves its cursor in memory only."""
+    rule = series.recurrence_rule
+    assert rule is not None
+    since = generation_window(series, rule, now=moment).search_from
+    plan = plan_generation(
+        series,
+        rule,
+        materialized={slot for slot in state.materialized if slot >= since},
+        now=moment,
+    )
+    occurrences = build_occurrences(series, state.template, plan.slots)
+    apply_plan(series, plan, created=len(occurrences))
+    clear_parking(series)
+    return occurrences
 
 
 def _insert(batches: Sequence[tuple[EventSeries, Any, list[Any]]]) -> int:
@@ -168,13 +212,9 @@ def _insert(batches: Sequence[tuple[EventSeries, Any, list[Any]]]) -> int:
     if not everything:
         return 0
     model = get_event_model()
-    manager = model._default_manager
-    batch_size = None
-    if connections[manager.db].vendor == "postgresql":
-        batch_size = max(1, _MAX_PARAMETERS // len(model._meta.concrete_fields))
     # bulk_create sets the primary keys on the same objects (RETURNING), so the
     # per-series lists in `batches` now hold saved occurrences.
-    manager.bulk_create(everything, batch_size=batch_size)
+    bulk_insert(model, everything)
     model.clone_related_many([(template, occurrences) for _, template, occurrences in batches])
     return len(everything)
 

@@ -18,6 +18,7 @@ from django.db import transaction
 from .. import rules
 from ..conf import recurring_settings
 from ..exceptions import SeriesHasBookingsError
+from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..receivers import deleting_series
 from ..signals import series_paused, series_resumed
@@ -31,6 +32,7 @@ from ..validators import (
 from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .parking import PARKING_COLUMNS, clear_parking
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
@@ -120,8 +122,10 @@ def pause_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool
 def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool:
     """Generate occurrences for ``series`` again; returns False if it was already active.
 
-    The cursor is kept. Generation never materializes slots that start before
-    ``now``, so the dates missed while paused are not created after the fact.
+    Also unparks a series the daily pass parked after a failure (``parked_at``),
+    active or not: that counts as a change (True). The cursor is kept. Generation
+    never materializes slots that start before ``now``, so the dates missed while
+    paused are not created after the fact.
     ``next_due_at`` is recomputed so the beat picks the series up when due.
     Sends ``series_resumed`` after commit.
     """
@@ -131,17 +135,18 @@ def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> boo
 def _set_active(series: EventSeries, *, active: bool, now: dt.datetime) -> bool:
     with transaction.atomic():
         locked = lock_series(series.pk)
-        if locked.is_active == active:
-            mirror_columns(series, locked, "is_active")
+        unparked = active and clear_parking(locked)
+        if locked.is_active == active and not unparked:
+            mirror_columns(series, locked, "is_active", *PARKING_COLUMNS)
             return False
         locked.is_active = active
         fields = ["is_active", "updated_at"]
         if active:
             refresh_next_due_at(locked, now=now)
-            fields.append("next_due_at")
+            fields.extend(["next_due_at", *PARKING_COLUMNS])
         locked.save(update_fields=fields)
         send_after_commit(series_resumed if active else series_paused, series=locked)
-    mirror_columns(series, locked, "is_active", "next_due_at", "updated_at")
+    mirror_columns(series, locked, "is_active", "next_due_at", "updated_at", *PARKING_COLUMNS)
     return True
 
 
@@ -157,11 +162,15 @@ def delete_series(series: EventSeries) -> int:
     template included.
     """
     model = get_event_model()
+    # Long texts copied onto every occurrence are never read here: without them
+    # a daily series with a 1 MB description is deleted in a few MB, not gigabytes.
+    bulky = bulky_fields(model)
 
     def attempt() -> int:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            events = list(lock_rows(model._default_manager.filter(series=locked).order_by("pk")))
+            rows = model._default_manager.filter(series=locked).defer(*bulky)
+            events = list(lock_rows(rows.order_by("pk")))
             # One question to the host for the whole series, not one per event.
             booked = booked_ids(events)
             if booked:
@@ -176,7 +185,8 @@ def delete_series(series: EventSeries) -> int:
                     booked=dates,
                 )
             with deleting_series(locked.pk):
-                model._default_manager.filter(series=locked).delete()
+                # The collector loads every row for the delete signals: deferred ones.
+                rows.delete()
             rule_id = locked.recurrence_rule_id
             locked.delete()
             if rule_id is not None:

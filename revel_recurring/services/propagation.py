@@ -19,6 +19,7 @@ from ..receivers import suspend_modification_tracking
 from ..signals import template_propagated
 from ..validators import validate_no_nul_characters
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
+from .parking import unpark_series
 from .plumbing import now_utc, send_after_commit, utc_instants
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
@@ -118,7 +119,8 @@ def update_template(
     commit together: one invalid occurrence raises its ``ValidationError`` and
     nothing is saved. Returns the number of occurrences changed (rows already
     holding the values are skipped). Sends ``template_propagated`` after commit
-    when a propagation scope was given.
+    when a propagation scope was given. A parked series is unparked, so the next
+    daily pass tries it again with the new template.
     """
     if propagate not in PROPAGATION_SCOPES:
         raise InvalidPropagationError(
@@ -150,6 +152,10 @@ def update_template(
                 setattr(template, key, changes[key])
             template.full_clean()
             template.save()
+            if locked.parked_at is not None:
+                # The template is what most parkings are about (a text too long for
+                # the window, a value the host's hook refuses): let the pass try again.
+                unpark_series(locked.pk)
             if propagate == "none":
                 return 0
             written = _propagated_fields(model, [field for _, field in fields])

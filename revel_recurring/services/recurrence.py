@@ -23,6 +23,7 @@ from ..validators import (
     validate_rule_keys,
     validate_series_options,
 )
+from .generation import check_next_run_size
 from .locking import lock_series
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
@@ -65,7 +66,9 @@ def update_series_recurrence(
     materialized are not moved; :func:`~revel_recurring.services.drift.detect_cadence_drift`
     finds those that no longer fit. Returns the series' fresh state; the passed
     instance is updated as well. Sends ``series_recurrence_changed`` after commit
-    when anything changed.
+    when anything changed. A change whose next generation run would exceed
+    ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``
+    and changes nothing.
     """
     moment = now_utc(now)
     changes = dict(rule_changes or {})
@@ -121,6 +124,8 @@ def update_series_recurrence(
         cursor_reset = bool(changed - {"auto_publish"}) and locked.last_generated_until is not None
         if changed - {"auto_publish"}:
             locked.last_generated_until = None
+            # Refused here (a 400 for the organiser) rather than parked by the pass.
+            check_next_run_size(locked, now=moment)
             refresh_next_due_at(locked, now=moment)
             update_fields |= {"last_generated_until", "next_due_at"}
         if update_fields:
