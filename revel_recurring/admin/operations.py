@@ -113,21 +113,32 @@ def resume(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> bo
 
 
 def cancel_stale(
-    request: HttpRequest, series: EventSeries, *, ids: Collection[int], now: dt.datetime
+    request: HttpRequest, series: EventSeries, *, ids: Collection[Any], now: dt.datetime
 ) -> int:
-    """Cancel those of ``ids`` that still drift (the ones the confirmation page showed)."""
+    """Cancel those of ``ids`` that still drift (the ones the confirmation page showed).
+
+    Cancelling none of them is a warning: the dates confirmed no longer drift (or
+    belong to another series), and the organiser should look again.
+    """
     ok, cancelled = _run(
         request, series, lambda: cancel_stale_occurrences(series, ids=ids, now=now)
     )
     if not ok or cancelled is None:
         return 0
     count = len(cancelled)
+    if not count:
+        messages.warning(
+            request,
+            _("Nothing cancelled for %(name)s: none of the confirmed dates still drifts.")
+            % {"name": series.name},
+        )
+        return 0
     text = ngettext(
         "%(count)d stale occurrence cancelled for %(name)s.",
         "%(count)d stale occurrences cancelled for %(name)s.",
         count,
     ) % {"count": count, "name": series.name}
-    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
+    messages.success(request, text)
     return count
 
 
