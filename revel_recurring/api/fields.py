@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
@@ -132,6 +133,16 @@ def _limit(field: models.Field[Any, Any], kind: type[validators.BaseValidator]) 
     return next((v.limit_value for v in field.validators if isinstance(v, kind)), None)
 
 
+class UUIDTextField(serializers.UUIDField):
+    """A UUID given as its text. DRF also reads a JSON number as a 128-bit integer,
+    which the schema (a ``uuid`` string) does not offer; refused here."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, (str, uuid.UUID)):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
 @lru_cache(maxsize=16)
 def pk_serializer_field(
     model_field: models.Field[Any, Any],
@@ -145,7 +156,7 @@ def pk_serializer_field(
     field): use it unbound, for ``to_representation`` and ``run_validation`` only.
     """
     if isinstance(model_field, models.UUIDField):
-        return serializers.UUIDField()
+        return UUIDTextField()
     if isinstance(model_field, models.IntegerField):
         # AutoField, BigAutoField and the integer fields: Django derives the range
         # validators from the database backend.
