@@ -82,9 +82,7 @@ def make_series(school: School) -> MakeSeries:
             "finishes": start + dt.timedelta(hours=1),
         }
         options.setdefault("auto_publish", True)
-        return create_recurring_series(
-            name=name, rule_data=rule, template_data=template, **options
-        )
+        return create_recurring_series(name=name, rule_data=rule, template_data=template, **options)
 
     return build
 

@@ -129,9 +129,7 @@ def test_modified_since_reports_cancelled_and_deleted_lessons_by_uuid(
     series = make_series()
     first, second = lessons(series)[:2]
     since = utc_text(timezone.now() - dt.timedelta(seconds=1))
-    api.post(
-        f"{API}{series.pk}/cancel-occurrence/", {"occurrence": utc_text(first.begins)}, "json"
-    )
+    api.post(f"{API}{series.pk}/cancel-occurrence/", {"occurrence": utc_text(first.begins)}, "json")
     gone = second.pk
     second.delete()
 

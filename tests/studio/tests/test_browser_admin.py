@@ -66,7 +66,5 @@ def test_cancel_stale_dates_in_the_browser_with_uuid_lessons(
     assert page.locator(".messagelist .success").count() == 1
     screenshot(page, "studio-03-cancelled")
 
-    states = read_db(
-        lambda: dict(Lesson.objects.filter(pk__in=stale).values_list("pk", "state"))
-    )
+    states = read_db(lambda: dict(Lesson.objects.filter(pk__in=stale).values_list("pk", "state")))
     assert states == {pk: Lesson.State.SCRAPPED for pk in stale}
