@@ -165,7 +165,7 @@ def test_cancel_stale_takes_uuid_ids_and_answers_them(
 def test_cancel_stale_ignores_a_uuid_of_another_series(
     api: APIClient, make_series: MakeSeries
 ) -> None:
-    series, thursdays = drifted_series(make_series)
+    series, _thursdays = drifted_series(make_series)
     other = make_series(name="Kizomba")
 
     response = api.post(

@@ -38,7 +38,7 @@ def owner(db: Any) -> User:
 def test_cancel_stale_dates_in_the_browser_with_uuid_lessons(
     live_server: Any, owner: User, drifted: tuple[EventSeries, list[Any]], browser_page: Any
 ) -> None:
-    series, stale = drifted
+    _series, stale = drifted
     page = browser_page
 
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/")
