@@ -17,6 +17,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.api.fields import EventIdField, UUIDTextField, pk_serializer_field
 from revel_recurring.host_model import parse_event_pks
+from revel_recurring.models import OccurrenceChange
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
@@ -146,3 +147,13 @@ def test_cancel_stale_refuses_an_id_beyond_the_key_column(admin_user: Any) -> No
     assert response.status_code == 400
     assert list(response.json()) == ["ids"]
     assert detect_cadence_drift(series, now=NOW)
+
+
+@pytest.mark.django_db
+def test_the_change_log_keeps_a_long_text_key_whole() -> None:
+    series = make_series(name="Yoga")
+    key = "lesson-" + "k" * 300
+
+    OccurrenceChange.objects.create(series=series, occurrence_pk=key, kind="deleted")
+
+    assert OccurrenceChange.objects.get().occurrence_pk == key
