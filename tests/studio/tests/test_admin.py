@@ -62,6 +62,8 @@ def test_change_page_lists_the_uuid_lessons(admin: Client, make_series: MakeSeri
     assert page.status_code == 200
     rows = page.context["upcoming"]
     assert [row.event_id for row in rows] == [lesson.pk for lesson in lessons(series)]
+    assert rows[0].admin_url == f"/admin/studio/lesson/{rows[0].event_id}/change/"
+    assert f'href="{rows[0].admin_url}"' in page.content.decode()
     assert admin.get(CHANGELIST).status_code == 200
 
 
