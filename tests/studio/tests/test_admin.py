@@ -107,6 +107,27 @@ def test_cancel_stale_action_with_two_series_cancels_each_ones_own(
     assert (scrapped(salsa), scrapped(tango)) == (1, 2)
 
 
+def test_a_selected_series_none_of_whose_dates_was_confirmed_is_not_reported(
+    admin: Client, make_series: MakeSeries
+) -> None:
+    salsa = drifted(make_series)
+    tango = drifted(make_series, name="Tango")
+
+    done = admin.post(
+        CHANGELIST,
+        {
+            "action": "cancel_stale_action",
+            "_selected_action": [salsa.pk, tango.pk],
+            "confirm": "yes",
+            "occurrence": [str(pk) for pk in detect_cadence_drift(salsa)[:2]],
+        },
+        follow=True,
+    )
+
+    assert messages_of(done) == [("success", "2 stale occurrences cancelled for Salsa.")]
+    assert (scrapped(salsa), scrapped(tango)) == (2, 0)
+
+
 @pytest.mark.parametrize("posted", [[], ["12", "not-a-uuid", ""], ["PK OF ANOTHER SERIES"]])
 def test_a_confirmation_that_matches_nothing_is_a_warning(
     admin: Client, make_series: MakeSeries, posted: list[str]
