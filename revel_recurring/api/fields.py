@@ -10,6 +10,7 @@ from typing import Any
 
 from django.core import validators
 from django.db import models
+from django.db.models.fields import AutoFieldMixin
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
@@ -150,7 +151,8 @@ def pk_serializer_field(
     """A DRF field that reads and writes values of the primary key ``model_field``.
 
     UUIDs are strings in canonical form, integers are bounded by the column's range
-    (so an out-of-range id is a 400, not a database error), text keeps its exact
+    (so an out-of-range id is a 400, not a database error; auto-incremented keys
+    from 1), text keeps its exact
     spelling (no trimming: ``" a"`` and ``"a"`` are different keys). Other key types
     go through DRF's own model field mapping. The field is shared (cached per model
     field): use it unbound, for ``to_representation`` and ``run_validation`` only.
@@ -158,11 +160,13 @@ def pk_serializer_field(
     if isinstance(model_field, models.UUIDField):
         return UUIDTextField()
     if isinstance(model_field, models.IntegerField):
-        # AutoField, BigAutoField and the integer fields: Django derives the range
-        # validators from the database backend.
+        # The integer fields: Django derives the range validators from the database
+        # backend. Auto-incremented keys start at 1, so 0 and below name no row.
+        low = _limit(model_field, validators.MinValueValidator)
+        if isinstance(model_field, AutoFieldMixin):
+            low = 1
         return serializers.IntegerField(
-            min_value=_limit(model_field, validators.MinValueValidator),
-            max_value=_limit(model_field, validators.MaxValueValidator),
+            min_value=low, max_value=_limit(model_field, validators.MaxValueValidator)
         )
     if isinstance(model_field, (models.CharField, models.TextField)):
         return serializers.CharField(
