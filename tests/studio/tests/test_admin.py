@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.studio.models import Lesson, User
 
-from .conftest import PASSWORD, MakeSeries, lessons
+from .conftest import BERLIN, PASSWORD, MakeSeries, lessons, next_weekday
 
 pytestmark = pytest.mark.django_db
 
@@ -192,3 +193,35 @@ def test_lesson_admin_opens_a_lesson_by_its_uuid(admin: Client, make_series: Mak
 
     assert page.status_code == 200
     assert str(lesson.pk) in page.content.decode()
+
+
+def test_add_page_creates_a_series_from_a_uuid_lesson(admin: Client, school: Any) -> None:
+    start = next_weekday(2)
+    source = Lesson.objects.create(
+        school=school, title="Lindy Hop", room="Loft", begins=start - dt.timedelta(days=7)
+    )
+
+    response = admin.post(
+        f"{CHANGELIST}add/",
+        {
+            "name": "Lindy Hop",
+            "is_active": "on",
+            "generation_window_weeks": 4,
+            "template_source": str(source.pk),
+            "frequency": "WEEKLY",
+            "interval": 1,
+            "weekdays": ["2"],
+            "dtstart_0": start.date().isoformat(),
+            "dtstart_1": "18:30",
+            "timezone": "Europe/Berlin",
+        },
+        follow=True,
+    )
+
+    assert response.status_code == 200
+    series = EventSeries.objects.get(name="Lindy Hop")
+    template = Lesson.objects.get(series=series, is_template=True)
+    assert template.pk != source.pk
+    assert (template.title, template.room, template.school_id) == ("Lindy Hop", "Loft", school.pk)
+    assert lessons(series)
+    assert all(lesson.begins.astimezone(BERLIN).hour == 18 for lesson in lessons(series))
