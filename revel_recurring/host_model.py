@@ -6,9 +6,10 @@ a batch with a clear error before the database would raise an IntegrityError).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import models
 
 from .exceptions import DuplicateUniqueValueError
@@ -188,3 +189,25 @@ class RowSizer:
         ]
         size, name = max(sizes)
         return name, size
+
+
+def parse_event_pks(model: Any, values: Iterable[object]) -> list[Any]:
+    """The valid primary keys of ``model`` among ``values`` (text from a form), parsed.
+
+    Read through the model's own pk field (``to_python`` and its validators), so
+    integer, big integer, UUID and text keys all work; a value that is no key of
+    this type (or out of the column's range) is dropped, not an error: it cannot
+    name a row. Order is kept, duplicates are dropped.
+    """
+    field = model._meta.pk
+    found: dict[Any, None] = {}
+    for value in values:
+        try:
+            pk = field.to_python(value)
+            if pk is None or pk == "":
+                continue
+            field.run_validators(pk)
+        except (ValidationError, TypeError, ValueError):
+            continue
+        found[pk] = None
+    return list(found)

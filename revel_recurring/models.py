@@ -268,7 +268,8 @@ class OccurrenceChange(models.Model):
         EventSeries, on_delete=models.CASCADE, related_name="occurrence_changes"
     )
     # The host event's primary key as text, not a foreign key: the row may be gone.
-    occurrence_pk = models.CharField(max_length=64)
+    # Text of any length: hosts key events by integers, UUIDs or strings of their own.
+    occurrence_pk = models.TextField()
     recurrence_id = models.DateTimeField(null=True, blank=True)
     occurrence_index = models.PositiveIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=10, choices=Kind.choices)

@@ -9,8 +9,9 @@ Prints which backends ran and whether the browser tests (marker ``browser``)
 can run: they need Chromium at /usr/bin/chromium (or REVEL_TEST_CHROMIUM) and
 skip themselves without it. Exits non-zero if any run failed.
 
-Each backend runs ``tests/`` with ``tests.settings`` and, once it exists,
-``example_project/`` with ``example_project.settings``. Arguments other than
+Each backend runs ``tests/`` with ``tests.settings``, ``tests/studio/`` (the
+second host: UUID primary keys, custom user model) with ``tests.settings_studio``
+and ``example_project/`` with ``example_project.settings``. Arguments other than
 ``--backend`` go to pytest unchanged, e.g. ``make test ARGS="-k dst -x"``.
 ``--backend sqlite`` / ``--backend postgresql`` run one backend only (the tox
 envs use that); ``postgresql`` then fails instead of skipping when no server
@@ -38,6 +39,9 @@ LOCAL_MARIADB = "mysql://root@127.0.0.1:3306/test"
 # (settings module, test paths); a pair is skipped while its paths do not exist.
 SUITES = (
     ("tests.settings", ["tests"]),
+    # The second test host (UUID primary keys, a custom user model); tests/conftest.py
+    # keeps each settings module to its own host's tests.
+    ("tests.settings_studio", ["tests/studio"]),
     ("example_project.settings", ["example_project"]),
 )
 
@@ -168,7 +172,8 @@ def main(argv: list[str]) -> int:
         print("PostgreSQL: asked for, but no DATABASE_URL and nothing on 127.0.0.1:5432")
     maria = mariadb_url() if options.backend in ("auto", "mariadb") else None
     if maria:
-        # The app's own suite only: the example project is a SQLite/PostgreSQL site.
+        # The app's own suite only: the example project and the studio host are
+        # SQLite/PostgreSQL sites.
         results["mariadb"] = run("MariaDB", {"DATABASE_URL": maria}, extra, SUITES[:1])
     elif options.backend == "mariadb":
         results["mariadb"] = False

@@ -1,18 +1,39 @@
-"""Fixtures shared by the whole suite; the builders themselves live in tests/factories.py."""
+"""Fixtures shared by the whole suite; the builders themselves live in tests/factories.py.
+
+``tests/studio`` is a second host with its own settings (``tests.settings_studio``):
+its tests are collected only under those settings, and the rest of ``tests/`` only
+under the others, so ``pytest --ds ... tests`` never mixes the two hosts' models.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+from django.apps import apps
 
 from revel_recurring.models import RecurrenceRule
-from tests import factories
 
 MakeRule = Callable[..., RecurrenceRule]
+
+STUDIO = Path(__file__).resolve().parent / "studio"
+
+
+def pytest_ignore_collect(collection_path: Path, config: Any) -> bool | None:
+    path = collection_path.resolve()
+    inside = path == STUDIO or STUDIO in path.parents
+    if apps.is_installed("tests.studio"):
+        return None if inside or path in STUDIO.parents else True
+    return True if inside else None
 
 
 @pytest.fixture
 def make_rule() -> MakeRule:
     """:func:`tests.factories.make_rule` as a fixture (``save=False`` needs no database)."""
+    # Imported here: the studio host's settings do not install tests.testapp, whose
+    # models tests.factories imports.
+    from tests import factories
+
     return factories.make_rule

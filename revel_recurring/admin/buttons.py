@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from django.contrib import admin
+from django.contrib import admin, messages
 from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
@@ -16,6 +16,7 @@ from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
+from ..host_model import parse_event_pks
 from ..models import EventSeries, get_event_model
 from ..services.bookings import booked_ids
 from ..services.drift import drifted_ids_by_series
@@ -45,21 +46,37 @@ class SeriesButtonsMixin(_Base):
         """Show the drifted dates; cancel exactly those once the form is confirmed."""
         now = _now()
         if request.method == "POST" and request.POST.get("confirm") == "yes":
-            shown = {int(pk) for pk in request.POST.getlist("occurrence") if pk.isdigit()}
+            model = get_event_model()
+            shown = set(parse_event_pks(model, request.POST.getlist("occurrence")))
             # The dates the page marked as booked: ticked ones are cancelled with their
             # bookings (the person asked for exactly those); unticked ones are named as
             # kept. A date booked after the page was shown is kept by the service.
-            booked = {int(pk) for pk in request.POST.getlist("booked") if pk.isdigit()}
+            booked = set(parse_event_pks(model, request.POST.getlist("booked")))
             unticked = self._labels(selection, booked - shown)
-            for series in selection:
-                cancel_stale(
-                    request,
-                    series,
-                    ids=shown,
-                    include_booked=shown & booked,
-                    left_alone=unticked.get(series.pk, []),
-                    now=now,
+            owners = set(
+                model._default_manager.filter(pk__in=shown, series__in=selection).values_list(
+                    "series_id", flat=True
                 )
+                if shown
+                else ()
+            )
+            if not owners and not unticked:
+                # A confirmation naming no occurrence must not read as a success.
+                messages.warning(
+                    request,
+                    _("No confirmed date belongs to the selected series; nothing cancelled."),
+                )
+                return None
+            for series in selection:
+                if series.pk in owners or series.pk in unticked:
+                    cancel_stale(
+                        request,
+                        series,
+                        ids=shown,
+                        include_booked=shown & booked,
+                        left_alone=unticked.get(series.pk, []),
+                        now=now,
+                    )
             return None
         drifted = drifted_ids_by_series(selection, now=now)
         model = get_event_model()

@@ -123,7 +123,9 @@ def cancel_stale(
     Booked dates are cancelled only when ``include_booked`` names them (the person
     ticked them); a booked one among ``ids`` that it does not name is kept. The
     message names every booked date kept: those and ``left_alone`` (the labels of
-    the booked dates the person left unticked).
+    the booked dates the person left unticked). Cancelling none of them, with no
+    booked date kept, is a warning: the dates confirmed no longer drift (or belong
+    to another series), and the organiser should look again.
     """
     ok, result = _run(
         request,
@@ -133,13 +135,21 @@ def cancel_stale(
     if not ok or result is None:
         return 0
     count = len(result.cancelled)
+    kept = [*left_alone, *(date.display for date in result.kept_booked)]
+    if not count and not kept:
+        messages.warning(
+            request,
+            _("Nothing cancelled for %(name)s: none of the confirmed dates still drifts.")
+            % {"name": series.name},
+        )
+        return 0
     text = ngettext(
         "%(count)d stale occurrence cancelled for %(name)s.",
         "%(count)d stale occurrences cancelled for %(name)s.",
         count,
     ) % {"count": count, "name": series.name}
-    messages.add_message(request, messages.SUCCESS if count else messages.INFO, text)
-    kept = [*left_alone, *(date.display for date in result.kept_booked)]
+    if count:
+        messages.success(request, text)
     if kept:
         messages.warning(
             request,

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.admin import AdminSite
+from django.contrib.admin.utils import quote
 from django.urls import reverse
 from django.utils.formats import date_format
 
@@ -33,7 +34,7 @@ class UpcomingRow:
     instant: dt.datetime
     local: dt.datetime
     status: str
-    event_id: int | None
+    event_id: Any
     admin_url: str | None
     modified: bool
     drifted: bool
@@ -93,7 +94,10 @@ def upcoming_rows(
             local=value.astimezone(zone),
             status=str(state),
             event_id=pk,
-            admin_url=reverse(url_name, args=[pk], current_app=admin_site.name) if linked else None,
+            # quote(): the admin's own escaping of text keys holding "/" or "_".
+            admin_url=(
+                reverse(url_name, args=[quote(pk)], current_app=admin_site.name) if linked else None
+            ),
             modified=bool(modified),
             drifted=pk in drifted,
             cancelled=state == model.RECURRING_STATUS_CANCELLED,

@@ -3,14 +3,23 @@
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
+from django.core import validators
+from django.db import models
+from django.db.models.fields import AutoFieldMixin
 from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
+from drf_spectacular.extensions import OpenApiSerializerFieldExtension
+from drf_spectacular.plumbing import build_basic_type
+from drf_spectacular.types import OpenApiTypes
 from rest_framework import serializers
 
 from .. import rules
+from ..models import get_event_model
 
 UTC = dt.UTC
 # Instants the API accepts. Every event schedule fits; near the ends of Python's
@@ -111,3 +120,100 @@ class StrictFieldsMixin:
         if errors:
             raise serializers.ValidationError(errors)
         return value
+
+
+def _concrete_pk(model: type[models.Model]) -> models.Field[Any, Any]:
+    """The column behind ``model``'s primary key (a parent link resolves to its target)."""
+    field: Any = model._meta.pk
+    while field.remote_field is not None and field.target_field is not field:
+        field = field.target_field
+    return field  # type: ignore[no-any-return]
+
+
+def _limit(field: models.Field[Any, Any], kind: type[validators.BaseValidator]) -> Any:
+    return next((v.limit_value for v in field.validators if isinstance(v, kind)), None)
+
+
+class UUIDTextField(serializers.UUIDField):
+    """A UUID given as its text. DRF also reads a JSON number as a 128-bit integer,
+    which the schema (a ``uuid`` string) does not offer; refused here."""
+
+    def to_internal_value(self, data: Any) -> uuid.UUID:
+        if not isinstance(data, (str, uuid.UUID)):
+            self.fail("invalid", value=data)
+        return super().to_internal_value(data)
+
+
+@lru_cache(maxsize=16)
+def pk_serializer_field(
+    model_field: models.Field[Any, Any],
+) -> serializers.Field[Any, Any, Any, Any]:
+    """A DRF field that reads and writes values of the primary key ``model_field``.
+
+    UUIDs are strings in canonical form, integers are bounded by the column's range
+    (so an out-of-range id is a 400, not a database error; auto-incremented keys
+    from 1), text keeps its exact
+    spelling (no trimming: ``" a"`` and ``"a"`` are different keys). Other key types
+    go through DRF's own model field mapping. The field is shared (cached per model
+    field): use it unbound, for ``to_representation`` and ``run_validation`` only.
+    """
+    if isinstance(model_field, models.UUIDField):
+        return UUIDTextField()
+    if isinstance(model_field, models.IntegerField):
+        # The integer fields: Django derives the range validators from the database
+        # backend. Auto-incremented keys start at 1, so 0 and below name no row.
+        low = _limit(model_field, validators.MinValueValidator)
+        if isinstance(model_field, AutoFieldMixin):
+            low = 1
+        return serializers.IntegerField(
+            min_value=low, max_value=_limit(model_field, validators.MaxValueValidator)
+        )
+    if isinstance(model_field, (models.CharField, models.TextField)):
+        return serializers.CharField(
+            max_length=getattr(model_field, "max_length", None), trim_whitespace=False
+        )
+    field_class, kwargs = serializers.ModelSerializer().build_standard_field(
+        model_field.name, model_field
+    )
+    for key in ("read_only", "required", "allow_null", "label", "help_text", "validators"):
+        kwargs.pop(key, None)
+    return field_class(**kwargs)
+
+
+def event_pk_field() -> serializers.Field[Any, Any, Any, Any]:
+    """:func:`pk_serializer_field` of the host event model's primary key."""
+    return pk_serializer_field(_concrete_pk(get_event_model()))
+
+
+class EventIdField(serializers.Field[Any, Any, Any, Any]):
+    """A host event's id, typed as the host's own primary key (int, big int, UUID, text).
+
+    The concrete field is resolved when a value is read or written, not when the
+    serializer class is defined: serializer modules may be imported before the
+    host's model is known, and the tests switch hosts with ``override_settings``.
+    The OpenAPI schema describes the same concrete field (see the extension below).
+    """
+
+    def concrete(self) -> serializers.Field[Any, Any, Any, Any]:
+        return event_pk_field()
+
+    def to_representation(self, value: Any) -> Any:
+        return self.concrete().to_representation(value)
+
+    def to_internal_value(self, data: Any) -> Any:
+        # run_validation, not to_internal_value: the range validators of an integer
+        # key live on the concrete field.
+        return self.concrete().run_validation(data)
+
+
+class EventIdFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """drf-spectacular: an event id has the schema of the host's primary key field."""
+
+    target_class = EventIdField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
+        try:
+            concrete = self.target.concrete()
+        except Exception:  # an unconfigured host: the system checks report it
+            return build_basic_type(OpenApiTypes.STR)
+        return auto_schema._map_serializer_field(concrete, direction)

@@ -23,7 +23,7 @@ from rest_framework.settings import api_settings
 from ..describe import describe_rule
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
-from .fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
+from .fields import MAX_POSITIVE_INT, AwareDateTimeField, EventIdField, StrictFieldsMixin
 from .templates import DefaultTemplateSerializer, default_template_serializer_class, template_fields
 
 
@@ -137,7 +137,7 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
 
 
 class TemplateSummarySerializer(serializers.Serializer[Any]):
-    id = serializers.IntegerField()
+    id = EventIdField()
     display = serializers.CharField(help_text=_("The template as the host names it."))
     start = AwareDateTimeField(allow_null=True)
     end = AwareDateTimeField(allow_null=True)
@@ -334,9 +334,7 @@ class OccurrenceRow:
 
 
 class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
-    id = serializers.IntegerField(
-        help_text=_("The host event's id (of the deleted row for a tombstone).")
-    )
+    id = EventIdField(help_text=_("The host event's id (of the deleted row for a tombstone)."))
     recurrence_id = AwareDateTimeField(
         allow_null=True, help_text=_("The original slot (RFC 5545 RECURRENCE-ID); never moves.")
     )
@@ -403,7 +401,7 @@ class OccurrenceActionResultSerializer(serializers.Serializer[Any]):
 
 class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     ids = serializers.ListField(
-        child=serializers.IntegerField(min_value=1, max_value=2**63 - 1),
+        child=EventIdField(),
         required=False,
         max_length=1000,
         help_text=_("Only these occurrences, and only if they drift; omit for every drifted one."),
@@ -421,7 +419,7 @@ class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any
 class BookedDateSerializer(serializers.Serializer[Any]):
     """A booked occurrence an action left alone, named for a person."""
 
-    id = serializers.IntegerField(help_text=_("The host event's id."))
+    id = EventIdField(help_text=_("The host event's id."))
     start = AwareDateTimeField(help_text=_("Its current start, UTC."))
     display = serializers.CharField(
         help_text=_('The start in the rule\'s zone: "Thu 3 Dec 2026 18:30 (Europe/Berlin)".')
@@ -429,7 +427,7 @@ class BookedDateSerializer(serializers.Serializer[Any]):
 
 
 class CancelStaleResultSerializer(serializers.Serializer[Any]):
-    cancelled = serializers.ListField(child=serializers.IntegerField())
+    cancelled = serializers.ListField(child=EventIdField())
     kept_booked = BookedDateSerializer(
         many=True,
         help_text=_(

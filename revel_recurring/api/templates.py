@@ -49,7 +49,8 @@ def _aware_copy(field: serializers.DateTimeField) -> AwareDateTimeField:
 
 def template_fields(model: type[models.Model]) -> list[str]:
     """The host fields a template serializer offers: editable, concrete, not the mixin's."""
-    names = ["id"] if model._meta.pk and model._meta.pk.name == "id" else []
+    # The primary key first, whatever its name and type; it is always read-only.
+    names = [model._meta.pk.name] if model._meta.pk else []
     for field in model._meta.concrete_fields:
         if field.primary_key or field.name in OCCURRENCE_STATE_FIELDS:
             continue
@@ -61,7 +62,9 @@ def template_fields(model: type[models.Model]) -> list[str]:
 def _template_serializer_for(model: type[models.Model]) -> type[DefaultTemplateSerializer]:
     status_field = getattr(model, "RECURRING_STATUS_FIELD", "status")
     read_only = tuple(
-        f.name for f in model._meta.concrete_fields if not f.editable or f.name == status_field
+        f.name
+        for f in model._meta.concrete_fields
+        if not f.editable or f.primary_key or f.name == status_field
     )
     meta = type(
         "Meta",

@@ -1,0 +1,46 @@
+"""The studio's adapter: a school's teachers see and run its series; superusers all."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import Exists, OuterRef, QuerySet
+
+from revel_recurring.adapter import DefaultRecurringAdapter
+from revel_recurring.models import EventSeries
+
+from .models import Lesson, School, User
+
+
+def _series_of(schools: QuerySet[School]) -> QuerySet[EventSeries]:
+    templates = Lesson.objects.filter(series=OuterRef("pk"), is_template=True, school__in=schools)
+    return EventSeries.objects.filter(Exists(templates))
+
+
+class StudioAdapter(DefaultRecurringAdapter):
+    def get_visible_series(self, user: Any) -> QuerySet[EventSeries]:
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(School.objects.filter(teachers=user))
+
+    def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
+        return self.get_visible_series(user)
+
+    def can_create_series(self, user: Any) -> bool:
+        return bool(user.is_authenticated) and (
+            user.is_superuser or School.objects.filter(teachers=user).exists()
+        )
+
+    def get_template_sources(self, user: Any) -> QuerySet[Lesson]:
+        lessons = Lesson.objects.filter(series__isnull=True)
+        if user.is_superuser:
+            return lessons
+        return lessons.filter(school__teachers=user)
+
+    def get_ical_uid_domain(self) -> str:
+        return "studio.example"
+
+    def get_staff_and_owners(self, series: EventSeries, template: Lesson) -> QuerySet[User]:
+        return User.objects.filter(schools=template.school_id, is_active=True).order_by("email")

@@ -1,0 +1,116 @@
+"""The studio's models: UUID primary keys, e-mail login, schools, lessons, bookings."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any, ClassVar
+
+from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
+from django.contrib.auth.models import PermissionsMixin
+from django.db import models
+
+from revel_recurring.models import RecurringEventMixin
+from revel_recurring.querysets import RecurringEventQuerySet
+
+
+class UserManager(BaseUserManager["User"]):
+    use_in_migrations = True
+
+    def _create(self, email: str, password: str | None, **fields: Any) -> User:
+        if not email:
+            raise ValueError("An e-mail address is required.")
+        user = self.model(email=self.normalize_email(email), **fields)
+        user.set_password(password)
+        user.save(using=self._db)
+        return user
+
+    def create_user(self, email: str, password: str | None = None, **fields: Any) -> User:
+        fields.setdefault("is_staff", False)
+        fields.setdefault("is_superuser", False)
+        return self._create(email, password, **fields)
+
+    def create_superuser(self, email: str, password: str | None = None, **fields: Any) -> User:
+        fields.update(is_staff=True, is_superuser=True)
+        return self._create(email, password, **fields)
+
+
+class User(AbstractBaseUser, PermissionsMixin):
+    """Logs in with the e-mail address; no username at all."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    email = models.EmailField(unique=True)
+    full_name = models.CharField(max_length=200, blank=True)
+    is_staff = models.BooleanField(default=False)
+    is_active = models.BooleanField(default=True)
+
+    objects = UserManager()
+
+    USERNAME_FIELD = "email"
+    EMAIL_FIELD = "email"
+    REQUIRED_FIELDS: ClassVar[list[str]] = []
+
+    def __str__(self) -> str:
+        return self.email
+
+
+class School(models.Model):
+    """The studio's organisations: its teachers run the school's lessons."""
+
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(unique=True)
+    teachers = models.ManyToManyField(User, related_name="schools", blank=True)
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class Lesson(RecurringEventMixin, models.Model):
+    """The studio's event model: a UUID pk and names of its own for every mapped field."""
+
+    class State(models.TextChoices):
+        PENCILLED = "pencilled", "Pencilled in"
+        BOOKABLE = "bookable", "Bookable"
+        SCRAPPED = "scrapped", "Scrapped"
+
+    # Editable, as most hosts declare it: the API must still treat it as read-only.
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4)
+    school = models.ForeignKey(School, on_delete=models.CASCADE, related_name="lessons")
+    title = models.CharField(max_length=200)
+    begins = models.DateTimeField()
+    finishes = models.DateTimeField(null=True, blank=True)
+    state = models.CharField(max_length=20, choices=State.choices, default=State.PENCILLED)
+    room = models.CharField(max_length=100, blank=True, default="")
+    changed_at = models.DateTimeField(auto_now=True)
+
+    objects = RecurringEventQuerySet["Lesson"].as_manager()
+
+    RECURRING_START_FIELD = "begins"
+    RECURRING_END_FIELD = "finishes"
+    RECURRING_STATUS_FIELD = "state"
+    RECURRING_UPDATED_FIELD = "changed_at"
+    RECURRING_STATUS_DRAFT = State.PENCILLED.value
+    RECURRING_STATUS_OPEN = State.BOOKABLE.value
+    RECURRING_STATUS_CANCELLED = State.SCRAPPED.value
+    RECURRING_UNCOPIED_FIELDS = ("changed_at",)
+    PROPAGATABLE_FIELDS = ("title", "room")
+
+    class Meta(RecurringEventMixin.Meta):
+        ordering = ("begins", "id")
+
+    def __str__(self) -> str:
+        return f"{self.title} @ {self.begins.isoformat()}"
+
+    def has_bookings(self) -> bool:
+        return self.bookings.exists()
+
+
+class Booking(models.Model):
+    """A pupil's place in one lesson: the paid data a series deletion must not destroy."""
+
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    lesson = models.ForeignKey(Lesson, on_delete=models.CASCADE, related_name="bookings")
+    pupil = models.ForeignKey(User, on_delete=models.CASCADE, related_name="bookings")
+    booked_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"{self.pupil} in {self.lesson}"

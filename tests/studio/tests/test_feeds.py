@@ -1,0 +1,94 @@
+"""The iCalendar export of lesson series, parsed back: dates, exdates and UUID-based UIDs."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import icalendar
+import pytest
+import recurring_ical_events
+from rest_framework.test import APIClient
+
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.lifecycle import update_series_recurrence
+from tests.studio.models import Lesson
+
+from .conftest import API, MakeSeries, lessons
+
+pytestmark = pytest.mark.django_db
+
+
+def expanded(body: bytes, *series: EventSeries) -> dict[dt.datetime, str]:
+    """The instances the calendar describes up to the series' cursors: start (UTC) -> summary.
+
+    An open series' rule goes on for ever; only the materialized window is compared.
+    """
+    calendar = icalendar.Calendar.from_ical(body)
+    start = dt.datetime.now(dt.UTC) - dt.timedelta(days=1)
+    end = min(EventSeries.objects.get(pk=s.pk).last_generated_until for s in series)  # type: ignore[type-var]
+    return {
+        event["DTSTART"].dt.astimezone(dt.UTC): str(event["SUMMARY"])
+        for event in recurring_ical_events.of(calendar).between(start, end)
+    }
+
+
+def shown(series: EventSeries) -> dict[dt.datetime, str]:
+    """What the feed must show: the series' lessons that are neither drafts nor scrapped."""
+    rows = Lesson.objects.filter(series=series, is_template=False, state=Lesson.State.BOOKABLE)
+    return {lesson.begins.astimezone(dt.UTC): lesson.title for lesson in rows}
+
+
+def uids(body: bytes) -> list[str]:
+    calendar = icalendar.Calendar.from_ical(body)
+    return [str(component["UID"]) for component in calendar.walk("VEVENT")]
+
+
+def test_series_feed_reads_back_as_the_bookable_lessons(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series()
+    first, second = lessons(series)[:2]
+    cancel_occurrence(series, first.begins)
+    second.title = "Salsa (guest teacher)"
+    second.save()
+
+    response = api.get(f"{API}{series.pk}/ical/")
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/calendar")
+    body = b"".join(response)  # type: ignore[arg-type]
+    assert expanded(body, series) == shown(series)
+    assert expanded(body, series)[second.begins.astimezone(dt.UTC)] == "Salsa (guest teacher)"
+    assert first.begins.astimezone(dt.UTC) not in expanded(body, series)
+    assert set(uids(body)) == {f"revel-recurring-series-{series.pk}@studio.example"}
+
+
+def test_drifted_lessons_are_exported_on_their_own_under_their_uuid(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series()
+    thursdays = lessons(series)
+    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    fridays = generate_series_events(series)
+
+    body = b"".join(api.get(f"{API}{series.pk}/ical/"))  # type: ignore[arg-type]
+
+    standalone = {uid for uid in uids(body) if uid.startswith("revel-recurring-event-")}
+    assert standalone == {f"revel-recurring-event-{t.pk}@studio.example" for t in thursdays}
+    assert fridays
+    assert expanded(body, series) == shown(series)
+
+
+def test_school_feed_holds_every_series_of_the_school(client: Any, make_series: MakeSeries) -> None:
+    salsa = make_series()
+    tango = make_series(name="Tango", weekdays=(1,))
+
+    response = client.get("/schools/salsa/calendar.ics")
+
+    assert response.status_code == 200
+    body = b"".join(response)
+    assert expanded(body, salsa, tango) == {**shown(salsa), **shown(tango)}
+    assert client.get("/schools/nowhere/calendar.ics").status_code == 404
