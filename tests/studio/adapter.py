@@ -1,10 +1,11 @@
-"""The studio's adapter: a school's teachers see and run its series; superusers all."""
+"""The studio's adapter: a school's teachers see and run its series, its members only see
+them; superusers all."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.db.models import Exists, OuterRef, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
@@ -23,10 +24,14 @@ class StudioAdapter(DefaultRecurringAdapter):
             return EventSeries.objects.none()
         if user.is_superuser:
             return EventSeries.objects.all()
-        return _series_of(School.objects.filter(teachers=user))
+        return _series_of(School.objects.filter(Q(teachers=user) | Q(members=user)))
 
     def get_editable_series(self, user: Any) -> QuerySet[EventSeries]:
-        return self.get_visible_series(user)
+        if not user.is_authenticated:
+            return EventSeries.objects.none()
+        if user.is_superuser:
+            return EventSeries.objects.all()
+        return _series_of(School.objects.filter(teachers=user))
 
     def can_create_series(self, user: Any) -> bool:
         return bool(user.is_authenticated) and (

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from typing import Any, ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
@@ -54,11 +55,14 @@ class User(AbstractBaseUser, PermissionsMixin):
 
 
 class School(models.Model):
-    """The studio's organisations: its teachers run the school's lessons."""
+    """The studio's organisations: its teachers run the school's lessons, its members read them."""
 
     name = models.CharField(max_length=100)
     slug = models.SlugField(unique=True)
     teachers = models.ManyToManyField(User, related_name="schools", blank=True)
+    # May see the school's series (API, admin changelist) but change none of them:
+    # the view-but-not-edit case every bulk path must respect.
+    members = models.ManyToManyField(User, related_name="member_of", blank=True)
 
     def __str__(self) -> str:
         return self.name
@@ -80,6 +84,8 @@ class Lesson(RecurringEventMixin, models.Model):
     finishes = models.DateTimeField(null=True, blank=True)
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENCILLED)
     room = models.CharField(max_length=100, blank=True, default="")
+    # Unbounded and copied onto every lesson: what the size budget and deferred reads are for.
+    notes = models.TextField(blank=True, default="")
     changed_at = models.DateTimeField(auto_now=True)
 
     objects = RecurringEventQuerySet["Lesson"].as_manager()
@@ -102,6 +108,17 @@ class Lesson(RecurringEventMixin, models.Model):
 
     def has_bookings(self) -> bool:
         return self.bookings.exists()
+
+    @classmethod
+    def booked_among(cls, events: Sequence[Lesson]) -> set[Any]:
+        # One query over Booking for the whole page or series; rows may hold only pks.
+        if not events:
+            return set()
+        return set(
+            Booking.objects.filter(lesson__in=[event.pk for event in events])
+            .values_list("lesson_id", flat=True)
+            .distinct()
+        )
 
 
 class Booking(models.Model):
