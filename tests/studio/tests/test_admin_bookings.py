@@ -7,6 +7,7 @@ member's series alone and names it.
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from typing import Any
@@ -331,3 +332,56 @@ def test_every_action_changes_only_the_teachers_series_and_names_the_rest(
     assert changed(EventSeries.objects.get(pk=salsa.pk))
     assert snapshot(barre) == kept
     assert warnings(response)[0] == SKIPPED
+
+
+# One booked lesson on the change page, and the delete pages
+
+
+def test_cancelling_one_booked_lesson_needs_with_its_bookings(
+    owner: Client, make_series: MakeSeries, pupil: User
+) -> None:
+    series = make_series()
+    booked = lessons(series)[1]
+    book(booked, pupil)
+    url = f"{CHANGELIST}{series.pk}/cancel-date/"
+    page = owner.get(f"{CHANGELIST}{series.pk}/change/").content.decode()
+    slot = booked.recurrence_id.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    row = re.search(rf'<tr class="revel-row" data-slot="{slot}">(.*?)</tr>', page, re.S)
+    assert row is not None
+    assert "revel-badge-booked" in row.group(1)
+    assert page.count('name="include_booked"') == 1
+
+    refused = owner.post(url, {"instant": slot}, follow=True)
+
+    assert [text for text in texts(refused) if text.startswith("Salsa: ")] == [
+        f"Salsa: {display(booked)} has bookings and was not cancelled; tick “with its "
+        "bookings” to cancel it with them."
+    ]
+    assert state_of(booked) == Lesson.State.BOOKABLE
+
+    done = owner.post(url, {"instant": slot, "include_booked": "yes"}, follow=True)
+
+    assert f"{display(booked)} cancelled for Salsa." in texts(done)
+    assert state_of(booked) == SCRAPPED
+
+
+def test_the_delete_pages_name_booked_lessons_by_date_in_one_booking_read(
+    owner: Client, make_series: MakeSeries, pupil: User
+) -> None:
+    salsa = make_series(name="Salsa", generation_window_weeks=6)
+    tango = make_series(name="Tango", generation_window_weeks=6)
+    booked = lessons(tango)[3]
+    book(booked, pupil)
+    table = Booking._meta.db_table
+
+    with CaptureQueriesContext(connection) as one:
+        page = owner.get(f"{CHANGELIST}{tango.pk}/delete/").content.decode()
+    with CaptureQueriesContext(connection) as selected:
+        bulk = owner.post(
+            CHANGELIST, {"action": "delete_selected", "_selected_action": [salsa.pk, tango.pk]}
+        ).content.decode()
+
+    for html, captured in ((page, one), (bulk, selected)):
+        assert f"{display(booked)} of Tango has bookings" in html
+        assert str(booked.pk) not in html.split("has bookings")[0].rsplit("<li>", 1)[-1]
+        assert sum(table in query["sql"] for query in captured.captured_queries) == 1

@@ -16,7 +16,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import update_series_recurrence
-from tests.studio.models import Booking, Lesson, User
+from tests.studio.models import Booking, Lesson, School, User
 
 from .conftest import API, BERLIN, MakeSeries, lessons
 
@@ -240,3 +240,47 @@ def test_deleting_a_series_with_bookings_names_the_dates_not_the_uuids(
     assert not any(str(lesson.pk) in refused.content.decode() for lesson in lessons(series))
     assert EventSeries.objects.filter(pk=series.pk).exists()
     assert Booking.objects.count() == 2
+
+
+# A member of a school reads its series and changes nothing, booked or not
+
+
+def test_a_member_reads_the_schools_series_and_every_write_is_refused(
+    make_series: MakeSeries, pupil: User
+) -> None:
+    series, thursdays = drifted_series(make_series)
+    book(thursdays[0], pupil)
+    member = User.objects.create_user("member@studio.example", "pw")
+    School.objects.get(slug="salsa").members.add(member)
+    client = APIClient()
+    client.force_authenticate(member)
+    before = list(Lesson.objects.order_by("pk").values_list("pk", "state", "begins"))
+    base = f"{API}{series.pk}/"
+    slot = {"occurrence": utc_text(thursdays[1].begins), "include_booked": True}
+
+    reads = [client.get(base), client.get(f"{base}occurrences/"), client.get(f"{base}drift/")]
+    writes = [
+        client.post(f"{base}cancel-stale/", {"include_booked": True}, format="json"),
+        client.post(f"{base}cancel-occurrence/", slot, format="json"),
+        client.patch(base, {"name": "Mine now"}, format="json"),
+        client.post(f"{base}pause/", {}, format="json"),
+        client.delete(base),
+    ]
+
+    assert [response.status_code for response in reads] == [200, 200, 200]
+    assert [response.status_code for response in writes] == [403] * len(writes)
+    assert list(Lesson.objects.order_by("pk").values_list("pk", "state", "begins")) == before
+    assert EventSeries.objects.get(pk=series.pk).name == "Salsa"
+
+
+def test_the_schema_types_kept_booked_ids_as_uuid_strings(api: APIClient) -> None:
+    schema = api.get("/api/recurring/schema/", {"format": "json"}).json()
+    components = schema["components"]["schemas"]
+
+    booked = components["BookedDate"]["properties"]
+
+    assert {key: booked["id"][key] for key in ("type", "format")} == {
+        "type": "string",
+        "format": "uuid",
+    }
+    assert "has_bookings" in components["Occurrence"]["required"]
