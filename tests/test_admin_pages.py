@@ -245,6 +245,32 @@ def test_invalid_rule_input_is_reported_on_its_field(
     assert series.recurrence_rule.rrule_string == rule_before
 
 
+def test_a_change_the_service_refuses_is_an_error_on_the_page_not_a_500(
+    admin_client: Any, settings: Any
+) -> None:
+    # The refusal marks the transaction for rollback; the admin's log entry after it
+    # must not run a query (TransactionManagementError, a 500).
+    from django.contrib.admin.models import LogEntry
+
+    series = generated_series(name="Lecture")
+    before = (series.generation_window_weeks, len(occurrences(series)))
+    settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1  # any new occurrence is too large
+
+    response = admin_client.post(
+        change_url(series), form_data(series, generation_window_weeks=20, name="Renamed")
+    )
+
+    assert response.status_code == 302
+    assert response["Location"] == change_url(series)
+    errors = [str(m) for m in response.wsgi_request._messages if m.level_tag == "error"]
+    assert len(errors) == 1
+    assert "REVEL_RECURRING_MAX_GENERATION_BYTES" in errors[0]
+    series.refresh_from_db()
+    assert (series.generation_window_weeks, len(occurrences(series))) == before
+    assert series.name == "Lecture"
+    assert not LogEntry.objects.exists()
+
+
 def test_saving_never_writes_exdates_or_a_cursor_it_did_not_reset(admin_client: Any) -> None:
     # A bare save() would write every column, undoing a cancellation or generation
     # run that committed while the organiser's request was between read and write.

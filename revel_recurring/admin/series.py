@@ -263,10 +263,22 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
             return HttpResponseRedirect(request.path)
         return super().response_change(request, obj)
 
+    # After a failed save the transaction is marked for rollback: any further query
+    # (related rows, the admin's log entry) would raise instead of showing the error.
+    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
+        if getattr(request, "revel_save_failed", False):
+            return
+        super().save_related(request, form, formsets, change)
+
     def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> Any:
         if getattr(request, "revel_save_failed", False):
             return None
         return super().log_addition(request, obj, message)
+
+    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
+        if getattr(request, "revel_save_failed", False):
+            return None
+        return super().log_change(request, obj, message)
 
     @admin.display(description=gettext_lazy("rule"))
     def rule_description(self, obj: EventSeries) -> str:

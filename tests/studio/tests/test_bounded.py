@@ -145,6 +145,44 @@ def test_the_daily_pass_parks_the_oversized_series_and_the_api_and_admin_show_wh
     assert (again.parked, again.created > 0) == ([], True)
 
 
+def test_widening_the_window_in_the_admin_is_an_error_message_not_a_500(
+    api: APIClient, school: School
+) -> None:
+    created = api.post(API, daily_body(school, weeks=1, notes=long_text(2 * MB)), format="json")
+    series = EventSeries.objects.get(pk=created.json()["id"])
+    count = series.occurrences().count()
+    rule = series.recurrence_rule
+    assert rule is not None
+    start = rule.dtstart.astimezone(BERLIN)
+    User.objects.create_superuser("owner@studio.example", PASSWORD)
+    admin = Client()
+    admin.login(username="owner@studio.example", password=PASSWORD)
+    url = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
+    form = {
+        "name": "Renamed",
+        "slug": series.slug,
+        "is_active": "on",
+        "auto_publish": "on",
+        "generation_window_weeks": 52,
+        "frequency": "DAILY",
+        "interval": 1,
+        "dtstart_0": start.date().isoformat(),
+        "dtstart_1": start.strftime("%H:%M"),
+        "timezone": "Europe/Berlin",
+    }
+
+    response = admin.post(url, form, follow=True)
+
+    assert response.status_code == 200
+    assert response.redirect_chain == [(url, 302)]
+    errors = [str(m) for m in response.context["messages"] if m.level_tag == "error"]
+    assert len(errors) == 1
+    assert "Shorten 'notes'" in errors[0]
+    series.refresh_from_db()
+    assert (series.name, series.generation_window_weeks) == ("Daily Drill", 1)
+    assert series.occurrences().count() == count
+
+
 @pytest.fixture
 def traced() -> Iterator[Callable[[Callable[[], Any]], int]]:
     """The Python heap's peak growth (bytes) while a callable runs (tracemalloc)."""
