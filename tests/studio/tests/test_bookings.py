@@ -8,14 +8,16 @@ from __future__ import annotations
 
 import datetime as dt
 from typing import Any
+from zoneinfo import ZoneInfo
 
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import update_series_recurrence
+from revel_recurring.services.lifecycle import create_recurring_series, update_series_recurrence
 from tests.studio.models import Booking, Lesson, School, User
 
 from .conftest import API, BERLIN, MakeSeries, lessons
@@ -284,3 +286,34 @@ def test_the_schema_types_kept_booked_ids_as_uuid_strings(api: APIClient) -> Non
         "format": "uuid",
     }
     assert "has_bookings" in components["Occurrence"]["required"]
+
+
+def test_booked_dates_are_named_in_the_rules_zone_not_the_sites(
+    api: APIClient, school: School, pupil: User
+) -> None:
+    # The site runs on Europe/Berlin (TIME_ZONE); this school's lessons are in New York.
+    new_york = ZoneInfo("America/New_York")
+    today = timezone.now().astimezone(new_york).date()
+    start = dt.datetime.combine(today + dt.timedelta(days=3), dt.time(19, 0), tzinfo=new_york)
+    series = create_recurring_series(
+        name="Swing",
+        rule_data={"frequency": "DAILY", "dtstart": start, "timezone": "America/New_York"},
+        template_data={"school": school, "title": "Swing"},
+        auto_publish=True,
+        generation_window_weeks=1,
+    )
+    booked = lessons(series)[1]  # the second day: off the rule once it is every other day
+    book(booked, pupil)
+    local = booked.begins.astimezone(new_york)
+    named = f"{local:%a} {local.day} {local:%b %Y} 19:00 (America/New_York)"
+
+    refused = api.delete(f"{API}{series.pk}/")
+    update_series_recurrence(series, rule_changes={"interval": 2})
+    kept = api.post(f"{API}{series.pk}/cancel-stale/", {}, format="json")
+
+    assert refused.status_code == 409
+    assert named in refused.json()["detail"]
+    assert kept.status_code == 200, kept.json()
+    assert [row["display"] for row in kept.json()["kept_booked"]] == [named]
+    assert str(booked.pk) not in kept.json()["cancelled"]
+    assert kept.json()["cancelled"]  # the other off-rule days
