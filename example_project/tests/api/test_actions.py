@@ -65,6 +65,26 @@ def test_generate_materializes_up_to_until_and_returns_what_it_created(
     assert again.json()["created"] == []
 
 
+def test_generate_with_an_until_before_the_cursor_is_a_no_op(
+    world: World, client_for: ClientFor
+) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    client.post(
+        url(series, "generate"),
+        {"until": (timezone.now() + dt.timedelta(weeks=12)).isoformat()},
+        format="json",
+    )
+    cursor = EventSeries.objects.get(pk=series.pk).last_generated_until
+    before = len(occurrences_of(series))
+    for until in ("2020-02-01T00:00:00Z", (timezone.now() + dt.timedelta(weeks=2)).isoformat()):
+        response = client.post(url(series, "generate"), {"until": until}, format="json")
+        assert response.status_code == 200, response.json()
+        assert response.json()["created"] == []
+        assert response.json()["series"]["last_generated_until"].startswith(stamp(cursor)[:-1])
+    assert EventSeries.objects.get(pk=series.pk).last_generated_until == cursor
+    assert len(occurrences_of(series)) == before
+
+
 @pytest.mark.parametrize(
     "until",
     [
