@@ -2,7 +2,9 @@
 
 The occurrence filters are named as pretix names them for its dates where they
 fit (``date_from_after``, ``date_from_before``, ``is_future``, ``modified_since``);
-they work on whatever the host calls its start, end and status fields.
+they work on whatever the host calls its start, end and status fields. Each
+FilterSet belongs to one action (:class:`ActionFilterBackend`): the series list's
+filters never reach a detail route.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from django import forms
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_filters.rest_framework import DjangoFilterBackend
 
 from .. import rules
 from ..models import EventSeries, get_event_model
@@ -160,3 +163,18 @@ def slot_matches(params: dict[str, Any], slot: dt.datetime | None, now: dt.datet
         and (before is None or slot < before)
         and (future is None or (slot >= now) == future)
     )
+
+
+class ActionFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
+    """django-filter's backend with one FilterSet per viewset action.
+
+    The view names them in ``filterset_classes`` (``{"list": SeriesFilter,
+    "occurrences": OccurrenceFilter}``); an action without one is not filtered.
+    A detail route of a viewset with one ``filterset_class`` would run the list's
+    filters on its single object (``?search=zzz`` made it a 404), and the browsable
+    API would offer them in the Filters form of every page.
+    """
+
+    def get_filterset_class(self, view: Any, queryset: Any = None) -> Any:
+        classes: dict[str, Any] = getattr(view, "filterset_classes", {})
+        return classes.get(getattr(view, "action", None) or "")

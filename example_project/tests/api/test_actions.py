@@ -260,6 +260,22 @@ def test_template_patch_cannot_move_a_series_to_an_organisation_the_user_does_no
     assert series.get_template().organization == world.a.organization
 
 
+def test_detail_routes_ignore_the_series_list_filters(world: World, client_for: ClientFor) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    rows = occurrences_of(series)
+    listed = client.get(url(series, "occurrences") + "?search=zzz&ordering=-name&is_active=false")
+    assert listed.status_code == 200, listed.json()
+    assert [row["id"] for row in listed.json()["results"]] == [e.pk for e in rows]
+    for suffix in ("", "drift/", "preview/", "template/"):
+        response = client.get(url(series) + suffix + "?search=zzz&auto_publish=false")
+        assert response.status_code == 200, suffix
+    patched = client.patch(url(series) + "?is_active=false", {"name": "Renamed"}, format="json")
+    assert patched.status_code == 200, patched.json()
+    assert EventSeries.objects.get(pk=series.pk).name == "Renamed"
+    # The list still filters.
+    assert client.get(url(series).rsplit("/", 2)[0] + "/?search=zzz").json()["results"] == []
+
+
 def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
     client, series = client_for(world.a.owner), world.a.series
     rows = occurrences_of(series)
