@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Min, Q, QuerySet
+from django.db.models import Count, Min, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -26,6 +26,7 @@ from ..adapter import get_adapter
 from ..describe import describe_rule
 from ..exceptions import RecurrenceError
 from ..models import EventSeries, get_event_model
+from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import create_series_from_event
 from ..services.lifecycle import (
@@ -126,10 +127,8 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[EventSeries]:
         model = get_event_model()
-        start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
-        upcoming = Q(events__is_template=False, **{f"events__{start}__gte": timezone.now()}) & ~Q(
-            **{f"events__{status}": model.RECURRING_STATUS_CANCELLED}
-        )
+        start = model.RECURRING_START_FIELD
+        upcoming = upcoming_q(model, now=timezone.now(), prefix="events__")
         queryset = (
             super()
             .get_queryset(request)

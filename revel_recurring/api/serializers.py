@@ -146,7 +146,12 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
 
 class OccurrenceCountsSerializer(serializers.Serializer[Any]):
     total = serializers.IntegerField(help_text=_("Materialized occurrences, template excluded."))
-    upcoming = serializers.IntegerField(help_text=_("Those starting from now on."))
+    upcoming = serializers.IntegerField(
+        help_text=_(
+            "Those starting from now on, cancelled ones left out (as the admin's "
+            "list and the event queryset's upcoming() count them)."
+        )
+    )
     by_status = serializers.DictField(child=serializers.IntegerField())
 
 
