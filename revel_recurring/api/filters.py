@@ -21,7 +21,7 @@ from django_filters.rest_framework import DjangoFilterBackend
 
 from .. import rules
 from ..models import EventSeries, get_event_model
-from .fields import EARLIEST, LATEST
+from .fields import in_accepted_range, parse_aware
 
 
 class AwareDateTimeFormField(forms.DateTimeField):
@@ -35,21 +35,13 @@ class AwareDateTimeFormField(forms.DateTimeField):
     def to_python(self, value: Any) -> dt.datetime | None:
         if value in self.empty_values:
             return None
-        from django.utils.dateparse import parse_datetime
-
-        try:
-            parsed = parse_datetime(str(value).strip())
-        except ValueError:
-            parsed = None
+        parsed = parse_aware(str(value))
         if parsed is None:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         if not rules.is_aware(parsed):
             raise forms.ValidationError(self.error_messages["naive"], code="naive")
-        try:
-            instant = parsed.astimezone(dt.UTC)
-        except OverflowError:
-            instant = None
-        if instant is None or not EARLIEST <= instant < LATEST:
+        instant = in_accepted_range(parsed)
+        if instant is None:
             raise forms.ValidationError(
                 _("Give a date and time from 1900 up to (not including) 3000."), code="range"
             )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -26,6 +28,15 @@ class StrictPagination(PageNumberPagination):
             if size < 1:
                 raise ValidationError({"page_size": ["Give a whole number of at least 1."]})
         return super().get_page_size(request)
+
+    def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:
+        # The schema states what get_page_size and DRF's paginator refuse: a page or
+        # a page size below 1 (a size above the maximum is capped, not refused).
+        parameters: list[dict[str, Any]] = super().get_schema_operation_parameters(view)
+        for parameter in parameters:
+            if parameter["schema"].get("type") == "integer":
+                parameter["schema"]["minimum"] = 1
+        return parameters
 
 
 class SeriesPagination(StrictPagination):

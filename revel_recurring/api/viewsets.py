@@ -479,11 +479,7 @@ class SeriesViewSet(
 
     @extend_schema(
         summary="The next N slots of the rule from now, each materialized/excluded/pending",
-        parameters=[
-            OpenApiParameter(
-                "count", OpenApiTypes.INT, description="How many (default 10, capped at 100)."
-            )
-        ],
+        parameters=[s.PreviewQuerySerializer],
         responses={200: s.PreviewSerializer, **error_responses(400, 403, 404)},
     )
     @action(detail=True, methods=["get"])
