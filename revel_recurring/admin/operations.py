@@ -69,6 +69,17 @@ def generated_text(series: EventSeries, count: int) -> str:
     ) % {"count": count, "name": series.name}
 
 
+def adopted_text(series: EventSeries, event: Any) -> str:
+    rule = series.recurrence_rule
+    zone = zoneinfo.ZoneInfo(rule.timezone if rule is not None else "UTC")
+    when = date_format(event.occurrence_start.astimezone(zone), "D j M Y H:i")
+    return _(
+        "%(event)s (%(when)s) is now the first occurrence of %(name)s: it starts on a date "
+        "of the rule, so it joined the series (same event, bookings kept) instead of "
+        "getting a copy on the same date."
+    ) % {"event": event, "when": when, "name": series.name}
+
+
 def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
     """Materialize the series' window now; returns the number of occurrences created."""
     if not series.is_active:

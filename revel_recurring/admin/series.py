@@ -38,8 +38,16 @@ from .beat import beat_status
 from .buttons import SeriesButtonsMixin
 from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
+from .operations import (
+    adopted_text,
+    error_text,
+    generate_now,
+    generated_text,
+    pause,
+    report_each,
+    resume,
+)
 from .operations import current_time as _now
-from .operations import error_text, generate_now, generated_text, pause, report_each, resume
 from .upcoming import free_slots, upcoming_rows
 
 RULE_FIELDSET = (
@@ -203,7 +211,7 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
                     (resume_series if data["is_active"] else pause_series)(obj, now=now)
                 obj.save(update_fields=["name", "slug", "description", "updated_at"])
                 return
-            series, created = create_series_from_event(
+            result = create_series_from_event(
                 data["template_source"],
                 rule_data=form.rule_values,
                 name=data["name"],
@@ -218,10 +226,13 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
             request.revel_save_failed = True  # type: ignore[attr-defined]
             messages.error(request, error_text(exc))
             return
+        series = result.series
         obj.pk, obj.slug = series.pk, series.slug
         obj._state.adding = False
         obj._state.db = series._state.db
-        messages.info(request, generated_text(series, len(created)))
+        if result.adopted is not None:
+            messages.info(request, adopted_text(series, result.adopted))
+        messages.info(request, generated_text(series, len(result.created)))
 
     def response_add(
         self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None
