@@ -108,7 +108,7 @@ class RecurrenceCreateExtension(OpenApiSerializerExtension):  # type: ignore[no-
         fields = {
             "type": "object",
             "properties": properties,
-            "required": [name for name in ("frequency", "dtstart", "timezone")],
+            "required": ["frequency", "dtstart", "timezone"],
             "additionalProperties": False,
         }
         text = {
