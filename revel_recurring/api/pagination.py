@@ -10,7 +10,7 @@ from rest_framework.request import Request
 
 
 class StrictPagination(PageNumberPagination):
-    """``page_size`` must be a whole number of at least 1 (capped at the maximum).
+    """``page_size`` must be a whole number of at least 1 (capped at the maximum), or empty.
 
     DRF falls back to the default size for a page_size it cannot read; a client
     asking for ``page_size=abc`` gets a 400 naming it instead.
@@ -20,7 +20,9 @@ class StrictPagination(PageNumberPagination):
 
     def get_page_size(self, request: Request) -> int | None:
         raw = request.query_params.get(self.page_size_query_param)
-        if raw is not None:
+        # Empty means not given, as for every optional query parameter of the API
+        # (the browsable API's forms send empty fields; DRF reads page= the same way).
+        if raw:
             try:
                 size = int(raw)
             except ValueError:

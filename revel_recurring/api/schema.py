@@ -158,6 +158,27 @@ def decimal_patterns_need_a_digit(result: dict[str, Any], **kwargs: Any) -> dict
     return result
 
 
+def empty_query_values_mean_absent(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: an optional query parameter may be empty.
+
+    The server reads ``?auto_publish=`` or ``?modified_since=`` as not given (the
+    browsable API's filter forms send every field, filled or not, and DRF's
+    serializers and django-filter do the same), so the schema offers ``""`` beside
+    each optional query parameter's own schema.
+    """
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") != "query" or parameter.get("required"):
+                    continue
+                schema = parameter.get("schema")
+                if isinstance(schema, dict) and "anyOf" not in schema:
+                    parameter["schema"] = {"anyOf": [schema, {"type": "string", "enum": [""]}]}
+    return result
+
+
 ERROR = ErrorSerializer
 BAD_INPUT = OpenApiResponse(
     OpenApiTypes.OBJECT,
@@ -225,6 +246,7 @@ SCHEMA_SETTINGS = {
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",
         "revel_recurring.api.schema.decimal_patterns_need_a_digit",
+        "revel_recurring.api.schema.empty_query_values_mean_absent",
     ],
 }
 
