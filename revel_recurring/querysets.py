@@ -47,17 +47,38 @@ class EventSeriesQuerySet(models.QuerySet[_M]):
         return self.filter(recurrence_rule__isnull=False)
 
 
+def upcoming_q(
+    model: Any, *, now: dt.datetime, prefix: str = "", include_cancelled: bool = False
+) -> models.Q:
+    """The one definition of "upcoming": an occurrence (not a template) that starts at
+    or after ``now`` and is not cancelled.
+
+    An occurrence that has started and not ended yet is not upcoming, nor is a
+    cancelled one. ``model`` is the host's Event model; ``prefix`` reaches it
+    through a relation (``"events__"`` from ``EventSeries``), for annotations.
+    ``include_cancelled`` keeps cancelled ones for lists that offer to restore
+    them (the admin's upcoming dates); every count of "upcoming" leaves it off.
+    The queryset method, the API's ``occurrence_counts.upcoming`` and
+    ``next_occurrence``, and the admin's list column and change page all use it.
+    """
+    condition = models.Q(
+        **{f"{prefix}is_template": False, f"{prefix}{model.RECURRING_START_FIELD}__gte": now}
+    )
+    if include_cancelled:
+        return condition
+    return condition & ~models.Q(
+        **{f"{prefix}{model.RECURRING_STATUS_FIELD}": model.RECURRING_STATUS_CANCELLED}
+    )
+
+
 def upcoming_occurrences(queryset: _Q, *, now: dt.datetime) -> _Q:
-    """The occurrences of ``queryset`` that start at or after ``now`` and are not cancelled.
+    """The occurrences of ``queryset`` that are upcoming (:func:`upcoming_q`) at ``now``.
 
     What drift detection and template propagation may touch. A function over any
     queryset of the host's Event model (its default manager need not use
     :class:`RecurringEventQuerySet`); the queryset method calls it.
     """
-    model = queryset.model
-    return queryset.filter(
-        is_template=False, **{f"{model.RECURRING_START_FIELD}__gte": now}
-    ).exclude(**{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED})
+    return queryset.filter(upcoming_q(queryset.model, now=now))
 
 
 class RecurringEventQuerySet(models.QuerySet[_M]):

@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
 from revel_recurring.adapter import get_adapter
 from revel_recurring.models import EventSeries
@@ -21,7 +22,7 @@ from tests.admin_helpers import (
     mixed_series,
     texts,
 )
-from tests.factories import UTC, make_series, occurrences
+from tests.factories import UTC, VIENNA, make_series, occurrences
 from tests.testapp.models import Event
 
 pytestmark = pytest.mark.django_db
@@ -177,6 +178,36 @@ def test_add_creates_the_series_from_an_event_and_generates(admin_client: Any) -
     assert len(occurrences(series)) == 4
     source.refresh_from_db()
     assert source.series_id is None
+
+
+def test_add_from_an_event_on_a_slot_adopts_it_and_says_so(admin_client: Any) -> None:
+    local = (timezone.now() + dt.timedelta(days=7)).astimezone(VIENNA)
+    first = local.replace(hour=9, minute=0, second=0, microsecond=0)
+    source = Event.objects.create(
+        title="Park run", venue="Park", starts_at=first, state=Event.RECURRING_STATUS_OPEN
+    )
+    data = {
+        "name": "Park run",
+        "is_active": "on",
+        "generation_window_weeks": 3,
+        "template_source": source.pk,
+        "frequency": "WEEKLY",
+        "interval": 1,
+        "weekdays": [str(first.weekday())],
+        "dtstart_0": first.date().isoformat(),
+        "dtstart_1": "09:00",
+        "timezone": "Europe/Vienna",
+    }
+
+    response = admin_client.post(ADD, data, follow=True)
+
+    series = EventSeries.objects.get(name="Park run")
+    shown = texts(response)
+    assert any("is now the first occurrence of Park run" in text for text in shown), shown
+    rows = occurrences(series)
+    assert rows[0].pk == source.pk
+    assert len({e.starts_at for e in rows}) == len(rows)
+    assert f"{len(rows) - 1} occurrences generated for Park run." in shown
 
 
 def test_saving_a_new_cadence_resets_the_cursor_and_keeps_exdates(admin_client: Any) -> None:

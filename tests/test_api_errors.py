@@ -70,3 +70,20 @@ def test_other_errors_pass_through_untouched() -> None:
     assert translate(error) is error
     bug = KeyError("x")
     assert translate(bug) is bug
+
+
+def test_rule_errors_carry_the_rule_code_and_model_errors_keep_theirs() -> None:
+    from revel_recurring.api.serializers import RULE_ERROR_CODE
+    from revel_recurring.exceptions import NotAnOccurrenceError
+
+    domain = translate(NotAnOccurrenceError("2027-01-01T00:00:00Z is not an occurrence."))
+    assert isinstance(domain, exceptions.ValidationError)
+    assert domain.get_codes() == {"occurrence": [RULE_ERROR_CODE]}
+    mixed = translate(
+        ValidationError(
+            {"title": [ValidationError("Too long.", code="max_length")], "venue": ["Closed."]}
+        )
+    )
+    assert isinstance(mixed, exceptions.ValidationError)
+    assert mixed.get_codes() == {"title": ["max_length"], "venue": [RULE_ERROR_CODE]}
+    assert mixed.detail == {"title": ["Too long."], "venue": ["Closed."]}

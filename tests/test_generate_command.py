@@ -50,6 +50,34 @@ def test_selected_series_and_until() -> None:
     assert occurrences(other) == []
 
 
+def test_an_until_before_the_cursor_keeps_the_cursor() -> None:
+    series = make_series(name="Chosen")
+    ahead = timezone.now() + dt.timedelta(weeks=12)
+    call_command(
+        "revel_recurring_generate",
+        "--series",
+        str(series.pk),
+        "--until",
+        ahead.isoformat(),
+        stdout=StringIO(),
+    )
+    series.refresh_from_db()
+    cursor = series.last_generated_until
+    out = StringIO()
+    call_command(
+        "revel_recurring_generate",
+        "--series",
+        str(series.pk),
+        "--until",
+        "2020-02-01T00:00Z",
+        stdout=out,
+    )
+    assert "0 created" in out.getvalue()
+    series.refresh_from_db()
+    assert series.last_generated_until == cursor
+    assert len(occurrences(series)) == 12
+
+
 def test_unknown_series_is_a_clear_error() -> None:
     with pytest.raises(CommandError, match="No active series with a rule has id 424242"):
         call_command("revel_recurring_generate", "--series", "424242")

@@ -71,14 +71,14 @@ def test_occurrence_on_horizon_is_generated_once() -> None:
     assert Event.objects.filter(series=series, recurrence_id=slot).count() == 1
 
 
-def test_shrunk_window_clamps_cursor_and_generation_resumes() -> None:
+def test_shrunk_window_keeps_the_cursor_and_generation_resumes() -> None:
     series = make_series(window_weeks=8)
     generate_series_events(series, now=NOW)
     series.generation_window_weeks = 2
     series.save(update_fields=["generation_window_weeks"])
     assert generate_series_events(series, now=NOW) == []
     series.refresh_from_db()
-    assert series.last_generated_until == NOW + dt.timedelta(weeks=2)
+    assert series.last_generated_until == NOW + dt.timedelta(weeks=8)
     # Six weeks later the 2-week window reaches past the old 8-week horizon again.
     later = NOW + dt.timedelta(weeks=7)
     created = generate_series_events(series, now=later)
@@ -130,6 +130,35 @@ def test_explicit_until_extends_the_horizon() -> None:
     series = make_series()
     created = generate_series_events(series, now=NOW, until=NOW + dt.timedelta(weeks=12))
     assert len(created) == 12
+
+
+def test_until_before_the_cursor_creates_nothing_and_never_moves_it_back() -> None:
+    series = make_series()
+    generate_series_events(series, now=NOW, until=NOW + dt.timedelta(weeks=12))
+    series.refresh_from_db()
+    cursor, due = series.last_generated_until, series.next_due_at
+    assert cursor == NOW + dt.timedelta(weeks=12)
+    for until in (NOW + dt.timedelta(weeks=3), cursor, NOW - dt.timedelta(days=2000)):
+        assert generate_series_events(series, now=NOW, until=until) == []
+        # The caller's instance and the row agree: the cursor did not move.
+        assert (series.last_generated_until, series.next_due_at) == (cursor, due)
+        series.refresh_from_db()
+        assert (series.last_generated_until, series.next_due_at) == (cursor, due)
+    assert len(occurrences(series)) == 12
+    # A week later the daily window (8 weeks) is still below the cursor: nothing.
+    assert generate_series_events(series, now=NOW + dt.timedelta(weeks=1)) == []
+    assert fresh(series).last_generated_until == cursor
+
+
+def test_backfill_up_to_an_until_before_the_cursor_keeps_the_cursor() -> None:
+    series = make_series(dtstart=dt.datetime(2026, 1, 5, 10, tzinfo=VIENNA))
+    generate_series_events(series, now=NOW)
+    cursor = fresh(series).last_generated_until
+    created = generate_series_events(
+        series, now=NOW, until=NOW + dt.timedelta(weeks=1), backfill=True
+    )
+    assert len(created) == 8  # the Mondays of January and February
+    assert fresh(series).last_generated_until == cursor
 
 
 def test_until_beyond_max_window_is_refused(settings: object) -> None:

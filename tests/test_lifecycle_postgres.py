@@ -18,7 +18,7 @@ import pytest
 from django.db import connection
 
 from revel_recurring.models import EventSeries
-from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.propagation import update_template
 from tests.factories import NOW, fresh, monday, occurrences, weekly_series
@@ -191,3 +191,27 @@ def test_free_race_of_propagation_and_generation_loses_nothing(round_: int) -> N
     rows = occurrences(series)
     assert [e.recurrence_id for e in rows] == [monday(week) for week in range(12)]
     assert {e.capacity for e in rows} == {7}
+
+
+@pytest.mark.parametrize("round_", range(3))
+def test_free_race_of_restore_and_propagation_leaves_no_old_values(round_: int) -> None:
+    series = weekly_series(window_weeks=4, name=f"Restore race {round_}")
+    cancel_occurrence(series, monday(2), now=NOW)
+
+    def restore() -> Any:
+        return restore_occurrence(EventSeries.objects.get(pk=series.pk), monday(2), now=NOW)
+
+    def propagate() -> Any:
+        return update_template(
+            EventSeries.objects.get(pk=series.pk),
+            {"title": f"Edit {round_}", "capacity": 7},
+            propagate="future_unmodified",
+            now=NOW,
+        )
+
+    _, errors = run_concurrently([restore, propagate])
+    assert errors == []
+    rows = occurrences(series)
+    # Whichever ran first, the restored row holds the template's values like the rest.
+    assert {(e.title, e.capacity, e.is_modified) for e in rows} == {(f"Edit {round_}", 7, False)}
+    assert rows[2].state != CALLED_OFF

@@ -13,7 +13,7 @@ from django.db.models.signals import post_save
 from revel_recurring.exceptions import InvalidPropagationError, SeriesNotReadyError
 from revel_recurring.models import EventSeries
 from revel_recurring.notifications import event_notifications_suppressed
-from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.propagation import update_template
 from revel_recurring.signals import template_propagated
@@ -212,3 +212,50 @@ def test_no_signal_without_a_scope(
     ):
         update_template(series, {"title": "Vinyasa"}, now=LATER)
     assert calls == []
+
+
+def test_a_restored_occurrence_gets_the_template_edits_it_missed(series: EventSeries) -> None:
+    # Row 5 was cancelled in the fixture; both edits skip it.
+    update_template(series, {"title": "Vinyasa"}, propagate="future_unmodified", now=LATER)
+    update_template(series, {"capacity": 9}, propagate="all_future", now=LATER)
+    assert occurrences(series)[5].title == "Monday yoga"
+    restored = restore_occurrence(series, monday(5), now=LATER)
+    assert restored is not None
+    stored = Event.objects.get(pk=restored.pk)
+    assert (stored.title, stored.capacity, stored.venue) == ("Vinyasa", 9, "Studio 2")
+    assert stored.state == Event.RECURRING_STATUS_DRAFT
+    assert stored.is_modified is False
+    # It now matches its never-cancelled neighbours.
+    neighbour = occurrences(series)[6]
+    assert (neighbour.title, neighbour.capacity) == (stored.title, stored.capacity)
+
+
+def test_a_restored_occurrence_edited_by_hand_keeps_its_own_values(series: EventSeries) -> None:
+    cancel_occurrence(series, monday(4), now=LATER)  # row 4: venue "Garden", is_modified
+    update_template(
+        series, {"title": "Vinyasa", "venue": "Hall"}, propagate="all_future", now=LATER
+    )
+    restore_occurrence(series, monday(4), now=LATER)
+    stored = occurrences(series)[4]
+    assert (stored.title, stored.venue, stored.is_modified) == ("Monday yoga", "Garden", True)
+
+
+def test_a_restored_past_occurrence_keeps_its_values(series: EventSeries) -> None:
+    cancel_occurrence(series, monday(1), now=NOW)
+    update_template(series, {"title": "Vinyasa"}, propagate="all_future", now=LATER)
+    restore_occurrence(series, monday(1), now=LATER)
+    assert occurrences(series)[1].title == "Monday yoga"
+    assert occurrences(series)[1].state != Event.RECURRING_STATUS_CANCELLED
+
+
+def test_a_restore_the_host_refuses_after_the_catch_up_writes_nothing(
+    series: EventSeries,
+) -> None:
+    broken = occurrences(series)[5]
+    # A template written around its clean(): the copy would be refused by the host.
+    Event.objects.filter(pk=template_of(series).pk).update(title="")
+    with pytest.raises(ValidationError) as excinfo:
+        restore_occurrence(series, monday(5), now=LATER)
+    assert f"occurrence {broken.pk}" in excinfo.value.message_dict["title"][0]
+    assert Event.objects.get(pk=broken.pk).state == Event.RECURRING_STATUS_CANCELLED
+    assert monday(5) in fresh(series).exdate_instants

@@ -194,7 +194,9 @@ class EventSeriesAddForm(EventSeriesForm):
         queryset=None,
         help_text=_(
             "The series' template is a draft copy of this one-off event (its fields and "
-            "related rows such as ticket tiers); the event itself is left as it is."
+            "related rows such as ticket tiers). If the event starts on a date of the "
+            "rule, it becomes that date's occurrence (bookings kept); otherwise it is "
+            "left as it is."
         ),
     )
 

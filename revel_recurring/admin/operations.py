@@ -66,6 +66,16 @@ def generated_text(series: EventSeries, count: int) -> str:
     ) % {"count": count, "name": series.name}
 
 
+def adopted_text(series: EventSeries, event: Any) -> str:
+    rule = series.recurrence_rule
+    when = describe_instant(event.occurrence_start, rule.timezone if rule is not None else None)
+    return _(
+        "%(event)s (%(when)s) is now the first occurrence of %(name)s: it starts on a date "
+        "of the rule, so it joined the series (same event, bookings kept) instead of "
+        "getting a copy on the same date."
+    ) % {"event": event, "when": when, "name": series.name}
+
+
 def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
     """Materialize the series' window now; returns the number of occurrences created."""
     if not series.is_active:

@@ -15,7 +15,7 @@ from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.db.models import Count, Min, Q, QuerySet
+from django.db.models import Count, Min, QuerySet
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
@@ -26,6 +26,7 @@ from ..adapter import get_adapter
 from ..describe import describe_rule
 from ..exceptions import RecurrenceError
 from ..models import EventSeries, get_event_model
+from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import create_series_from_event
 from ..services.lifecycle import (
@@ -37,8 +38,16 @@ from .beat import beat_status
 from .buttons import SeriesButtonsMixin
 from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
+from .operations import (
+    adopted_text,
+    error_text,
+    generate_now,
+    generated_text,
+    pause,
+    report_each,
+    resume,
+)
 from .operations import current_time as _now
-from .operations import error_text, generate_now, generated_text, pause, report_each, resume
 from .selection import editable_selection
 from .upcoming import free_slots, upcoming_rows
 
@@ -153,10 +162,8 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[EventSeries]:
         model = get_event_model()
-        start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
-        upcoming = Q(events__is_template=False, **{f"events__{start}__gte": timezone.now()}) & ~Q(
-            **{f"events__{status}": model.RECURRING_STATUS_CANCELLED}
-        )
+        start = model.RECURRING_START_FIELD
+        upcoming = upcoming_q(model, now=timezone.now(), prefix="events__")
         queryset = (
             super()
             .get_queryset(request)
@@ -231,7 +238,7 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
                     (resume_series if data["is_active"] else pause_series)(obj, now=now)
                 obj.save(update_fields=["name", "slug", "description", "updated_at"])
                 return
-            series, created = create_series_from_event(
+            result = create_series_from_event(
                 data["template_source"],
                 rule_data=form.rule_values,
                 name=data["name"],
@@ -246,10 +253,13 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
             request.revel_save_failed = True  # type: ignore[attr-defined]
             messages.error(request, error_text(exc))
             return
+        series = result.series
         obj.pk, obj.slug = series.pk, series.slug
         obj._state.adding = False
         obj._state.db = series._state.db
-        messages.info(request, generated_text(series, len(created)))
+        if result.adopted is not None:
+            messages.info(request, adopted_text(series, result.adopted))
+        messages.info(request, generated_text(series, len(result.created)))
 
     def response_add(
         self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None

@@ -19,6 +19,7 @@ from django.utils.formats import date_format
 
 from .. import rules
 from ..models import EventSeries, get_event_model
+from ..querysets import upcoming_q
 from ..services.bookings import booked_ids
 from ..services.drift import detect_cadence_drift
 
@@ -76,7 +77,7 @@ def upcoming_rows(
     start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
     values = list(
         model._default_manager.filter(
-            series_id=series.pk, is_template=False, **{f"{start}__gte": now}
+            upcoming_q(model, now=now, include_cancelled=True), series_id=series.pk
         )
         .order_by(start, "pk")
         .values_list("pk", start, status, "is_modified", "recurrence_id")[: UPCOMING_LIMIT + 1]

@@ -26,6 +26,42 @@ UTC = dt.UTC
 # datetime range, the day-sized arithmetic of rule maths would overflow.
 EARLIEST = dt.datetime(1900, 1, 1, tzinfo=dt.UTC)
 LATEST = dt.datetime(3000, 1, 1, tzinfo=dt.UTC)
+# What the schema promises for an input instant (an OpenAPI ``pattern`` beside
+# ``format: date-time``): RFC 3339 with seconds (no leap second) and an offset, in
+# the years EARLIEST.year to LATEST.year - 1 as written. The parsers accept a few
+# more spellings (a space for T, no seconds) for people typing into forms.
+ACCEPTED_DATETIME_PATTERN = (
+    r"^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-5][0-9]"
+    r"([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
+)
+
+
+def parse_aware(value: str) -> dt.datetime | None:
+    """An ISO 8601 / RFC 3339 text as a datetime (aware or not), None if unreadable.
+
+    RFC 3339 allows a lowercase ``t`` and ``z``, which Python's parser does not read.
+    """
+    try:
+        return parse_datetime(value.strip().upper())
+    except ValueError:
+        return None
+
+
+def in_accepted_range(parsed: dt.datetime) -> dt.datetime | None:
+    """The aware ``parsed`` in UTC when its year, as written, is in the accepted range.
+
+    The year as written rather than the UTC instant's: the schema states the range
+    as a pattern over the text, and 1900-01-01T00:30+01:00 must not be refused for
+    being 1899 in UTC.
+    """
+    if not EARLIEST.year <= parsed.year < LATEST.year:
+        return None
+    try:
+        return parsed.astimezone(UTC)
+    except OverflowError:
+        return None
+
+
 # The range of the PositiveIntegerField columns behind counts and intervals; a
 # larger number would fail in the database instead of in validation.
 MAX_POSITIVE_INT = 2_147_483_647
@@ -55,10 +91,7 @@ class AwareDateTimeField(serializers.DateTimeField):
         if isinstance(value, dt.datetime):
             parsed: dt.datetime | None = value
         elif isinstance(value, str):
-            try:
-                parsed = parse_datetime(value.strip())
-            except ValueError:
-                parsed = None
+            parsed = parse_aware(value)
         else:
             parsed = None
         if parsed is None:
@@ -66,11 +99,8 @@ class AwareDateTimeField(serializers.DateTimeField):
         assert parsed is not None
         if not rules.is_aware(parsed):
             self.fail("naive")
-        try:
-            instant = parsed.astimezone(UTC)
-        except OverflowError:
-            instant = None
-        if instant is None or not EARLIEST <= instant < LATEST:
+        instant = in_accepted_range(parsed)
+        if instant is None:
             self.fail("overflow")
         assert instant is not None
         return instant

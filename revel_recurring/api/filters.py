@@ -2,7 +2,9 @@
 
 The occurrence filters are named as pretix names them for its dates where they
 fit (``date_from_after``, ``date_from_before``, ``is_future``, ``modified_since``);
-they work on whatever the host calls its start, end and status fields.
+they work on whatever the host calls its start, end and status fields. Each
+FilterSet belongs to one action (:class:`ActionFilterBackend`): the series list's
+filters never reach a detail route.
 """
 
 from __future__ import annotations
@@ -15,10 +17,11 @@ from django import forms
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
+from django_filters.rest_framework import DjangoFilterBackend
 
 from .. import rules
 from ..models import EventSeries, get_event_model
-from .fields import EARLIEST, LATEST
+from .fields import in_accepted_range, parse_aware
 
 
 class AwareDateTimeFormField(forms.DateTimeField):
@@ -32,21 +35,13 @@ class AwareDateTimeFormField(forms.DateTimeField):
     def to_python(self, value: Any) -> dt.datetime | None:
         if value in self.empty_values:
             return None
-        from django.utils.dateparse import parse_datetime
-
-        try:
-            parsed = parse_datetime(str(value).strip())
-        except ValueError:
-            parsed = None
+        parsed = parse_aware(str(value))
         if parsed is None:
             raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
         if not rules.is_aware(parsed):
             raise forms.ValidationError(self.error_messages["naive"], code="naive")
-        try:
-            instant = parsed.astimezone(dt.UTC)
-        except OverflowError:
-            instant = None
-        if instant is None or not EARLIEST <= instant < LATEST:
+        instant = in_accepted_range(parsed)
+        if instant is None:
             raise forms.ValidationError(
                 _("Give a date and time from 1900 up to (not including) 3000."), code="range"
             )
@@ -160,3 +155,18 @@ def slot_matches(params: dict[str, Any], slot: dt.datetime | None, now: dt.datet
         and (before is None or slot < before)
         and (future is None or (slot >= now) == future)
     )
+
+
+class ActionFilterBackend(DjangoFilterBackend):  # type: ignore[misc]
+    """django-filter's backend with one FilterSet per viewset action.
+
+    The view names them in ``filterset_classes`` (``{"list": SeriesFilter,
+    "occurrences": OccurrenceFilter}``); an action without one is not filtered.
+    A detail route of a viewset with one ``filterset_class`` would run the list's
+    filters on its single object (``?search=zzz`` made it a 404), and the browsable
+    API would offer them in the Filters form of every page.
+    """
+
+    def get_filterset_class(self, view: Any, queryset: Any = None) -> Any:
+        classes: dict[str, Any] = getattr(view, "filterset_classes", {})
+        return classes.get(getattr(view, "action", None) or "")

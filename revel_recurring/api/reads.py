@@ -10,7 +10,8 @@ from django.utils import timezone
 
 from .. import changelog
 from ..models import EventSeries, get_event_model
-from .filters import OccurrenceFilter, future_q, slot_matches
+from ..querysets import upcoming_q
+from .filters import OccurrenceFilter, slot_matches
 from .serializers import OccurrenceRow
 
 
@@ -31,7 +32,7 @@ class SeriesExtras:
         for template in manager.filter(series_id__in=series_ids, is_template=True):
             extras.templates[template.series_id] = template  # type: ignore[index]
         status_field = model.RECURRING_STATUS_FIELD
-        upcoming = Count("pk", filter=future_q(timezone.now()))
+        upcoming = Count("pk", filter=upcoming_q(model, now=timezone.now()))
         rows = (
             manager.filter(series_id__in=series_ids, is_template=False)
             .order_by()

@@ -9,10 +9,15 @@ must be in ``INSTALLED_APPS`` for its template and static files.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any, TypeVar
 
 from django.templatetags.static import static
+from drf_spectacular.extensions import (
+    OpenApiSerializerExtension,
+    OpenApiSerializerFieldExtension,
+)
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
@@ -20,7 +25,8 @@ from drf_spectacular.utils import extend_schema as spectacular_extend_schema
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .. import __version__
-from .serializers import ErrorSerializer
+from .fields import ACCEPTED_DATETIME_PATTERN, AwareDateTimeField, StrictFieldsMixin
+from .serializers import ErrorSerializer, RecurrenceCreateSerializer
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -67,6 +73,140 @@ def _is_series_viewset(cls: type) -> bool:
     return any(f"{base.__module__}.{base.__qualname__}" == _SERIES_VIEWSET for base in cls.__mro__)
 
 
+# The schema states what the server refuses, so a client (and schemathesis' data
+# checks) can tell valid input from invalid without trying: these extensions and
+# the pagination's parameters are general (every strict body, every aware
+# datetime), never written per field.
+
+#: An input instant: what AwareDateTimeField and the date filters accept.
+AWARE_DATETIME_INPUT: dict[str, Any] = {
+    "type": "string",
+    "format": "date-time",
+    "pattern": ACCEPTED_DATETIME_PATTERN,
+}
+
+
+class AwareDateTimeFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """Every AwareDateTimeField: as input, RFC 3339 with an offset in the accepted years."""
+
+    target_class = AwareDateTimeField
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            self.target, direction, bypass_extensions=True
+        )
+        if direction == "request":
+            schema["pattern"] = ACCEPTED_DATETIME_PATTERN
+        return schema
+
+
+class StrictBodyExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """A request body of a StrictFieldsMixin serializer refuses unknown keys:
+    ``additionalProperties: false``. Its response shape is left open."""
+
+    target_class = StrictFieldsMixin
+    match_subclasses = True
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        if direction == "request":
+            schema["additionalProperties"] = False
+        return schema
+
+
+class RecurrenceCreateExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
+    """The rule of a new series is one of two bodies: the rule fields (``frequency``,
+    ``dtstart`` and ``timezone`` required) or ``{"ical": "..."}`` alone."""
+
+    target_class = RecurrenceCreateSerializer
+    match_subclasses = True
+    priority = 1  # before StrictBodyExtension, which also matches it
+
+    def map_serializer(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        schema: dict[str, Any] = auto_schema._map_serializer(
+            self.target, direction, bypass_extensions=True
+        )
+        if direction != "request":
+            return schema
+        properties = dict(schema.get("properties", {}))
+        ical = properties.pop("ical")
+        fields = {
+            "type": "object",
+            "properties": properties,
+            "required": ["frequency", "dtstart", "timezone"],
+            "additionalProperties": False,
+        }
+        text = {
+            "type": "object",
+            "properties": {"ical": ical},
+            "required": ["ical"],
+            "additionalProperties": False,
+        }
+        return {"oneOf": [fields, text], "description": schema.get("description", "")}
+
+
+# drf-spectacular's pattern for a DecimalField sent as a string, "^-?\d{0,W}(?:\.\d{0,D})?$",
+# also matches "", "-", "." and "-.", which DRF refuses ("A valid number is
+# required."); the hook below asks for a digit (and keeps "" where the field is
+# nullable, which DRF reads as null).
+_DECIMAL_PATTERN = re.compile(
+    r"^\^-\?(?:0\?|\\d\{0,(?P<whole>\d+)\})"
+    r"\(\?:\\(?P<sep>.)\\d\{0,(?P<places>\d+)\}\)\?\$$"
+)
+
+
+def _decimal_pattern(pattern: str, *, nullable: bool) -> str:
+    match = _DECIMAL_PATTERN.match(pattern)
+    if match is None:
+        return pattern
+    sep, places = re.escape(match["sep"]), int(match["places"])
+    whole = rf"\d{{1,{match['whole']}}}" if match["whole"] else "0"
+    fraction = rf"(?:{sep}\d{{0,{places}}})?|{sep}\d{{1,{places}}}" if places else ""
+    number = rf"-?(?:{whole}{fraction})"
+    return rf"^(?:{number})?$" if nullable else rf"^{number}$"
+
+
+def _walk(node: Any) -> None:
+    if isinstance(node, dict):
+        if node.get("format") == "decimal" and isinstance(node.get("pattern"), str):
+            node["pattern"] = _decimal_pattern(node["pattern"], nullable=bool(node.get("nullable")))
+        for value in node.values():
+            _walk(value)
+    elif isinstance(node, list):
+        for value in node:
+            _walk(value)
+
+
+def decimal_patterns_need_a_digit(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: decimal strings the server can read."""
+    _walk(result)
+    return result
+
+
+def empty_query_values_mean_absent(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
+    """drf-spectacular postprocessing hook: an optional query parameter may be empty.
+
+    The server reads ``?auto_publish=`` or ``?modified_since=`` as not given (the
+    browsable API's filter forms send every field, filled or not, and DRF's
+    serializers and django-filter do the same), so the schema offers ``""`` beside
+    each optional query parameter's own schema.
+    """
+    for methods in result.get("paths", {}).values():
+        for operation in methods.values():
+            if not isinstance(operation, dict):
+                continue
+            for parameter in operation.get("parameters", []):
+                if parameter.get("in") != "query" or parameter.get("required"):
+                    continue
+                schema = parameter.get("schema")
+                if isinstance(schema, dict) and "anyOf" not in schema:
+                    parameter["schema"] = {"anyOf": [schema, {"type": "string", "enum": [""]}]}
+    return result
+
+
 ERROR = ErrorSerializer
 BAD_INPUT = OpenApiResponse(
     OpenApiTypes.OBJECT,
@@ -102,25 +242,23 @@ WRITE_ERRORS = error_responses(400, 403, 404, 409, 415)
 
 OCCURRENCE_PARAMETERS = [
     OpenApiParameter(
-        "date_from_after", OpenApiTypes.DATETIME, description="Starts at or after (with offset)."
+        "date_from_after", AWARE_DATETIME_INPUT, description="Starts at or after (with offset)."
     ),
     OpenApiParameter(
-        "date_from_before", OpenApiTypes.DATETIME, description="Starts before (with offset)."
+        "date_from_before", AWARE_DATETIME_INPUT, description="Starts before (with offset)."
     ),
     OpenApiParameter("status", OpenApiTypes.STR, description="The host's status value."),
     OpenApiParameter("is_modified", OpenApiTypes.BOOL),
     OpenApiParameter("is_future", OpenApiTypes.BOOL, description="Ends (or starts) now or later."),
     OpenApiParameter(
         "modified_since",
-        OpenApiTypes.DATETIME,
+        AWARE_DATETIME_INPUT,
         description=(
             "Only occurrences changed at or after this instant, plus tombstones of those "
             "cancelled or deleted since (`cancelled` / `deleted` true, original slot in "
             "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
         ),
     ),
-    OpenApiParameter("page", OpenApiTypes.INT),
-    OpenApiParameter("page_size", OpenApiTypes.INT, description="At most 500."),
 ]
 
 
@@ -133,6 +271,11 @@ SCHEMA_SETTINGS = {
     "VERSION": __version__,
     "COMPONENT_SPLIT_REQUEST": True,
     "PREPROCESSING_HOOKS": ["revel_recurring.api.schema.only_recurring_endpoints"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "revel_recurring.api.schema.decimal_patterns_need_a_digit",
+        "revel_recurring.api.schema.empty_query_values_mean_absent",
+    ],
 }
 
 

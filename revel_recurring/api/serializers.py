@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError as DjangoValidationError
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 from rest_framework.settings import api_settings
 
 from ..describe import describe_rule
@@ -26,15 +27,35 @@ from ..validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from .fields import MAX_POSITIVE_INT, AwareDateTimeField, EventIdField, StrictFieldsMixin
 from .templates import DefaultTemplateSerializer, default_template_serializer_class, template_fields
 
+#: The error code of a message from a rule of the series (``validators.py``, the
+#: services) that carries no code of its own: input of the right shape that the
+#: domain refuses, which no schema can state. Codes show in ``exc.get_codes()``
+#: for hosts whose exception handler renders them.
+RULE_ERROR_CODE = "rule"
+
+
+def _details(errors: list[DjangoValidationError]) -> list[str]:
+    return [
+        ErrorDetail(message, code=error.code or RULE_ERROR_CODE)
+        for error in errors
+        for message in error.messages
+    ]
+
 
 def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
-    """A Django ValidationError as DRF's error body (``__all__`` -> non_field_errors)."""
+    """A Django ValidationError as DRF's error body (``__all__`` -> non_field_errors).
+
+    Each message keeps its Django code (``max_length`` from the host's model, ...);
+    one without a code gets :data:`RULE_ERROR_CODE`.
+    """
     if hasattr(exc, "error_dict"):
         return {
-            (api_settings.NON_FIELD_ERRORS_KEY if key == NON_FIELD_ERRORS else key): messages
-            for key, messages in exc.message_dict.items()
+            (api_settings.NON_FIELD_ERRORS_KEY if key == NON_FIELD_ERRORS else key): _details(
+                errors
+            )
+            for key, errors in exc.error_dict.items()
         }
-    return list(exc.messages)
+    return _details(exc.error_list)
 
 
 class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceRule]):
@@ -146,7 +167,12 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
 
 class OccurrenceCountsSerializer(serializers.Serializer[Any]):
     total = serializers.IntegerField(help_text=_("Materialized occurrences, template excluded."))
-    upcoming = serializers.IntegerField(help_text=_("Those starting from now on."))
+    upcoming = serializers.IntegerField(
+        help_text=_(
+            "Those starting from now on, cancelled ones left out (as the admin's "
+            "list and the event queryset's upcoming() count them)."
+        )
+    )
     by_status = serializers.DictField(child=serializers.IntegerField())
 
 
@@ -463,7 +489,10 @@ class PreviewSerializer(serializers.Serializer[Any]):
 
 class PreviewQuerySerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField(
-        min_value=1, required=False, default=10, help_text=_("1 or more; capped at 100.")
+        min_value=1,
+        required=False,
+        default=10,
+        help_text=_("How many: 1 or more (default 10); more than 100 is capped at 100."),
     )
 
 

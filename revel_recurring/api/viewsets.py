@@ -13,7 +13,6 @@ from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import HttpResponseBase
 from django.utils import timezone
-from django_filters.rest_framework import DjangoFilterBackend
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import (
@@ -52,7 +51,7 @@ from ..services.propagation import update_template
 from ..slots import upcoming_slots
 from . import serializers as s
 from .errors import create_errors, ical_create_errors, translate, update_errors
-from .filters import OccurrenceFilter, SeriesFilter
+from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
 from .pagination import OccurrencePagination, SeriesPagination
 from .permissions import SeriesPermission
 from .reads import SeriesExtras, changed_rows
@@ -110,8 +109,9 @@ class SeriesViewSet(
     permission_classes = [SeriesPermission]
     parser_classes = [JSONParser]
     pagination_class = SeriesPagination
-    filter_backends = [DjangoFilterBackend]
-    filterset_class = SeriesFilter
+    filter_backends = [ActionFilterBackend]
+    # The list's filters apply to the list only; occurrences/ has its own.
+    filterset_classes = {"list": SeriesFilter, "occurrences": OccurrenceFilter}
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     # Any id reaches the view, which answers a JSON 404 for one it cannot find.
     lookup_value_regex = "[^/]+"
@@ -135,6 +135,10 @@ class SeriesViewSet(
         )
 
     def filter_queryset(self, queryset: QuerySet[EventSeries, Any]) -> QuerySet[EventSeries, Any]:
+        if self.action != "list":
+            # A detail route finds its series by id alone: `PATCH series/1/?is_active=false`
+            # changes series 1 whatever its flags, and occurrences/ filters occurrences.
+            return queryset
         filtered = super().filter_queryset(queryset)
         # The pk breaks ties (and stands in for an empty ?ordering=,), so pages never
         # overlap or skip rows.
@@ -507,11 +511,7 @@ class SeriesViewSet(
 
     @extend_schema(
         summary="The next N slots of the rule from now, each materialized/excluded/pending",
-        parameters=[
-            OpenApiParameter(
-                "count", OpenApiTypes.INT, description="How many (default 10, capped at 100)."
-            )
-        ],
+        parameters=[s.PreviewQuerySerializer],
         responses={200: s.PreviewSerializer, **error_responses(400, 403, 404)},
     )
     @action(detail=True, methods=["get"])

@@ -12,6 +12,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
 
@@ -19,11 +20,13 @@ from .. import rules
 from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
+from ..receivers import suspend_modification_tracking
 from ..signals import occurrence_cancelled, occurrence_restored
 from .bookings import booked_date, booked_ids, series_zone
 from .exdates import merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .propagation import occurrence_error, reapply_template
 from .scheduling import refresh_next_due_at
 
 
@@ -168,6 +171,32 @@ def cancel_occurrence(
     return event
 
 
+def _catch_up_with_template(series: EventSeries, event: Any, *, now: dt.datetime) -> list[str]:
+    """The template edits a cancelled occurrence missed, applied to it; fields changed.
+
+    Propagation leaves cancelled rows alone, so a restored one would keep the values
+    from before every edit propagated meanwhile. It gets the template's current
+    propagatable values back, as an upcoming row that was never cancelled holds them,
+    unless an organiser edited it on its own (``is_modified``: their values stay, as
+    ``future_unmodified`` propagation keeps them). A past occurrence keeps its values,
+    like every past row. Called under the series lock, which every template edit
+    through ``update_template`` holds too, so the template read is its latest.
+    """
+    if event.is_modified or rules.to_utc(event.occurrence_start) < now:
+        return []
+    template = get_event_model()._default_manager.filter(series=series, is_template=True).first()
+    if template is None:
+        return []
+    changed = reapply_template(event, template)
+    # As propagation does: the host's validation runs on what the copy produced.
+    if changed:
+        try:
+            event.full_clean()
+        except ValidationError as exc:
+            raise occurrence_error(event, exc) from exc
+    return changed
+
+
 def restore_occurrence(
     series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
 ) -> RecurringEventMixin | None:
@@ -179,8 +208,11 @@ def restore_occurrence(
     give it today (open when the series auto-publishes, draft otherwise). A slot not
     materialized yet is created by the next generation run if it still lies ahead
     of ``now``; the cursor is moved back before it when it had already passed it.
-    Raises :class:`NotAnOccurrenceError` as cancel does, and
-    :class:`NotCancelledError` when the slot is not cancelled. Returns the restored
+    An upcoming occurrence not edited on its own (``is_modified`` false) also gets
+    the template's current propagatable fields back: the template edits propagated
+    while it was cancelled skipped it. Raises :class:`NotAnOccurrenceError` as
+    cancel does, and :class:`NotCancelledError` when the slot is not cancelled.
+    Returns the restored
     host event or None. Sends ``occurrence_restored`` after commit.
     """
     moment = now_utc(now)
@@ -224,7 +256,10 @@ def restore_occurrence(
                     if locked.auto_publish
                     else model.RECURRING_STATUS_DRAFT
                 )
-                event.save(update_fields=event.mark_restored(fallback=fallback))
+                fields = event.mark_restored(fallback=fallback)
+                fields += _catch_up_with_template(locked, event, now=moment)
+                with suspend_modification_tracking():
+                    event.save(update_fields=fields)
             send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
         return locked, event
 

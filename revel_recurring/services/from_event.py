@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import transaction
+from django.utils import timezone
 
+from .. import rules
 from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
 from .lifecycle import create_recurring_series
+from .locking import lock_series
 from .plumbing import now_utc
 
 
@@ -35,6 +39,20 @@ def template_data_from_event(event: Any, *, start: dt.datetime) -> dict[str, Any
     }
 
 
+@dataclass(frozen=True)
+class SeriesFromEvent:
+    """What :func:`create_series_from_event` did.
+
+    ``adopted`` is the source event when it became the series' first occurrence
+    (its start is a slot of the rule), else None; ``created`` the occurrences
+    generated besides it.
+    """
+
+    series: EventSeries
+    created: list[Any]
+    adopted: Any | None
+
+
 def create_series_from_event(
     event: Any,
     *,
@@ -45,14 +63,19 @@ def create_series_from_event(
     generation_window_weeks: int | None = None,
     is_active: bool = True,
     now: dt.datetime | None = None,
-) -> tuple[EventSeries, list[Any]]:
+) -> SeriesFromEvent:
     """Create a series whose template is a draft copy of the one-off ``event``.
 
     The template starts at the rule's ``dtstart`` and keeps the event's duration;
     the host's ``clone_related`` copies the event's related rows onto it before the
     first window is generated, so the occurrences get them too. Everything commits
-    in one transaction (see ``create_recurring_series`` for the validation). Returns
-    the series and the occurrences generated.
+    in one transaction (see ``create_recurring_series`` for the validation).
+
+    When the event starts on a slot of the new rule (and is not cancelled), it is
+    *adopted* as that slot's occurrence instead of being doubled by a generated
+    copy: it joins the series with that slot as its ``recurrence_id`` and keeps
+    its id, status, bookings and related rows. Any other event is left as it is
+    (docs/decisions/admin-add-from-event.md).
     """
     moment = now_utc(now)
     model = get_event_model()
@@ -70,8 +93,46 @@ def create_series_from_event(
         )
         template = model._default_manager.get(series=series, is_template=True)
         model.clone_related(event, [template])
+        adopted = _adopt(series, event)
         created = generate_series_events(series, now=moment) if is_active else []
-    return series, created
+    return SeriesFromEvent(series=series, created=created, adopted=adopted)
 
 
-__all__ = ["create_series_from_event", "template_data_from_event"]
+def _adopt(series: EventSeries, event: Any) -> Any | None:
+    """Make ``event`` the occurrence of its own slot in ``series``; it, or None.
+
+    Under the new series' lock, before the first generation, so that run finds the
+    slot materialized (by ``recurrence_id``) and skips it. The UPDATE names only
+    the series columns and requires the event to be in no series yet: when two
+    organisers start series from the same event at once, one adopts it and the
+    other generates its own first occurrence.
+    """
+    model = type(event)
+    start = event.occurrence_start
+    if start is None or event.occurrence_status == model.RECURRING_STATUS_CANCELLED:
+        return None
+    locked = lock_series(series.pk, with_rule=True)
+    rule = locked.recurrence_rule
+    slot = rules.to_utc(start)
+    if rule is None or not rules.is_occurrence(rule.to_spec(), slot):
+        return None
+    if slot in locked.exdate_instants:
+        return None
+    index = locked.last_occurrence_index + 1
+    # QuerySet.update(): no save() signals, so is_modified stays False and the
+    # host's own save() side effects (notifications, stamps) do not fire for
+    # what is, to attendees, the same event as before.
+    stamp = {model.RECURRING_UPDATED_FIELD: timezone.now()} if model.RECURRING_UPDATED_FIELD else {}
+    # The change stamp moves, so a client syncing the series with modified_since
+    # learns of the occurrence it gained.
+    taken = model._default_manager.filter(pk=event.pk, series__isnull=True).update(
+        series=locked, recurrence_id=slot, occurrence_index=index, is_modified=False, **stamp
+    )
+    if not taken:
+        return None
+    EventSeries.objects.filter(pk=locked.pk).update(last_occurrence_index=index)
+    series.last_occurrence_index = index
+    return model._default_manager.get(pk=event.pk)
+
+
+__all__ = ["SeriesFromEvent", "create_series_from_event", "template_data_from_event"]

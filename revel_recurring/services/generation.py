@@ -36,7 +36,11 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class GenerationPlan:
-    """What one run would do: the new slots, the new cursor and next due moment."""
+    """What one run would do: the new slots, the new cursor and next due moment.
+
+    ``horizon`` is the new cursor: the window's horizon, or the old cursor when that
+    is later (a generate never moves the cursor backwards).
+    """
 
     slots: tuple[dt.datetime, ...]
     horizon: dt.datetime
@@ -83,6 +87,11 @@ def plan_generation(
     (by original UTC slot, so moved or deleted occurrences stay gone) too.
     """
     window = generation_window(series, rule, now=now, until=until, backfill=backfill)
+    # The new cursor: a run never moves it backwards (an `until` or a shrunk window
+    # below it asks for dates already generated), so the next due moment is
+    # searched from the later of the two as well.
+    cursor = series.last_generated_until
+    reached = window.horizon if cursor is None else max(cursor, window.horizon)
     exdates = series.exdate_instants
     slots = tuple(
         slot
@@ -96,9 +105,9 @@ def plan_generation(
     )
     return GenerationPlan(
         slots=slots,
-        horizon=window.horizon,
+        horizon=reached,
         next_due_at=next_due_moment(
-            series, rule, after=window.horizon, materialized=materialized | set(slots)
+            series, rule, after=reached, materialized=materialized | set(slots)
         ),
     )
 
@@ -116,7 +125,10 @@ def generate_series_events(
     key and saves a query; a missing series then generates nothing). Returns the
     created host events, in start order (empty when there was nothing to do).
     ``until`` replaces the horizon ``now + generation_window_weeks`` and may reach
-    at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead. Occurrences that start
+    at most ``REVEL_RECURRING_MAX_WINDOW_WEEKS`` ahead; an ``until`` at or before the
+    cursor (``last_generated_until``) asks for dates already generated: nothing is
+    created (a backfill still fills missing past slots up to it) and the cursor stays
+    where it is, as no run ever moves it backwards. Occurrences that start
     before ``now`` are skipped unless ``backfill`` (for imports), which walks from
     dtstart and fills every past slot not yet materialized or excluded.
 

@@ -86,7 +86,28 @@ def _propagated_fields(model: Any, changed: list[Any]) -> list[Any]:
     return [model._meta.get_field(name) for name in sorted(names)]
 
 
-def _occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
+def reapply_template(event: Any, template: Any) -> list[str]:
+    """Copy the template's propagatable fields (and their coupled groups) onto ``event``.
+
+    In memory; returns the attnames that changed (nothing to save when empty).
+    For an occurrence that missed propagations while it was cancelled: they skip
+    cancelled rows, so its restore brings it up to date (cancellation.py).
+    """
+    model = type(template)
+    written = _propagated_fields(
+        model, [model._meta.get_field(name) for name in model.PROPAGATABLE_FIELDS]
+    )
+    changed = []
+    for field in written:
+        value = getattr(template, field.attname)
+        if getattr(event, field.attname) != value:
+            setattr(event, field.attname, value)
+            changed.append(field.attname)
+    return changed
+
+
+def occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
+    """``exc`` of one occurrence's full_clean, each message prefixed with which one."""
     where = f"occurrence {event.pk} on {rules.format_instant(event.occurrence_start)}"
     messages = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD_ERRORS: exc.messages}
     return ValidationError(
@@ -174,7 +195,7 @@ def update_template(
                 try:
                     event.full_clean()
                 except ValidationError as exc:
-                    raise _occurrence_error(event, exc) from exc
+                    raise occurrence_error(event, exc) from exc
                 event.save()
                 updated += 1
             send_after_commit(
@@ -189,4 +210,4 @@ def update_template(
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 
 
-__all__ = ["PROPAGATION_SCOPES", "PropagationScope", "update_template"]
+__all__ = ["PROPAGATION_SCOPES", "PropagationScope", "reapply_template", "update_template"]

@@ -55,9 +55,9 @@ def generation_window(
     if cursor is None or backfill:
         lower, inclusive = rules.to_utc(rule.dtstart), True
     else:
-        # A cursor beyond the horizon (the window shrank, or an explicit until below
-        # it) is clamped: the cursor moves back to the horizon and later runs go on
-        # from there instead of waiting for real time to catch up with it.
+        # A cursor at or beyond the horizon (the window shrank, or an explicit until
+        # below it) leaves an empty window: everything up to the cursor is already
+        # materialized or excluded, and the cursor itself never moves backwards.
         lower, inclusive = min(cursor, horizon), False
     return GenerationWindow(
         lower=lower,

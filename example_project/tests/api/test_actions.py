@@ -65,6 +65,26 @@ def test_generate_materializes_up_to_until_and_returns_what_it_created(
     assert again.json()["created"] == []
 
 
+def test_generate_with_an_until_before_the_cursor_is_a_no_op(
+    world: World, client_for: ClientFor
+) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    client.post(
+        url(series, "generate"),
+        {"until": (timezone.now() + dt.timedelta(weeks=12)).isoformat()},
+        format="json",
+    )
+    cursor = EventSeries.objects.get(pk=series.pk).last_generated_until
+    before = len(occurrences_of(series))
+    for until in ("2020-02-01T00:00:00Z", (timezone.now() + dt.timedelta(weeks=2)).isoformat()):
+        response = client.post(url(series, "generate"), {"until": until}, format="json")
+        assert response.status_code == 200, response.json()
+        assert response.json()["created"] == []
+        assert response.json()["series"]["last_generated_until"].startswith(stamp(cursor)[:-1])
+    assert EventSeries.objects.get(pk=series.pk).last_generated_until == cursor
+    assert len(occurrences_of(series)) == before
+
+
 @pytest.mark.parametrize(
     "until",
     [
@@ -238,6 +258,22 @@ def test_template_patch_cannot_move_a_series_to_an_organisation_the_user_does_no
     assert response.status_code == 400
     assert list(response.json()) == ["organization"]
     assert series.get_template().organization == world.a.organization
+
+
+def test_detail_routes_ignore_the_series_list_filters(world: World, client_for: ClientFor) -> None:
+    client, series = client_for(world.a.owner), world.a.series
+    rows = occurrences_of(series)
+    listed = client.get(url(series, "occurrences") + "?search=zzz&ordering=-name&is_active=false")
+    assert listed.status_code == 200, listed.json()
+    assert [row["id"] for row in listed.json()["results"]] == [e.pk for e in rows]
+    for suffix in ("", "drift/", "preview/", "template/"):
+        response = client.get(url(series) + suffix + "?search=zzz&auto_publish=false")
+        assert response.status_code == 200, suffix
+    patched = client.patch(url(series) + "?is_active=false", {"name": "Renamed"}, format="json")
+    assert patched.status_code == 200, patched.json()
+    assert EventSeries.objects.get(pk=series.pk).name == "Renamed"
+    # The list still filters.
+    assert client.get(url(series).rsplit("/", 2)[0] + "/?search=zzz").json()["results"] == []
 
 
 def test_occurrences_filters(world: World, client_for: ClientFor) -> None:

@@ -80,3 +80,24 @@ def test_options_describes_every_route(world: World, browser: Client) -> None:
         response = browser.options(path)
         assert response.status_code == 200, path
         assert response.json()["name"], path
+
+
+def filter_inputs(page: str) -> set[str]:
+    """The names of the inputs of the browsable API's Filters form, if it has one."""
+    import re
+
+    form = re.search(r'<div class="modal fade" id="filtersModal".*?</form>', page, re.S)
+    return set(re.findall(r'name="([a-z_]+)"', form.group(0))) if form else set()
+
+
+def test_the_filters_form_of_each_page_offers_only_its_own_filters(
+    world: World, browser: Client
+) -> None:
+    listing = html(browser.get(API, HTTP_ACCEPT="text/html"))
+    assert {"search", "ordering", "is_active", "auto_publish"} <= filter_inputs(listing)
+    occurrences = html(browser.get(url(world.a.series, "occurrences"), HTTP_ACCEPT="text/html"))
+    offered = filter_inputs(occurrences)
+    assert {"date_from_after", "date_from_before", "status", "is_modified"} <= offered
+    assert not offered & {"search", "ordering", "is_active", "auto_publish"}
+    detail = html(browser.get(url(world.a.series), HTTP_ACCEPT="text/html"))
+    assert filter_inputs(detail) == set()

@@ -93,7 +93,7 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
     assert list(ical["200"]["content"]) == ["text/calendar"]
     assert "application/json" in ical["404"]["content"]
     recurrence = schema["components"]["schemas"]["RecurrenceCreateRequest"]
-    assert "ical" in recurrence["properties"]
+    assert "ical" in recurrence["oneOf"][1]["properties"]
     assert "required" not in recurrence
     list_params = {p["name"] for p in operations[(prefix, "get")]["parameters"]}
     assert {"is_active", "auto_publish", "search", "ordering", "page", "page_size"} <= list_params
@@ -129,3 +129,45 @@ def test_the_schema_documents_booked_dates(schema: dict[str, Any]) -> None:
         "#/components/schemas/CancelOccurrenceRequestRequest"
     )
     assert "409" in operation["responses"]
+
+
+def test_the_schema_states_what_the_server_refuses(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    requests = [name for name in components if name.endswith("Request")]
+    assert requests
+    for name in requests:
+        variants = components[name]["oneOf"] if "oneOf" in components[name] else [components[name]]
+        assert all(v["additionalProperties"] is False for v in variants), name
+    # A new series' rule: its fields, or ical alone.
+    fields, ical = components["RecurrenceCreateRequest"]["oneOf"]
+    assert {"frequency", "dtstart", "timezone"} <= set(fields["required"])
+    assert "ical" not in fields["properties"]
+    assert ical["required"] == ["ical"]
+    assert list(ical["properties"]) == ["ical"]
+    # Every input instant carries the accepted years; outputs are plain date-times.
+    until = components["GenerateRequestRequest"]["properties"]["until"]
+    assert re.match(until["pattern"], "1900-01-01T00:30:00+01:00")
+    for text in ("1899-12-31T23:00:00Z", "3000-01-01T00:00:00Z", "2027-01-01T00:00:00"):
+        assert not re.match(until["pattern"], text), text
+    assert "pattern" not in components["Series"]["properties"]["last_generated_until"]
+    parameters = {
+        (path, parameter["name"]): parameter["schema"]
+        for path, methods in schema["paths"].items()
+        for operation in methods.values()
+        for parameter in operation.get("parameters", [])
+    }
+    # Every optional query parameter may also be sent empty (read as not sent).
+    empty = {"type": "string", "enum": [""]}
+    for (path, name), value in list(parameters.items()):
+        if name != "id":
+            assert value["anyOf"][1] == empty, (path, name)
+            parameters[(path, name)] = value["anyOf"][0]
+    for path in ("/api/recurring/series/", "/api/recurring/series/{id}/occurrences/"):
+        assert parameters[(path, "page")]["minimum"] == 1
+        assert parameters[(path, "page_size")]["minimum"] == 1
+    assert parameters[("/api/recurring/series/{id}/preview/", "count")]["minimum"] == 1
+    since = parameters[("/api/recurring/series/{id}/occurrences/", "modified_since")]
+    assert since["pattern"] == until["pattern"]
+    for decimal in ("", "-", ".", "-."):
+        latitude = components["EventTemplateRequest"]["properties"]["latitude"]
+        assert bool(re.match(latitude["pattern"], decimal)) == (decimal == ""), decimal

@@ -302,3 +302,22 @@ def test_the_api_never_reads_a_naive_datetime_in_the_server_zone(
     )
     assert response.status_code == 400
     assert list(response.json()) == ["until"]
+
+
+def test_an_empty_query_parameter_means_not_given_and_a_bad_page_size_is_named(
+    world: World, client_for: ClientFor
+) -> None:
+    client = client_for(world.a.owner)
+    every = "?search=&ordering=&is_active=&auto_publish=&page=&page_size="
+    listed = client.get(API + every)
+    assert listed.status_code == 200, listed.json()
+    assert [row["name"] for row in listed.json()["results"]] == ["Alpha Run"]
+    empty = "?date_from_after=&date_from_before=&status=&is_modified=&is_future=&modified_since="
+    rows = client.get(url(world.a.series, "occurrences") + empty + "&page_size=")
+    assert rows.status_code == 200, rows.json()
+    assert rows.json()["count"] == len(occurrences_of(world.a.series))
+    assert client.get(url(world.a.series, "preview") + "?count=").json()["count"] == 10
+    for bad in ("0", "-1", "abc", " "):
+        response = client.get(API + f"?page_size={bad}")
+        assert response.status_code == 400, bad
+        assert list(response.json()) == ["page_size"], bad
