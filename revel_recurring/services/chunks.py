@@ -202,7 +202,10 @@ def _plan_series(series: EventSeries, state: TakenSlots, moment: dt.datetime) ->
     )
     occurrences = build_occurrences(series, state.template, plan.slots)
     apply_plan(series, plan, created=len(occurrences))
-    clear_parking(series)
+    if occurrences:
+        # Same rule as generate_series_events (parked series never get here today:
+        # the chunk leaves them out of its live set).
+        clear_parking(series)
     return occurrences
 
 

@@ -182,9 +182,12 @@ def generate_series_events(
             )
             created = _materialize(locked, taken.template, plan.slots)
             apply_plan(locked, plan, created=len(created))
-            # A run that succeeds proves the cause of a parking gone (Generate now
-            # after the template was shortened, for one).
-            clear_parking(locked)
+            if created:
+                # A run that wrote occurrences proves the cause of a parking gone
+                # (Generate now after the template was shortened, for one). A run
+                # with nothing to write (an ``until`` before the cursor, a window
+                # already full) proves nothing: the series stays parked.
+                clear_parking(locked)
             write_cursors([locked])
             if created:
                 transaction.on_commit(
