@@ -33,8 +33,8 @@ from .generation import (
     apply_plan,
     build_occurrences,
     bulk_insert,
+    disarm_series,
     generate_series_events,
-    park_series,
     plan_generation,
     read_taken_slots,
     write_cursors,
@@ -158,7 +158,7 @@ def _generate_chunk(
             state = taken.get(series.pk)
             if state is None:
                 absorb_pending_exdates(series)
-                park_series(series)
+                disarm_series(series)
                 continue
             absorb_pending_exdates(series, pending=state.pending)
             try:

@@ -169,7 +169,7 @@ def generate_series_events(
         taken = read_taken_slots([locked.pk], since).get(locked.pk)
         if taken is None:
             absorb_pending_exdates(locked)
-            park_series(locked)
+            disarm_series(locked)
         else:
             absorb_pending_exdates(locked, pending=taken.pending)
             plan = plan_generation(
@@ -232,7 +232,7 @@ def write_cursors(series_list: Sequence[EventSeries]) -> None:
         EventSeries.objects.bulk_update(series_list, _CURSOR_COLUMNS)
 
 
-def park_series(series: EventSeries) -> None:
+def disarm_series(series: EventSeries) -> None:
     """A series without a template leaves the dispatcher's view until it gets one.
 
     Otherwise the beat would select it every day for nothing. A template created
@@ -472,9 +472,9 @@ __all__ = [
     "bulk_insert",
     "check_generation_size",
     "check_next_run_size",
+    "disarm_series",
     "generate_series_events",
     "insert_batches",
-    "park_series",
     "plan_generation",
     "preview_series_events",
     "read_taken_slots",
