@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from .. import rules
+from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
@@ -134,7 +135,8 @@ def cancel_stale_occurrences(
     ticked; a date booked since the page was shown is still kept). Each cancelled
     row is saved with the cancelled status and its original slot is recorded as
     an exdate, in one transaction. Sends ``occurrence_cancelled`` for each
-    cancelled row after commit.
+    cancelled row after commit (its ``host_model.bulky_fields`` deferred: a
+    receiver reading one costs a query).
     """
     moment = now_utc(now)
     model = get_event_model()
@@ -149,9 +151,13 @@ def cancel_stale_occurrences(
             ]
             if not stale:
                 return locked, [], []
+            # Cancelling writes the status alone (update_fields): long texts copied
+            # onto every row are not read.
             events: list[Any] = list(
                 lock_rows(
-                    model._default_manager.filter(pk__in=stale, is_modified=False).order_by("pk")
+                    model._default_manager.filter(pk__in=stale, is_modified=False)
+                    .defer(*bulky_fields(model))
+                    .order_by("pk")
                 )
             )
             order = {pk: position for position, pk in enumerate(stale)}
