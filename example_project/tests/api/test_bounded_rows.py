@@ -1,8 +1,9 @@
 """Bounded work per row: a long template text neither blows up a read nor fails a write.
 
-A template's description is copied onto every occurrence. Reads that show dates
-(``occurrences/``, the feed, the series page, ``DELETE series/``) must not load
-one copy per row, and a series whose copies would be too large to write is
+A template's description is copied onto every occurrence. Requests that show or
+touch dates (``occurrences/``, the feed, the series page, the admin's delete and
+cancel-stale pages, a propagated template edit, cancel-stale, ``DELETE series/``)
+must not load or resend one copy per row, and a series whose copies would be too large to write is
 refused with a 400 (API) or parked (daily pass), never a 500 or a chunk rolled
 back with it.
 """
@@ -99,11 +100,10 @@ def description_statements(captured: CaptureQueriesContext, series: EventSeries)
 def traced() -> Iterator[Callable[[Callable[[], Any]], int]]:
     """Measure the Python heap's peak growth (bytes) while a callable runs.
 
-    tracemalloc rather than the process's ``ru_maxrss``: the latter is a
-    high-water mark over the whole pytest process, which earlier tests may have
-    raised beyond anything this one does, so growth would go unseen; tracemalloc
-    counts exactly the allocations made while the request runs, whatever ran
-    before. (A column the query does not select never reaches the driver either,
+    tracemalloc counts exactly the allocations made while the request runs,
+    whatever ran before in this pytest process. The process's own peak (``VmHWM``,
+    which also counts the driver's C buffers) is measured in a fresh process by
+    ``test_the_process_peak_memory_grows_by_less_than_100_mb_on_each_read``. (A column the query does not select never reaches the driver either,
     so what it leaves out of the Python heap it leaves out of the C buffers too.)
     """
     tracemalloc.start()
