@@ -103,7 +103,8 @@ def traced() -> Iterator[Callable[[Callable[[], Any]], int]]:
     tracemalloc counts exactly the allocations made while the request runs,
     whatever ran before in this pytest process. The process's own peak (``VmHWM``,
     which also counts the driver's C buffers) is measured in a fresh process by
-    ``test_the_process_peak_memory_grows_by_less_than_100_mb_on_each_read``. (A column the query does not select never reaches the driver either,
+    ``test_the_process_peak_memory_grows_by_less_than_100_mb_on_each_read``.
+    (A column the query does not select never reaches the driver either,
     so what it leaves out of the Python heap it leaves out of the C buffers too.)
     """
     tracemalloc.start()
