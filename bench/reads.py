@@ -3,14 +3,24 @@
 Builds, in a scratch PostgreSQL database ``revel_bench_reads`` on the server named
 by DATABASE_URL (default: the local one), two daily series of the example
 project with a 52-week window (364 occurrences each) and copies a 1 MB
-description onto every row, as a propagated template edit would. Then each read
-runs in a fresh Python process, twice: "full rows" (the code path before reads
-were limited to the columns they use: every host column of every occurrence)
-and "columns used" (the code as it is). Each child reports how much its peak
-resident set size (``VmHWM``, which counts the database driver's C buffers as
-well as Python objects) grew during the one request, after a warm-up request on
-a small series, so imports and caches are not counted. ``DELETE series/``
-deletes one series per path.
+description onto every row, as a propagated template edit would. After the
+first three reads it moves the rules to one weekday a week, so six dates in
+seven drift (what the "Cancel stale dates" page lists; before it, so the feed
+is not one VEVENT per drifted date). Each request runs in a fresh
+Python process, twice: "full rows" (the code path before these paths were
+limited to the columns they use: every host column of every occurrence read,
+and a propagated edit saving every column) and "columns used" (the code as it
+is). Each child reports how much its peak resident set size (``VmHWM``, which
+counts the database driver's C buffers as well as Python objects; see
+bench/memory.py) grew during the one request, after a warm-up request on a small
+series, so imports and caches are not counted. The requests: ``GET
+occurrences/``, ``GET ical/``, the site's series page, the admin's delete and
+"Cancel stale dates" confirmation pages, ``PATCH template/?propagate=all_future``
+of the name, and ``DELETE series/`` (one series per path).
+
+``child()`` also serves the memory test (example_project/tests/api/
+test_bounded_rows.py), which runs several requests in one fresh process against
+its own database.
 
     .venv/bin/python bench/reads.py            # about a minute
     .venv/bin/python bench/reads.py --weeks 22 --megabytes 1
@@ -37,9 +47,20 @@ from urllib.parse import urlparse, urlunparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.memory import peak_growth  # noqa: E402  (needs ROOT on the path when run as a script)
+
 SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_READS_DB", "revel_bench_reads")
-READS = ("occurrences", "ical", "page", "delete")
+READS = (
+    "occurrences",
+    "ical",
+    "page",
+    # The rules drift here (DRIFT_BEFORE).
+    "admin-delete-page",
+    "cancel-stale-page",
+    "propagate",
+    "delete",
+)
 MB = 1024 * 1024
 
 
@@ -47,8 +68,8 @@ def _bench_url() -> str:
     return urlunparse(urlparse(SERVER_URL)._replace(path=f"/{BENCH_DB}"))
 
 
-def _setup_django() -> None:
-    os.environ["DATABASE_URL"] = _bench_url()
+def _setup_django(database_url: str | None = None) -> None:
+    os.environ["DATABASE_URL"] = database_url or _bench_url()
     os.environ["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
     os.environ.pop("CELERY_BROKER_URL", None)
     import django
@@ -87,6 +108,7 @@ def build(weeks: int, megabytes: float) -> dict[str, int]:
     from revel_recurring.services.lifecycle import create_recurring_series
 
     owner = get_user_model().objects.create_user(username="bench-owner")
+    admin = get_user_model().objects.create_superuser(username="bench-admin")
     organization = Organization.objects.create(name="Bench", slug="bench", owner=owner)
     start = (timezone.now() + dt.timedelta(days=1)).replace(microsecond=0)
 
@@ -106,13 +128,27 @@ def build(weeks: int, megabytes: float) -> dict[str, int]:
         )
         return int(created.pk)
 
-    ids = {"owner": owner.pk, "warm": series("Warm up", 1)}
+    ids = {"owner": owner.pk, "admin": admin.pk, "warm": series("Warm up", 1)}
     text = _long_text(int(megabytes * MB))
     for key in ("big_before", "big_after"):
         ids[key] = series(f"Daily lecture {key}", weeks)
         # Copied onto every row, as generation or a propagated edit would.
         Event.objects.filter(series_id=ids[key]).update(description=text)
     return ids
+
+
+def make_drift(series_id: int) -> None:
+    """Move the rule of ``series_id`` to one weekday a week: six dates in seven drift."""
+    from zoneinfo import ZoneInfo
+
+    from revel_recurring.models import EventSeries
+    from revel_recurring.services.lifecycle import update_series_recurrence
+
+    series = EventSeries.objects.select_related("recurrence_rule").get(pk=series_id)
+    rule = series.recurrence_rule
+    assert rule is not None
+    weekday = rule.dtstart.astimezone(ZoneInfo(rule.timezone)).weekday()
+    update_series_recurrence(series, rule_changes={"frequency": "WEEKLY", "weekdays": [weekday]})
 
 
 @contextlib.contextmanager
@@ -123,24 +159,46 @@ def full_rows() -> Iterator[None]:
     def nothing(model: Any) -> tuple[str, ...]:
         return ()
 
+    def every_column(model: Any, written: list[Any]) -> None:
+        # save(update_fields=None): every column written, as the plain save() did.
+        return None
+
     with contextlib.ExitStack() as stack:
-        for module in ("revel_recurring.api.viewsets", "revel_recurring.ical"):
+        for module in (
+            "revel_recurring.api.viewsets",
+            "revel_recurring.ical",
+            "revel_recurring.services.lifecycle",
+            "revel_recurring.services.drift",
+            "revel_recurring.services.propagation",
+            "revel_recurring.admin.deletion",
+            "revel_recurring.admin.buttons",
+        ):
             stack.enter_context(mock.patch(f"{module}.bulky_fields", nothing))
-        stack.enter_context(mock.patch("revel_recurring.services.lifecycle.bulky_fields", nothing))
+        stack.enter_context(
+            mock.patch("revel_recurring.services.propagation._saved_fields", every_column)
+        )
         stack.enter_context(mock.patch.object(QuerySet, "only", lambda self, *names: self))
         yield
 
 
-def _peak_rss() -> int:
-    for line in Path("/proc/self/status").read_text().splitlines():
-        if line.startswith("VmHWM:"):
-            return int(line.split()[1]) * 1024
-    raise RuntimeError("no VmHWM in /proc/self/status (Linux only)")
+#: The first request run after the rules were moved so that most dates drift.
+DRIFT_BEFORE = "admin-delete-page"
+
+#: What each request answers when it works.
+EXPECTED_STATUS = {"propagate": 200, "delete": 204}
 
 
-def child(read: str, mode: str, ids: dict[str, int]) -> dict[str, Any]:
-    """One read in this (fresh) process; its peak RSS growth, time and queries."""
-    _setup_django()
+def child(
+    reads: list[str], mode: str, ids: dict[str, int], *, database_url: str | None = None
+) -> list[dict[str, Any]]:
+    """Each of ``reads`` in turn in this (fresh) process: peak RSS growth, time, queries.
+
+    A warm-up request of the same kind on the small series comes first, so
+    imports and caches are not counted; the peak is reset before each measured
+    request (bench/memory.py). ``database_url`` names the database (default: the
+    bench's own).
+    """
+    _setup_django(database_url)
     from django.contrib.auth import get_user_model
     from django.db import connection
     from django.test import Client
@@ -153,10 +211,14 @@ def child(read: str, mode: str, ids: dict[str, int]) -> dict[str, Any]:
     api = APIClient()
     api.force_authenticate(get_user_model().objects.get(pk=ids["owner"]))
     site = Client()
+    admin = Client()
+    admin.force_login(get_user_model().objects.get(pk=ids["admin"]))
     target = ids["big_before"] if mode == "full rows" else ids["big_after"]
+    changes = iter(range(1, 1000))
 
-    def request(series_id: int, *, delete: bool = False) -> int:
+    def request(read: str, series_id: int, *, warm_up: bool = False) -> int:
         base = f"/api/recurring/series/{series_id}/"
+        admin_base = f"/admin/revel_recurring/eventseries/{series_id}/"
         slug = EventSeries.objects.get(pk=series_id).slug
         if read == "occurrences":
             response = api.get(base + "occurrences/?page_size=500")
@@ -164,37 +226,74 @@ def child(read: str, mode: str, ids: dict[str, int]) -> dict[str, Any]:
             response = api.get(base + "ical/", HTTP_ACCEPT="text/calendar")
         elif read == "page":
             response = site.get(f"/series/{slug}/")
-        elif delete:
+        elif read == "admin-delete-page":
+            response = admin.get(admin_base + "delete/")
+        elif read == "cancel-stale-page":
+            response = admin.get(admin_base + "cancel-stale/")
+        elif read == "propagate":
+            response = api.patch(
+                base + "template/?propagate=all_future",
+                {"name": f"Lecture, edit {next(changes)}"},
+                format="json",
+            )
+        elif read == "delete" and not warm_up:
             response = api.delete(base)
         else:
             response = api.get(base)  # the warm-up of a delete: the detail read
         return int(response.status_code)
 
+    results = []
     context = full_rows() if mode == "full rows" else contextlib.nullcontext()
     with context:
-        request(ids["warm"])
-        baseline = _peak_rss()
-        began = time.perf_counter()
-        with CaptureQueriesContext(connection) as queries:
-            status = request(target, delete=read == "delete")
-        seconds = time.perf_counter() - began
-    return {
-        "status": status,
-        "growth": _peak_rss() - baseline,
-        "seconds": seconds,
-        "queries": len(queries),
-    }
+        for read in reads:
+            request(read, ids["warm"], warm_up=True)
+            began = time.perf_counter()
+            with CaptureQueriesContext(connection) as queries:
+                status, growth = peak_growth(lambda read=read: request(read, target))
+            results.append(
+                {
+                    "read": read,
+                    "status": status,
+                    "growth": growth,
+                    "seconds": time.perf_counter() - began,
+                    "queries": len(queries),
+                }
+            )
+    return results
+
+
+def run_child(
+    reads: list[str],
+    mode: str,
+    ids: dict[str, int],
+    *,
+    database_url: str | None = None,
+    timeout: float | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`child` in a fresh Python process (this file with ``--child``); its results."""
+    command = [sys.executable, __file__, "--child", ",".join(reads), mode, json.dumps(ids)]
+    if database_url:
+        command += ["--database-url", database_url]
+    output = subprocess.run(
+        command, check=True, capture_output=True, text=True, timeout=timeout
+    ).stdout
+    results: list[dict[str, Any]] = json.loads(output.strip().splitlines()[-1])
+    return results
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--weeks", type=int, default=52)
     parser.add_argument("--megabytes", type=float, default=1.0)
-    parser.add_argument("--child", nargs=3, metavar=("READ", "MODE", "IDS"), help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--child", nargs=3, metavar=("READS", "MODE", "IDS"), help=argparse.SUPPRESS
+    )
+    parser.add_argument("--database-url", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
-        read, mode, ids = args.child
-        print(json.dumps(child(read, mode, json.loads(ids))))
+        reads, mode, ids = args.child
+        results = child(reads.split(","), mode, json.loads(ids), database_url=args.database_url)
+        print(json.dumps(results))
         return
     began = time.perf_counter()
     _prepare_database()
@@ -204,7 +303,8 @@ def main() -> None:
     rows = Event.objects.filter(series_id=ids["big_after"], is_template=False).count()
     print(
         f"Two daily series, {rows} occurrences each, a {args.megabytes:g} MB description on "
-        f"every row (set up in {time.perf_counter() - began:.1f} s).\n"
+        f"every row (set up in {time.perf_counter() - began:.1f} s); six dates in seven drift "
+        f"from {DRIFT_BEFORE} on.\n"
     )
     print(
         "| read | peak RSS growth, full rows | columns used | seconds, full rows | "
@@ -212,16 +312,13 @@ def main() -> None:
     )
     print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
     for read in READS:
+        if read == DRIFT_BEFORE:
+            for key in ("warm", "big_before", "big_after"):
+                make_drift(ids[key])
         results = {}
         for mode in ("full rows", "columns used"):
-            output = subprocess.run(
-                [sys.executable, __file__, "--child", read, mode, json.dumps(ids)],
-                check=True,
-                capture_output=True,
-                text=True,
-            ).stdout
-            results[mode] = json.loads(output.strip().splitlines()[-1])
-            expected = 204 if read == "delete" else 200
+            results[mode] = run_child([read], mode, ids)[0]
+            expected = EXPECTED_STATUS.get(read, 200)
             if results[mode]["status"] != expected:
                 raise SystemExit(f"{read} ({mode}) answered {results[mode]['status']}")
         before, after = results["full rows"], results["columns used"]

@@ -84,7 +84,7 @@ def replacing_template(series_id: int) -> Iterator[None]:
 def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     """Deleting the template of a series on its own is refused.
 
-    A series without its template can generate nothing; it would be parked for
+    A series without its template can generate nothing; it would be disarmed for
     good. ``delete_series`` deletes template and series together, and
     ``replace_template`` swaps the template; both allow it. Raised from
     ``pre_delete``, so nothing of the delete has happened yet (a cascade from
@@ -203,9 +203,9 @@ def write_pending_modified_flag(
 
 
 def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **kwargs: Any) -> None:
-    """A newly created template makes its parked series due again.
+    """A newly created template makes its disarmed series due again.
 
-    Generation parks a series that has no template (``next_due_at`` cleared) so
+    Generation disarms a series that has no template (``next_due_at`` cleared) so
     the beat does not pick it up every day for nothing; this undoes that as soon
     as a template exists. Only when a template row is created, and only after the
     host's transaction commits: writing the series row inside it would take the
@@ -215,10 +215,10 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
         return
     from django.db import transaction
 
-    from .services.scheduling import rearm_parked_series
+    from .services.scheduling import rearm_disarmed_series
 
     series_id = instance.series_id
-    transaction.on_commit(lambda: rearm_parked_series(series_id), robust=True)
+    transaction.on_commit(lambda: rearm_disarmed_series(series_id), robust=True)
 
 
 def connect_receivers() -> None:

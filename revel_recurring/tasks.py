@@ -59,7 +59,7 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     aware; default: the current time) is the moment "due" is judged against; it
     is passed on to every task so the whole pass sees one clock. Returns
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
-    (``skipped``: active series parked because they have no template).
+    (``skipped``: active series disarmed because they have no template).
     """
     from .services.dispatch import dispatch_due_chunks, dispatch_due_series
 

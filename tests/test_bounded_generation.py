@@ -200,6 +200,37 @@ def test_a_successful_generation_unparks_the_series() -> None:
     assert (series.parked_at, series.parked_reason) == (None, "")
 
 
+def test_a_generation_that_creates_nothing_leaves_the_series_parked() -> None:
+    series = make_series()
+    assert len(generate_series_events(series, now=NOW)) == 8
+    park_failed_series(series.pk, RuntimeError("host hook failed"), now=NOW)
+    series.refresh_from_db()
+    cursor = series.last_generated_until
+    assert cursor is not None
+
+    # An until before the cursor, then a window already full: nothing to write,
+    # so nothing shows the hook works again.
+    assert generate_series_events(series, until=cursor - dt.timedelta(weeks=4), now=NOW) == []
+    assert generate_series_events(series, now=NOW) == []
+
+    series.refresh_from_db()
+    assert (series.parked_at, series.parked_reason) == (NOW, "RuntimeError: host hook failed")
+    assert series.last_generated_until == cursor
+    # A week later the window has a new date to write: that run unparks it.
+    assert len(generate_series_events(series, now=NOW + dt.timedelta(weeks=1))) == 1
+    series.refresh_from_db()
+    assert (series.parked_at, series.parked_reason) == (None, "")
+
+
+def test_parking_a_series_parked_already_answers_false_and_counts_once() -> None:
+    series = make_series()
+
+    assert park_failed_series(series.pk, RuntimeError("first"), now=NOW) is True
+    assert park_failed_series(series.pk, RuntimeError("second"), now=NOW) is False
+    series.refresh_from_db()
+    assert series.parked_reason == "RuntimeError: first"
+
+
 def test_the_chunk_leaves_a_parked_series_alone() -> None:
     parked, fine = make_series(name="parked"), make_series(name="fine")
     park_failed_series(parked.pk, RuntimeError("host hook failed"), now=NOW)

@@ -302,7 +302,7 @@ def test_series_without_template_generates_nothing_and_keeps_cursor() -> None:
     assert series.last_generated_until is None
 
 
-def test_series_without_template_is_parked_until_a_template_exists(
+def test_series_without_template_is_disarmed_until_a_template_exists(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
     series = make_series()

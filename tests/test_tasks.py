@@ -42,17 +42,17 @@ def test_dispatch_selects_only_due_active_series_in_two_queries(settings: Any) -
         result = dispatch_due_series(enqueued.append, now=NOW)
     assert enqueued == [due.pk]
     assert result.as_dict() == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
-    # The due series (one chunk) and the count of parked ones.
+    # The due series (one chunk) and the count of disarmed ones.
     assert len(captured.captured_queries) == 2
 
 
-def test_dispatch_counts_series_parked_without_a_template() -> None:
-    parked, fine = make_series(name="parked"), make_series(name="fine")
-    with replacing_template(parked.pk):
-        Event.objects.filter(series=parked).delete()
-    _due_now(parked)
+def test_dispatch_counts_series_disarmed_without_a_template() -> None:
+    orphan, fine = make_series(name="orphan"), make_series(name="fine")
+    with replacing_template(orphan.pk):
+        Event.objects.filter(series=orphan).delete()
+    _due_now(orphan)
     _due_now(fine)
-    generate_series_events(parked, now=NOW)  # parks it: next_due_at cleared
+    generate_series_events(orphan, now=NOW)  # disarms it: next_due_at cleared
 
     result = dispatch_due_series(lambda series_id: None, now=NOW)
 

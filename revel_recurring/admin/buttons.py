@@ -16,7 +16,7 @@ from django.utils.decorators import method_decorator
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from ..host_model import parse_event_pks
+from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, get_event_model
 from ..services.bookings import booked_ids
 from ..services.drift import drifted_ids_by_series
@@ -81,7 +81,8 @@ class SeriesButtonsMixin(_Base):
         drifted = drifted_ids_by_series(selection, now=now)
         model = get_event_model()
         ids = [pk for pks in drifted.values() for pk in pks]
-        events = model._default_manager.in_bulk(ids)
+        # The page shows dates and states: long texts stay in the database.
+        events = model._default_manager.defer(*bulky_fields(model)).in_bulk(ids)
         booked_now = booked_ids(events.values())
         groups = [
             (

@@ -12,6 +12,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
+from ..host_model import bulky_fields
 from ..models import EventSeries, get_event_model
 from ..services.bookings import booked_date, booked_ids, series_zone
 from ..services.lifecycle import delete_series
@@ -36,8 +37,10 @@ class DeleteThroughServiceMixin(_Base):
         """
         model = get_event_model()
         series_list = list(objs)
+        # Dates and keys only: a long description copied onto every row is not listed.
         events = list(
             model._default_manager.filter(series__in=series_list)
+            .defer(*bulky_fields(model))
             .select_related("series__recurrence_rule")
             .order_by("series_id", model.RECURRING_START_FIELD, "pk")
         )

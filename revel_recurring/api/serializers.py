@@ -199,8 +199,8 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         allow_null=True,
         help_text=_(
             "When the daily pass stopped generating this series after a failure a retry "
-            "cannot fix; null while it generates. `resume/`, a successful `generate/` or a "
-            "template edit unparks it."
+            "cannot fix; null while it generates. `resume/`, a `generate/` that creates "
+            "occurrences or a template edit unparks it."
         ),
     )
     parked_reason = serializers.CharField(

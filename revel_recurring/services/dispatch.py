@@ -18,7 +18,7 @@ logger = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class DispatchResult:
-    """What one pass did; ``skipped`` counts series parked because they have no template."""
+    """What one pass did; ``skipped`` counts series disarmed because they have no template."""
 
     due: int
     dispatched: int
@@ -35,8 +35,8 @@ class DispatchResult:
         }
 
 
-def count_parked_series() -> int:
-    """Active series with a rule that generation parked for want of a template.
+def count_disarmed_series() -> int:
+    """Active series with a rule that generation disarmed for want of a template.
 
     They are never due, so the pass would not mention them otherwise; a site that
     watches the counts sees them until someone gives them a template.
@@ -109,7 +109,7 @@ def dispatch_due_chunks(
             )
         else:
             dispatched += len(chunk)
-    skipped = count_parked_series()
+    skipped = count_disarmed_series()
     if skipped:
         logger.warning(
             "revel_recurring: %s active series have no template and generate nothing "

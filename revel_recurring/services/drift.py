@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from .. import rules
+from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
@@ -33,11 +34,15 @@ def _candidates(series_ids: Collection[int], now: dt.datetime) -> Any:
 
 
 def _off_rule(
-    candidates: list[tuple[int, dt.datetime]],
+    candidates: list[tuple[Any, dt.datetime]],
     rule: RecurrenceRule | None,
     exdates: frozenset[dt.datetime],
-) -> list[tuple[int, dt.datetime]]:
-    """The (id, start) pairs whose start is no occurrence of ``rule`` or is excluded."""
+) -> list[tuple[Any, dt.datetime]]:
+    """The (id, start) pairs whose start is no occurrence of ``rule`` or is excluded.
+
+    Ids are the host event's primary keys, of whatever type its pk field has
+    (integer, UUID, text): ``Any`` here, while series ids are our own integers.
+    """
     if not candidates or rule is None:
         return []
     instants = [(pk, rules.to_utc(value)) for pk, value in candidates]
@@ -53,10 +58,10 @@ def _off_rule(
 
 def _drifted(
     series: EventSeries, rule: RecurrenceRule | None, now: dt.datetime
-) -> list[tuple[int, dt.datetime]]:
+) -> list[tuple[Any, dt.datetime]]:
     start = get_event_model().RECURRING_START_FIELD
     # One query whatever the number of candidates; everything else is pure maths.
-    candidates: list[tuple[int, dt.datetime]] = list(
+    candidates: list[tuple[Any, dt.datetime]] = list(
         _candidates([series.pk], now).values_list("pk", start)
     )
     return _off_rule(candidates, rule, series.exdate_instants)
@@ -64,7 +69,7 @@ def _drifted(
 
 def drifted_ids_by_series(
     series: Collection[EventSeries], *, now: dt.datetime | None = None
-) -> dict[int, list[int]]:
+) -> dict[int, list[Any]]:
     """:func:`detect_cadence_drift` for many series at once (a list page), in one query.
 
     Each series' ``recurrence_rule`` should be loaded (``select_related``); the
@@ -72,13 +77,13 @@ def drifted_ids_by_series(
     """
     start = get_event_model().RECURRING_START_FIELD
     by_id = {item.pk: item for item in series}
-    found: dict[int, list[tuple[int, dt.datetime]]] = {pk: [] for pk in by_id}
+    found: dict[int, list[tuple[Any, dt.datetime]]] = {pk: [] for pk in by_id}
     if by_id:
         for series_id, pk, value in _candidates(list(by_id), now_utc(now)).values_list(
             "series_id", "pk", start
         ):
             found[series_id].append((pk, value))
-    result: dict[int, list[int]] = {}
+    result: dict[int, list[Any]] = {}
     for series_id, candidates in found.items():
         item = by_id[series_id]
         rule = item.recurrence_rule if item.recurrence_rule_id is not None else None
@@ -86,7 +91,7 @@ def drifted_ids_by_series(
     return result
 
 
-def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None) -> list[int]:
+def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None) -> list[Any]:
     """Ids of future occurrences whose start no longer matches the series' rule.
 
     Candidates are occurrences (never the template) starting at or after ``now``,
@@ -130,7 +135,8 @@ def cancel_stale_occurrences(
     ticked; a date booked since the page was shown is still kept). Each cancelled
     row is saved with the cancelled status and its original slot is recorded as
     an exdate, in one transaction. Sends ``occurrence_cancelled`` for each
-    cancelled row after commit.
+    cancelled row after commit (its ``host_model.bulky_fields`` deferred: a
+    receiver reading one costs a query).
     """
     moment = now_utc(now)
     model = get_event_model()
@@ -145,9 +151,13 @@ def cancel_stale_occurrences(
             ]
             if not stale:
                 return locked, [], []
+            # Cancelling writes the status alone (update_fields): long texts copied
+            # onto every row are not read.
             events: list[Any] = list(
                 lock_rows(
-                    model._default_manager.filter(pk__in=stale, is_modified=False).order_by("pk")
+                    model._default_manager.filter(pk__in=stale, is_modified=False)
+                    .defer(*bulky_fields(model))
+                    .order_by("pk")
                 )
             )
             order = {pk: position for position, pk in enumerate(stale)}

@@ -169,7 +169,7 @@ def generate_series_events(
         taken = read_taken_slots([locked.pk], since).get(locked.pk)
         if taken is None:
             absorb_pending_exdates(locked)
-            park_series(locked)
+            disarm_series(locked)
         else:
             absorb_pending_exdates(locked, pending=taken.pending)
             plan = plan_generation(
@@ -182,9 +182,12 @@ def generate_series_events(
             )
             created = _materialize(locked, taken.template, plan.slots)
             apply_plan(locked, plan, created=len(created))
-            # A run that succeeds proves the cause of a parking gone (Generate now
-            # after the template was shortened, for one).
-            clear_parking(locked)
+            if created:
+                # A run that wrote occurrences proves the cause of a parking gone
+                # (Generate now after the template was shortened, for one). A run
+                # with nothing to write (an ``until`` before the cursor, a window
+                # already full) proves nothing: the series stays parked.
+                clear_parking(locked)
             write_cursors([locked])
             if created:
                 transaction.on_commit(
@@ -229,7 +232,7 @@ def write_cursors(series_list: Sequence[EventSeries]) -> None:
         EventSeries.objects.bulk_update(series_list, _CURSOR_COLUMNS)
 
 
-def park_series(series: EventSeries) -> None:
+def disarm_series(series: EventSeries) -> None:
     """A series without a template leaves the dispatcher's view until it gets one.
 
     Otherwise the beat would select it every day for nothing. A template created
@@ -469,9 +472,9 @@ __all__ = [
     "bulk_insert",
     "check_generation_size",
     "check_next_run_size",
+    "disarm_series",
     "generate_series_events",
     "insert_batches",
-    "park_series",
     "plan_generation",
     "preview_series_events",
     "read_taken_slots",

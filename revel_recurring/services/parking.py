@@ -5,9 +5,9 @@ for its window, a host hook that raises, a unique value every occurrence would
 copy) would otherwise fail the same way every day, and in a chunk take its
 neighbours' work down with it. The daily pass records the failure on the series
 (``parked_at``, ``parked_reason``) and leaves it out of ``due()`` until someone
-unparks it: ``resume_series``, a successful ``generate_series_events`` (Generate
-now, ``POST generate/``, a rule or window change that regenerates) or a template
-edit. See docs/decisions/parked-series.md.
+unparks it: ``resume_series``, a ``generate_series_events`` run that creates
+occurrences (Generate now, ``POST generate/``, a rule or window change that
+regenerates) or a template edit. See docs/decisions/parked-series.md.
 """
 
 from __future__ import annotations
@@ -38,11 +38,12 @@ def parking_reason(exc: BaseException) -> str:
 def park_failed_series(
     series_id: int, exc: BaseException, *, now: dt.datetime | None = None
 ) -> bool:
-    """Park the series after ``exc``, unless ``exc`` is transient; returns whether it parked.
+    """Park the series after ``exc``, unless ``exc`` is transient; returns whether it parked now.
 
     Call it after the failed transaction rolled back. A plain UPDATE of the series
     row (it takes that row's lock only, so the lock order stays: series first). A
-    series parked already keeps its first reason and moment.
+    series parked already keeps its first reason and moment, and the answer is
+    False for it: callers count what this run parked (``ChunkResult.parked``).
     """
     if is_transient_db_error(exc):
         return False
@@ -57,7 +58,7 @@ def park_failed_series(
             series_id,
             reason,
         )
-    return True
+    return bool(parked)
 
 
 def clear_parking(series: EventSeries) -> bool:

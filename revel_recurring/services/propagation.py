@@ -11,7 +11,7 @@ from django.db import transaction
 
 from .. import rules
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
-from ..host_model import is_managed_field
+from ..host_model import bulky_fields, is_managed_field
 from ..models import EventSeries, get_event_model
 from ..notifications import suppress_event_notifications
 from ..querysets import upcoming_occurrences
@@ -106,6 +106,30 @@ def reapply_template(event: Any, template: Any) -> list[str]:
     return changed
 
 
+def _unread_fields(model: Any, written: list[Any]) -> list[str]:
+    """The bulky fields (``host_model.bulky_fields``) a propagation of ``written`` leaves alone."""
+    names = {field.name for field in written}
+    return [name for name in bulky_fields(model) if name not in names]
+
+
+def _saved_fields(model: Any, written: list[Any]) -> list[str]:
+    """What a propagated occurrence's save writes: ``written`` and the host's change stamps.
+
+    The stamps are ``RECURRING_UPDATED_FIELD`` and any other ``auto_now`` field:
+    with ``update_fields`` Django writes only what is named, and a propagated
+    edit is a change feeds and caches must see. ``is_modified`` is not among them:
+    propagation runs with tracking suspended, so the receivers neither read the
+    stored row nor set the flag (receivers.py).
+    """
+    names = [field.name for field in written]
+    stamps = [model.RECURRING_UPDATED_FIELD] if model.RECURRING_UPDATED_FIELD else []
+    stamps += [
+        field.name for field in model._meta.concrete_fields if getattr(field, "auto_now", False)
+    ]
+    names += [name for name in stamps if name not in names]
+    return names
+
+
 def occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
     """``exc`` of one occurrence's full_clean, each message prefixed with which one."""
     where = f"occurrence {event.pk} on {rules.format_instant(event.occurrence_start)}"
@@ -134,8 +158,13 @@ def update_template(
     are never touched. Bad scope or field names raise
     :class:`~revel_recurring.exceptions.InvalidPropagationError`.
 
-    Each write is ``full_clean()`` + ``save()`` on the instance, so the host's
-    validation and invariants run; per-event notifications are suppressed and the
+    Each write is ``full_clean()`` + ``save(update_fields=...)`` on the instance,
+    so the host's validation and invariants run; the save names the propagated
+    fields and the host's change stamps (``RECURRING_UPDATED_FIELD``, ``auto_now``
+    fields), and long texts that do not propagate (``host_model.bulky_fields``) are
+    neither loaded nor validated nor resent (a host ``clean()`` or ``save()`` that
+    reads one gets it at the cost of a query per row). A ``save()`` override that
+    derives other columns must write them itself; per-event notifications are suppressed and the
     writes never mark occurrences modified. The template and every occurrence
     commit together: one invalid occurrence raises its ``ValidationError`` and
     nothing is saved. Returns the number of occurrences changed (rows already
@@ -180,9 +209,15 @@ def update_template(
             if propagate == "none":
                 return 0
             written = _propagated_fields(model, [field for _, field in fields])
+            # A long text copied onto every occurrence is neither read nor resent
+            # unless it is what propagates: a 1 MB description would otherwise be
+            # loaded and written back once per upcoming row.
+            unread = _unread_fields(model, written)
+            saved = _saved_fields(model, written)
             targets = lock_rows(
                 upcoming_occurrences(model._default_manager.filter(series=locked), now=moment)
                 .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
+                .defer(*unread)
                 .order_by("pk")
             )
             updated = 0
@@ -193,10 +228,12 @@ def update_template(
                 for field in written:
                     setattr(event, field.attname, getattr(template, field.attname))
                 try:
-                    event.full_clean()
+                    # The unread fields did not change: validating them would load
+                    # each one, a query per row.
+                    event.full_clean(exclude=unread)
                 except ValidationError as exc:
                     raise occurrence_error(event, exc) from exc
-                event.save()
+                event.save(update_fields=saved)
                 updated += 1
             send_after_commit(
                 template_propagated,

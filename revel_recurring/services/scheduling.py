@@ -114,10 +114,10 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     return series.next_due_at
 
 
-def rearm_parked_series(series_id: int) -> None:
+def rearm_disarmed_series(series_id: int) -> None:
     """Make a series without ``next_due_at`` due again if its rule has slots ahead.
 
-    Run after a template was created (a parked series can generate again); an
+    Run after a template was created (a disarmed series can generate again); an
     exhausted rule stays unarmed. Its own short transaction under the series lock.
     """
     try:

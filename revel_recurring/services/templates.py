@@ -96,7 +96,7 @@ def replace_template(
     only, end not before start; ``ValidationError`` keyed by field) before anything
     is written. Under the series lock the old template, if any, is deleted (its
     related rows go with it by the host's own cascades), the new one is saved,
-    ``setup_template`` runs on it, and a parked series becomes due again.
+    ``setup_template`` runs on it, and a disarmed series becomes due again.
     Occurrences already materialized keep their values; push template fields
     onto them with ``update_template(..., propagate=...)`` and related rows with
     :func:`copy_template_related`.
