@@ -10,3 +10,8 @@ class EventsConfig(AppConfig):
     label = "events"
     verbose_name = _("Events")
     default_auto_field = "django.db.models.BigAutoField"
+
+    def ready(self) -> None:
+        from . import signals
+
+        signals.connect()

@@ -10,6 +10,7 @@ must not tell a stranger that a members-only series exists.
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -54,6 +55,11 @@ def _organization_response(
     request: HttpRequest, organization: Organization, series: QuerySet[EventSeries]
 ) -> HttpResponseBase:
     feed = calendar_feed(list(series), name=organization.name)
+    # A series that left the feed moves none of the rows still listed: the
+    # organisation's own stamp does (events/signals.py), so Last-Modified moves
+    # as well as the ETag and an If-Modified-Since poll is not answered 304.
+    stamps = [organization.feed_changed_at, feed.last_modified]
+    feed = dataclasses.replace(feed, last_modified=max(s for s in stamps if s is not None))
     return calendar_response(request, feed, filename=f"{organization.slug}.ics")
 
 

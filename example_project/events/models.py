@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
 from django.db import models
+from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
@@ -27,6 +28,12 @@ _SLUG_SUFFIX_LENGTH = 14
 class Organization(models.Model):
     name = models.CharField(max_length=200)
     slug = models.SlugField(max_length=100, unique=True)
+    # When the set of this organisation's series last changed: a template saved
+    # (its visibility may have changed) or deleted (events/signals.py).
+    # Its feed's Last-Modified is never older: a series that left the feed moves
+    # no listed row, and a client polling with If-Modified-Since must still see it.
+    # See docs/decisions/feed-revision-stamp.md.
+    feed_changed_at = models.DateTimeField(default=timezone.now)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_organizations"
     )

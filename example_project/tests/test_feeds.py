@@ -10,9 +10,10 @@ import icalendar
 import pytest
 import recurring_ical_events
 from django.test import Client
+from django.utils.timezone import now as django_now
 
 from example_project.events.models import CalendarToken, Event, Membership, Organization
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, OccurrenceChange, RecurrenceRule
 from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
@@ -199,3 +200,87 @@ def test_calendar_page_lists_the_users_feed_urls(organization: Organization, mem
 
     assert f"http://testserver/calendar/{_key(member)}/series/club-run.ics" in page
     assert f"http://testserver/calendar/{_key(member)}/organizations/runners.ics" in page
+
+
+def _validators(organization: Organization) -> tuple[str, str]:
+    response = Client().get(f"/organizations/{organization.slug}/calendar.ics")
+    assert response.status_code == 200
+    return response["ETag"], response["Last-Modified"]
+
+
+def _revalidated(organization: Organization, last_modified: str) -> int:
+    return (
+        Client()
+        .get(
+            f"/organizations/{organization.slug}/calendar.ics",
+            HTTP_IF_MODIFIED_SINCE=last_modified,
+        )
+        .status_code
+    )
+
+
+def _age_everything() -> None:
+    """Date every stamp an hour back, so the change below lands in a later second."""
+    past = django_now() - dt.timedelta(hours=1)
+    EventSeries.objects.update(created_at=past, updated_at=past)
+    RecurrenceRule.objects.update(created_at=past, updated_at=past)
+    Event.objects.update(updated_at=past)
+    OccurrenceChange.objects.update(at=past)
+    Organization.objects.update(feed_changed_at=past)
+
+
+def _leave_by_visibility(series: EventSeries) -> None:
+    template = Event.objects.get(series=series, is_template=True)
+    template.visibility = Event.Visibility.MEMBERS_ONLY
+    template.save()
+
+
+def _leave_by_pause(series: EventSeries) -> None:
+    from revel_recurring.services.lifecycle import pause_series
+
+    pause_series(series, now=NOW)
+
+
+def _leave_by_deletion(series: EventSeries) -> None:
+    from revel_recurring.services.lifecycle import delete_series
+
+    delete_series(series)
+
+
+def _join(organization: Organization) -> None:
+    _series(organization, "late-run", Event.Visibility.PUBLIC)
+
+
+@pytest.mark.parametrize(
+    "change",
+    ["join", "visibility", "pause", "deletion"],
+)
+def test_organization_feed_validators_move_when_its_series_change(
+    organization: Organization, change: str
+) -> None:
+    """Both ETag and Last-Modified move when a series joins or leaves the feed.
+
+    A client polling with If-Modified-Since alone must not get a 304 for a feed
+    that lost a series: Last-Modified has to move past what it saw, even when
+    no listed series changed.
+    """
+    _series(organization, "open-run", Event.Visibility.PUBLIC)
+    leaving = _series(organization, "leaving-run", Event.Visibility.PUBLIC)
+    _age_everything()
+    etag, last_modified = _validators(organization)
+    assert _revalidated(organization, last_modified) == 304
+
+    if change == "join":
+        _join(organization)
+    elif change == "visibility":
+        _leave_by_visibility(leaving)
+    elif change == "pause":
+        _leave_by_pause(leaving)
+    else:
+        _leave_by_deletion(leaving)
+    new_etag, new_last_modified = _validators(organization)
+
+    assert new_etag != etag
+    assert new_last_modified != last_modified
+    assert _revalidated(organization, last_modified) == 200
+    assert _revalidated(organization, new_last_modified) == 304
