@@ -6,11 +6,14 @@ mounts itself (the example project's per-series and per-organisation feeds).
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Callable
+
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from .ical import CalendarFeed
+from .ical import CalendarFeed, FeedRevision
 
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 
@@ -20,20 +23,59 @@ def calendar_response(
 ) -> HttpResponseBase:
     """``feed`` as a response, or a 304 when the client's copy is current.
 
-    Calendar apps poll subscriptions; with ``If-None-Match`` (the strong ETag of the
-    body) or ``If-Modified-Since`` (the feed's last change) an unchanged feed costs
-    them an empty 304. ``Cache-Control: no-cache`` lets caches keep it but makes
-    them ask again each time, so a change is seen at the next poll.
+    Calendar apps poll subscriptions; with ``If-None-Match`` (the feed's ETag) or
+    ``If-Modified-Since`` (the feed's last change) an unchanged feed costs them an
+    empty 304. ``Cache-Control: no-cache`` lets caches keep it but makes them ask
+    again each time, so a change is seen at the next poll. This builds the body
+    first; :func:`revision_response` answers a 304 without building it.
     """
+    revision = FeedRevision(etag=feed.etag, last_modified=feed.last_modified)
+    return revision_response(request, revision, lambda: feed, filename=filename)
+
+
+def revision_response(
+    request: HttpRequest,
+    revision: FeedRevision,
+    build: Callable[[], CalendarFeed],
+    *,
+    filename: str,
+) -> HttpResponseBase:
+    """A 304 from ``revision`` alone when the client's copy is current, else ``build()``.
+
+    ``revision`` comes from :func:`~revel_recurring.ical.feed_revision` (one
+    query); the body, the expensive part, is built only for a client that needs
+    it. The 200's validators are the built feed's, which equal ``revision``'s
+    unless something changed in between.
+    """
+    headers = _with_validators(
+        HttpResponse(content_type=CONTENT_TYPE), revision.etag, revision.last_modified, filename
+    )
+    # Django hands back the response it was given when no condition applies, and
+    # a 304 (or 412) carrying its validators when one does.
+    conditional = get_conditional_response(
+        request,
+        etag=revision.etag,
+        last_modified=_seconds(revision.last_modified),
+        response=headers,
+    )
+    if conditional is not None and conditional is not headers:
+        return conditional
+    feed = build()
     response = HttpResponse(feed.body, content_type=CONTENT_TYPE)
-    response["ETag"] = feed.etag
-    last_modified = None
-    if feed.last_modified is not None:
-        last_modified = int(feed.last_modified.timestamp())
-        response["Last-Modified"] = http_date(last_modified)
+    return _with_validators(response, feed.etag, feed.last_modified, filename)
+
+
+def _seconds(moment: dt.datetime | None) -> int | None:
+    return None if moment is None else int(moment.timestamp())
+
+
+def _with_validators(
+    response: HttpResponse, etag: str, last_modified: dt.datetime | None, filename: str
+) -> HttpResponse:
+    response["ETag"] = etag
+    seconds = _seconds(last_modified)
+    if seconds is not None:
+        response["Last-Modified"] = http_date(seconds)
     response["Cache-Control"] = "no-cache"
     response["Content-Disposition"] = f'inline; filename="{filename}"'
-    conditional = get_conditional_response(
-        request, etag=feed.etag, last_modified=last_modified, response=response
-    )
-    return conditional if conditional is not None else response
+    return response

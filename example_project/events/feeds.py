@@ -11,6 +11,7 @@ must not tell a stranger that a members-only series exists.
 from __future__ import annotations
 
 import dataclasses
+import datetime as dt
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
@@ -21,8 +22,8 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from revel_recurring.adapter import get_adapter
-from revel_recurring.ical import calendar_feed, series_feed
-from revel_recurring.ical_http import calendar_response
+from revel_recurring.ical import CalendarFeed, calendar_feed, feed_revision, series_feed
+from revel_recurring.ical_http import revision_response
 from revel_recurring.models import EventSeries
 
 from .models import CalendarToken, Event, Organization
@@ -48,19 +49,35 @@ def _user_of(key: str) -> Any:
 
 
 def _series_response(request: HttpRequest, series: EventSeries) -> HttpResponseBase:
-    return calendar_response(request, series_feed(series), filename=f"{series.slug}.ics")
+    # The validators come from one aggregate query; the body is built only for a
+    # client whose copy is not current.
+    revision = feed_revision(EventSeries.objects.filter(pk=series.pk), name=series.name)
+    return revision_response(
+        request, revision, lambda: series_feed(series), filename=f"{series.slug}.ics"
+    )
+
+
+def _not_older_than(stamp: dt.datetime, last_modified: dt.datetime | None) -> dt.datetime:
+    return stamp if last_modified is None else max(stamp, last_modified)
 
 
 def _organization_response(
     request: HttpRequest, organization: Organization, series: QuerySet[EventSeries]
 ) -> HttpResponseBase:
-    feed = calendar_feed(list(series), name=organization.name)
     # A series that left the feed moves none of the rows still listed: the
     # organisation's own stamp does (events/signals.py), so Last-Modified moves
     # as well as the ETag and an If-Modified-Since poll is not answered 304.
-    stamps = [organization.feed_changed_at, feed.last_modified]
-    feed = dataclasses.replace(feed, last_modified=max(s for s in stamps if s is not None))
-    return calendar_response(request, feed, filename=f"{organization.slug}.ics")
+    stamp = organization.feed_changed_at
+    revision = feed_revision(series, name=organization.name)
+    revision = dataclasses.replace(
+        revision, last_modified=_not_older_than(stamp, revision.last_modified)
+    )
+
+    def build() -> CalendarFeed:
+        feed = calendar_feed(list(series), name=organization.name)
+        return dataclasses.replace(feed, last_modified=_not_older_than(stamp, feed.last_modified))
+
+    return revision_response(request, revision, build, filename=f"{organization.slug}.ics")
 
 
 @require_GET

@@ -9,7 +9,9 @@ from zoneinfo import ZoneInfo
 import icalendar
 import pytest
 import recurring_ical_events
+from django.db import connection
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 from django.utils.timezone import now as django_now
 
 from example_project.events.models import CalendarToken, Event, Membership, Organization
@@ -284,3 +286,35 @@ def test_organization_feed_validators_move_when_its_series_change(
     assert new_last_modified != last_modified
     assert _revalidated(organization, last_modified) == 200
     assert _revalidated(organization, new_last_modified) == 304
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/organizations/runners/calendar.ics",
+        "/series/open-run/calendar.ics",
+        "member:/calendar/{key}/organizations/runners.ics",
+        "member:/calendar/{key}/series/club-run.ics",
+    ],
+)
+@pytest.mark.parametrize("validator", ["ETag", "Last-Modified"])
+def test_a_304_is_answered_from_the_revision_in_at_most_3_queries(
+    organization: Organization, member: Any, path: str, validator: str
+) -> None:
+    """A poll of an unchanged feed reads its revision stamp, never the events."""
+    assert organization.slug == "runners"
+    for slug in ("open-run", "second-run", "third-run"):
+        _series(organization, slug, Event.Visibility.PUBLIC)
+    _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
+    if path.startswith("member:"):
+        path = path.removeprefix("member:").format(key=_key(member))
+    first = Client().get(path)
+    assert first.status_code == 200
+    header = "HTTP_IF_NONE_MATCH" if validator == "ETag" else "HTTP_IF_MODIFIED_SINCE"
+
+    with CaptureQueriesContext(connection) as queries:
+        again = Client().get(path, **{header: first[validator]})
+
+    assert (again.status_code, again.content) == (304, b"")
+    assert again["ETag"] == first["ETag"]
+    assert len(queries) <= 3, [q["sql"] for q in queries]

@@ -32,8 +32,8 @@ from rest_framework.response import Response
 
 from ..adapter import get_adapter
 from ..host_model import bulky_fields
-from ..ical import series_feed
-from ..ical_http import calendar_response
+from ..ical import feed_revision, series_feed
+from ..ical_http import revision_response
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.bookings import booked_ids
@@ -331,7 +331,11 @@ class SeriesViewSet(
     def ical(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """The series as iCalendar text (`text/calendar`), for calendar apps."""
         series = self.get_object()
-        return calendar_response(request, series_feed(series), filename=f"{series.slug}.ics")
+        # A poll of an unchanged series is answered from one aggregate query.
+        revision = feed_revision(EventSeries.objects.filter(pk=series.pk), name=series.name)
+        return revision_response(
+            request, revision, lambda: series_feed(series), filename=f"{series.slug}.ics"
+        )
 
     @extend_schema(
         summary="Future unmodified occurrences that no longer fit the rule",
