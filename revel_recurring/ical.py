@@ -136,50 +136,58 @@ def feed_revision(series: models.QuerySet[EventSeries], *, name: str) -> FeedRev
 _DIFFERING_BATCH = 100
 
 
-class _SeriesExport:
-    """Everything one series contributes to a calendar, in a constant number of queries.
+class _FeedRows:
+    """The rows of every series of a feed, in a number of queries that does not grow with them.
+
+    One query reads the templates, one the occurrences of all the series, one
+    aggregate their last ``OccurrenceChange``; only occurrences whose long texts
+    were edited on their own add queries, one per ``_DIFFERING_BATCH``.
 
     Long texts (``host_model.bulky_fields``) are read once, from the template:
-    an occurrence whose texts equal the template's (the database compares them)
+    an occurrence whose texts equal its template's (the database compares them)
     shares the template's values instead of a copy of its own, so the memory of
-    a feed does not grow with a description copied onto every occurrence. Only
-    occurrences edited on their own read their texts, in batches.
+    a feed does not grow with a description copied onto every occurrence.
     """
 
-    def __init__(self, series: EventSeries, adapter: DefaultRecurringAdapter) -> None:
-        self.series = series
-        self.adapter = adapter
+    def __init__(self, series_pks: list[Any]) -> None:
         self.model = get_event_model()
-        self.rule = series.recurrence_rule
         manager = self.model._default_manager
-        self.template = manager.filter(series=series, is_template=True).first()
-        self.occurrences = sorted(
-            self._light_occurrences(), key=lambda r: (r.recurrence_id is None, r.pk)
+        self.templates: dict[Any, Any] = {}
+        self.occurrences: dict[Any, list[Any]] = {}
+        self.last_changes: dict[Any, dt.datetime] = {}
+        if not series_pks:
+            return
+        for template in manager.filter(series_id__in=series_pks, is_template=True).order_by("-pk"):
+            # Ordered so that the first template (by key) wins, as ``.first()`` did.
+            self.templates[template.series_id] = template
+        for occurrence in self._light_occurrences(series_pks):
+            self.occurrences.setdefault(occurrence.series_id, []).append(occurrence)
+        changes = (
+            OccurrenceChange.objects.filter(series_id__in=series_pks)
+            .order_by()
+            .values("series_id")
+            .annotate(_last=Max("at"))
+            .values_list("series_id", "_last")
         )
-        self.revision = self._revision()
-        domain = adapter.get_ical_uid_domain()
-        self.uid = f"revel-recurring-series-{series.pk}@{domain}"
-        self.domain = domain
+        self.last_changes = dict(changes)
 
-    def _light_occurrences(self) -> list[Any]:
+    def _light_occurrences(self, series_pks: list[Any]) -> list[Any]:
         manager = self.model._default_manager
-        rows = manager.filter(series=self.series, is_template=False)
+        rows = manager.filter(series_id__in=series_pks, is_template=False)
         names = set(bulky_fields(self.model))
         bulky = [field for field in self.model._meta.concrete_fields if field.name in names]
         if not bulky:
             return list(rows)
-        if self.template is None:
-            same: Any = Value(False)
-        else:
-            same = Exists(self._template_with_texts_of(self.template.pk, bulky))
+        same = Exists(self._template_with_texts_of(bulky))
         occurrences = list(
             rows.defer(*(field.name for field in bulky)).annotate(_revel_same_texts=same)
         )
         differing = []
         for occurrence in occurrences:
-            if occurrence._revel_same_texts:
+            template = self.templates.get(occurrence.series_id)
+            if occurrence._revel_same_texts and template is not None:
                 for field in bulky:
-                    setattr(occurrence, field.attname, getattr(self.template, field.attname))
+                    setattr(occurrence, field.attname, getattr(template, field.attname))
             else:
                 differing.append(occurrence)
         attnames = [field.attname for field in bulky]
@@ -190,9 +198,11 @@ class _SeriesExport:
                     setattr(batch[pk], attname, value)
         return occurrences
 
-    def _template_with_texts_of(self, template_pk: Any, bulky: list[Any]) -> Any:
-        """The template row, when each of its ``bulky`` values equals the outer row's."""
-        template = self.model._default_manager.filter(pk=template_pk)
+    def _template_with_texts_of(self, bulky: list[Any]) -> Any:
+        """The outer row's template, when each of its ``bulky`` values equals the outer row's."""
+        template = self.model._default_manager.filter(
+            series_id=OuterRef("series_id"), is_template=True
+        )
         if connections[template.db].vendor != "mysql":
             return template.filter(**{field.name: OuterRef(field.name) for field in bulky})
         # MySQL and MariaDB compare text under the column's collation, where "Hall"
@@ -207,7 +217,27 @@ class _SeriesExport:
                 exact[field.name] = OuterRef(field.name)
         return template.filter(**exact)
 
-    def _revision(self) -> dt.datetime:
+
+class _SeriesExport:
+    """Everything one series contributes to a calendar, from rows read for the whole feed."""
+
+    def __init__(
+        self, series: EventSeries, adapter: DefaultRecurringAdapter, rows: _FeedRows
+    ) -> None:
+        self.series = series
+        self.adapter = adapter
+        self.model = rows.model
+        self.rule = series.recurrence_rule
+        self.template = rows.templates.get(series.pk)
+        self.occurrences = sorted(
+            rows.occurrences.get(series.pk, []), key=lambda r: (r.recurrence_id is None, r.pk)
+        )
+        self.revision = self._revision(rows.last_changes.get(series.pk))
+        domain = adapter.get_ical_uid_domain()
+        self.uid = f"revel-recurring-series-{series.pk}@{domain}"
+        self.domain = domain
+
+    def _revision(self, last_change: dt.datetime | None) -> dt.datetime:
         stamps = [self.series.updated_at, self.series.created_at]
         if self.rule is not None:
             stamps.append(self.rule.updated_at)
@@ -215,12 +245,6 @@ class _SeriesExport:
         if updated:
             rows = [*self.occurrences, *([self.template] if self.template else [])]
             stamps.extend(v for v in (getattr(r, updated) for r in rows) if v is not None)
-        last_change = (
-            OccurrenceChange.objects.filter(series=self.series)
-            .order_by("-at")
-            .values_list("at", flat=True)
-            .first()
-        )
         if last_change is not None:
             stamps.append(last_change)
         return max(stamps)
@@ -424,8 +448,10 @@ def _build(
     calendar = _calendar(name)
     components: list[icalendar.Event] = []
     revisions: dict[Any, dt.datetime] = {}
+    series_list = list(series_list)
+    rows = _FeedRows([series.pk for series in series_list])
     for series in series_list:
-        export = _SeriesExport(series, adapter)
+        export = _SeriesExport(series, adapter, rows)
         revisions[series.pk] = export.revision
         components.extend(export.components())
     for component in components:

@@ -16,6 +16,7 @@ from django.utils.timezone import now as django_now
 
 from example_project.events.models import CalendarToken, Event, Membership, Organization
 from revel_recurring.models import EventSeries, OccurrenceChange, RecurrenceRule
+from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
@@ -318,3 +319,33 @@ def test_a_304_is_answered_from_the_revision_in_at_most_3_queries(
     assert (again.status_code, again.content) == (304, b"")
     assert again["ETag"] == first["ETag"]
     assert len(queries) <= 3, [q["sql"] for q in queries]
+
+
+def _queries_of_organization_feed(organization: Organization, count: int) -> int:
+    have = EventSeries.objects.count()
+    for index in range(have, count):
+        _series(organization, f"run-{index}", Event.Visibility.PUBLIC)
+    # Every series has an occurrence edited on its own (its texts are read
+    # separately, in batches) and a cancelled date (an OccurrenceChange).
+    for series in EventSeries.objects.filter(occurrence_changes__isnull=True):
+        occurrences = list(series.occurrences().order_by("start"))
+        occurrences[-1].name = f"{series.name} (moved)"
+        occurrences[-1].description = "Meet at the north gate."
+        occurrences[-1].save()
+        cancel_occurrence(series, occurrences[0].start, now=NOW)
+    assert OccurrenceChange.objects.values("series").distinct().count() == count
+    with CaptureQueriesContext(connection) as queries:
+        response = Client().get(f"/organizations/{organization.slug}/calendar.ics")
+    assert response.status_code == 200
+    assert len(_summaries(response.content)) == count * 2
+    return len(queries)
+
+
+def test_organization_feed_costs_the_same_queries_for_3_and_30_series(
+    organization: Organization,
+) -> None:
+    """Rows of all listed series in one query, last changes in one aggregate."""
+    at_3 = _queries_of_organization_feed(organization, 3)
+    at_30 = _queries_of_organization_feed(organization, 30)
+
+    assert at_3 == at_30
