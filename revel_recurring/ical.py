@@ -267,7 +267,11 @@ class _SeriesExport:
                 return None
             cap = cursor
         exported = spec
-        if first != first_rule_slot or cap is not None:
+        # RFC 5545 counts DTSTART as the first instance even when the rule does not
+        # produce it: a dtstart off the rule (a series "from" a Tuesday on a Mon/Wed
+        # rule, or kept through a Tue -> Thu cadence change) would show a date that
+        # has no row, or a drifted row twice. The exported DTSTART is always ``first``.
+        if first != spec.dtstart or cap is not None:
             last = spec.until
             if spec.count is not None:
                 every = list(rules.iter_occurrences(spec))

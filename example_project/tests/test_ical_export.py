@@ -15,6 +15,7 @@ from example_project.events.models import Event, Organization
 from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.drift import cancel_stale_occurrences
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import (
     create_recurring_series,
@@ -325,3 +326,91 @@ def test_organisation_feed_holds_every_series(organization: Organization) -> Non
     assert feed.etag == calendar_feed([first, second], name="Runners").etag
     assert feed.last_modified is not None
     assert feed.last_modified >= max(first.updated_at, second.updated_at)
+
+
+def _expand_list(
+    body: bytes, start: dt.datetime, end: dt.datetime
+) -> list[tuple[dt.datetime, str]]:
+    """Every expanded instance, duplicates kept: a date shown twice must fail."""
+    calendar = icalendar.Calendar.from_ical(body)
+    return sorted(
+        (event["DTSTART"].dt.astimezone(dt.UTC), str(event["SUMMARY"]))
+        for event in recurring_ical_events.of(calendar).between(start, end)
+    )
+
+
+def _shown_list(series: EventSeries) -> list[tuple[dt.datetime, str]]:
+    rows = Event.objects.occurrences().filter(series=series)
+    return sorted(
+        (event.start.astimezone(dt.UTC), event.name)
+        for event in rows.exclude(status__in=[Event.Status.CANCELLED, Event.Status.DRAFT])
+    )
+
+
+WIDE = (dt.datetime(2026, 1, 1, tzinfo=dt.UTC), UNTIL)
+
+
+def test_dtstart_off_the_rule_is_not_exported_as_a_date(organization: Organization) -> None:
+    # From Tuesday 2 February on a Monday/Wednesday rule: the Tuesday is no date.
+    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+    series = create_recurring_series(
+        name="Evening Run",
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [0, 2],
+            "timezone": "Europe/Vienna",
+            "dtstart": start,
+        },
+        template_data={
+            "organization": organization,
+            "name": "Evening Run",
+            "slug": "evening-run",
+            "start": start,
+            "end": start + dt.timedelta(minutes=90),
+        },
+        auto_publish=True,
+        generate=False,
+        now=NOW,
+    )
+    generate_series_events(series, until=UNTIL, now=NOW)
+    series.refresh_from_db()
+    body = series_feed(series).body
+
+    expanded = _expand_list(body, *WIDE)
+
+    assert expanded == _shown_list(series)
+    assert expanded[0][0] == dt.datetime(2027, 2, 3, 17, 30, tzinfo=dt.UTC)
+    assert b"DTSTART;TZID=Europe/Vienna:20270203T183000\r\n" in body
+
+
+def _moved_to_thursday(organization: Organization) -> EventSeries:
+    series = _series(organization)
+    update_series_recurrence(series, rule_changes={"weekdays": [3]}, now=NOW)
+    series.refresh_from_db()
+    generate_series_events(series, until=UNTIL, now=NOW)
+    series.refresh_from_db()
+    return series
+
+
+def test_cadence_change_shows_each_kept_tuesday_once(organization: Organization) -> None:
+    series = _moved_to_thursday(organization)
+    shown = _shown_list(series)
+    assert any(start.weekday() == 1 for start, _ in shown)  # drift rows kept
+
+    expanded = _expand_list(series_feed(series).body, *WIDE)
+
+    assert expanded == shown
+    assert len(expanded) == len(set(expanded))
+
+
+def test_cancelled_stale_dates_stay_away(organization: Organization) -> None:
+    series = _moved_to_thursday(organization)
+    cancel_stale_occurrences(series, now=NOW)
+    series.refresh_from_db()
+    shown = _shown_list(series)
+    assert shown
+    assert all(start.weekday() == 3 for start, _ in shown)
+
+    expanded = _expand_list(series_feed(series).body, *WIDE)
+
+    assert expanded == shown
