@@ -338,7 +338,9 @@ def _calendar(name: str) -> icalendar.Calendar:
     calendar.add("name", name)
     calendar.add("x-wr-calname", name)
     calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
-    calendar.add("x-published-ttl", REFRESH_INTERVAL)
+    # An X- property is text to icalendar: typed explicitly so it reads "PT1H" (a
+    # DURATION, what Outlook and Apple expect), not str(timedelta) "1:00:00".
+    calendar.add("x-published-ttl", icalendar.vDuration(REFRESH_INTERVAL))
     return calendar
 
 

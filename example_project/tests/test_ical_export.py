@@ -414,3 +414,12 @@ def test_cancelled_stale_dates_stay_away(organization: Organization) -> None:
     expanded = _expand_list(series_feed(series).body, *WIDE)
 
     assert expanded == shown
+
+
+def test_refresh_interval_and_published_ttl_are_durations(organization: Organization) -> None:
+    body = series_feed(_series(organization)).body
+    lines = body.split(b"\r\n")
+
+    assert b"REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines
+    assert b"X-PUBLISHED-TTL:PT1H" in lines
+    assert sum(line.startswith(b"X-PUBLISHED-TTL") for line in lines) == 1
