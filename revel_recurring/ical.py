@@ -361,6 +361,24 @@ def _add_timezones(calendar: icalendar.Calendar, components: Sequence[icalendar.
     latest = max(*years, dt.date.today().year)
     last = dt.date(min(max(latest + 10, 2038), 9998), 1, 1)
     calendar.add_missing_timezones(first_date=first, last_date=last)
+    _one_rdate_per_line(calendar)
+
+
+def _one_rdate_per_line(calendar: icalendar.Calendar) -> None:
+    """Split each comma-separated RDATE of the VTIMEZONEs into one line per date.
+
+    A list in one line is valid RFC 5545, but ical.js (Thunderbird and many web
+    calendars) reads only its first date, which puts every later switch an hour
+    off; one date per line is read alike by every consumer.
+    """
+    for zone in calendar.walk("VTIMEZONE"):
+        for observance in zone.subcomponents:
+            if "RDATE" not in observance:
+                continue
+            found = observance.pop("RDATE")
+            for value in found if isinstance(found, list) else [found]:
+                for date in value.dts:
+                    observance.add("rdate", date.dt)
 
 
 def _build(

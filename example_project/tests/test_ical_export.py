@@ -423,3 +423,31 @@ def test_refresh_interval_and_published_ttl_are_durations(organization: Organiza
     assert b"REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines
     assert b"X-PUBLISHED-TTL:PT1H" in lines
     assert sum(line.startswith(b"X-PUBLISHED-TTL") for line in lines) == 1
+
+
+def test_time_zone_switches_are_one_rdate_per_line(organization: Organization) -> None:
+    series = _series(organization)
+    horizon = dt.datetime(2028, 1, 20, tzinfo=VIENNA)  # a year ahead: both 2027 switches
+    generate_series_events(series, until=horizon, now=NOW)
+    series.refresh_from_db()
+    body = series_feed(series).body
+    zone_text = body[body.index(b"BEGIN:VTIMEZONE") : body.index(b"END:VTIMEZONE")]
+    rdates = [line for line in zone_text.split(b"\r\n") if line.startswith(b"RDATE")]
+
+    # ical.js reads only the first date of a list: every switch has its own line.
+    assert rdates
+    assert all(b"," not in line for line in rdates)
+    # Spring switches (last Sunday of March) of 2027 to 2029 at least, each once.
+    for spring in (b"20270328", b"20280326", b"20290325"):
+        assert sum(spring in line for line in rdates) == 1
+    zone = icalendar.Calendar.from_ical(body).walk("VTIMEZONE")[0].to_tz()
+    for summer in (dt.datetime(2027, 7, 6, 18, 30), dt.datetime(2029, 7, 3, 18, 30)):
+        assert summer.replace(tzinfo=zone).utcoffset() == dt.timedelta(hours=2)
+    for winter in (dt.datetime(2028, 1, 4, 18, 30), dt.datetime(2029, 12, 4, 18, 30)):
+        assert winter.replace(tzinfo=zone).utcoffset() == dt.timedelta(hours=1)
+    # Still expanded across both switches of 2027 to exactly the rows.
+    expanded = _expand_list(body, dt.datetime(2027, 1, 1, tzinfo=dt.UTC), horizon)
+    assert expanded == _shown_list(series)
+    offsets = {start.astimezone(VIENNA).utcoffset() for start, _ in expanded}
+    assert offsets == {dt.timedelta(hours=1), dt.timedelta(hours=2)}
+    assert {start.astimezone(VIENNA).time() for start, _ in expanded} == {dt.time(18, 30)}
