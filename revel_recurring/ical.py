@@ -4,8 +4,10 @@ A series becomes one master VEVENT (DTSTART with the rule's TZID, the rule's RRU
 one EXDATE line per slot that is not shown), one override VEVENT per shown
 occurrence that differs from its slot (RECURRENCE-ID = the original slot) and one
 standalone VEVENT per occurrence that no longer matches the rule (drift kept on
-purpose). Draft and cancelled occurrences are never shown. Nothing here speaks
-HTTP: :mod:`revel_recurring.ical_http` answers requests with what this builds.
+purpose). Draft and cancelled occurrences are never shown, nor those the
+adapter's ``is_ical_exported`` leaves out (narrower visibility than their series).
+Nothing here speaks HTTP: :mod:`revel_recurring.ical_http` answers requests with
+what this builds.
 
 Only what is materialized is exported as it is; beyond the generation cursor the
 RRULE stands for the slots generation will create. A paused series, or one whose
@@ -177,10 +179,11 @@ class _SeriesExport:
 
     def _shown(self, event: Any) -> bool:
         status = getattr(event, self.model.RECURRING_STATUS_FIELD)
-        return status not in (
-            self.model.RECURRING_STATUS_DRAFT,
-            self.model.RECURRING_STATUS_CANCELLED,
-        )
+        if status in (self.model.RECURRING_STATUS_DRAFT, self.model.RECURRING_STATUS_CANCELLED):
+            return False
+        # An occurrence narrowed on its own (members-only in a public series) is
+        # not the feed's to show: its slot becomes an EXDATE like a cancelled one.
+        return self.adapter.is_ical_exported(event, self.series, self.template)
 
     def _details(self, event: Any) -> _Details:
         series, adapter = self.series, self.adapter
