@@ -186,6 +186,28 @@ class DefaultRecurringAdapter:
                 return name
         return "localhost"
 
+    def is_ical_exported(self, event: Any, series: Any, template: Any | None) -> bool:
+        """Whether an occurrence shown on the site appears in the feeds of its series.
+
+        A feed is chosen by its series (the template's visibility) and may be open
+        (calendar apps cannot sign in), so an occurrence whose own visibility
+        differs from the template's appears only when that visibility is public
+        (``RECURRING_VISIBILITY_PUBLIC``): a members-only date of a public series, or
+        a private one of an unlisted series, is left out and its slot excluded.
+        Draft and cancelled occurrences are never exported, whatever this says.
+        Every occurrence of a model without ``RECURRING_VISIBILITY_FIELD`` is.
+        Must not query the database per event.
+        """
+        model = type(event)
+        field_name = getattr(model, "RECURRING_VISIBILITY_FIELD", None)
+        if not field_name or template is None:
+            return True
+        own = getattr(event, field_name)
+        if own == getattr(template, field_name):
+            return True
+        public = getattr(model, "RECURRING_VISIBILITY_PUBLIC", None)
+        return public is not None and own == public
+
     def get_staff_and_owners(self, series: Any, template: Any) -> Iterable[Any]:
         """People who run the series; told about every batch, drafts included."""
         return ()

@@ -4,8 +4,10 @@ A series becomes one master VEVENT (DTSTART with the rule's TZID, the rule's RRU
 one EXDATE line per slot that is not shown), one override VEVENT per shown
 occurrence that differs from its slot (RECURRENCE-ID = the original slot) and one
 standalone VEVENT per occurrence that no longer matches the rule (drift kept on
-purpose). Draft and cancelled occurrences are never shown. Nothing here speaks
-HTTP: :mod:`revel_recurring.ical_http` answers requests with what this builds.
+purpose). Draft and cancelled occurrences are never shown, nor those the
+adapter's ``is_ical_exported`` leaves out (narrower visibility than their series).
+Nothing here speaks HTTP: :mod:`revel_recurring.ical_http` answers requests with
+what this builds.
 
 Only what is materialized is exported as it is; beyond the generation cursor the
 RRULE stands for the slots generation will create. A paused series, or one whose
@@ -261,10 +263,11 @@ class _SeriesExport:
 
     def _shown(self, event: Any) -> bool:
         status = getattr(event, self.model.RECURRING_STATUS_FIELD)
-        return status not in (
-            self.model.RECURRING_STATUS_DRAFT,
-            self.model.RECURRING_STATUS_CANCELLED,
-        )
+        if status in (self.model.RECURRING_STATUS_DRAFT, self.model.RECURRING_STATUS_CANCELLED):
+            return False
+        # An occurrence narrowed on its own (members-only in a public series) is
+        # not the feed's to show: its slot becomes an EXDATE like a cancelled one.
+        return self.adapter.is_ical_exported(event, self.series, self.template)
 
     def _details(self, event: Any) -> _Details:
         series, adapter = self.series, self.adapter
@@ -351,7 +354,11 @@ class _SeriesExport:
                 return None
             cap = cursor
         exported = spec
-        if first != first_rule_slot or cap is not None:
+        # RFC 5545 counts DTSTART as the first instance even when the rule does not
+        # produce it: a dtstart off the rule (a series "from" a Tuesday on a Mon/Wed
+        # rule, or kept through a Tue -> Thu cadence change) would show a date that
+        # has no row, or a drifted row twice. The exported DTSTART is always ``first``.
+        if first != spec.dtstart or cap is not None:
             last = spec.until
             if spec.count is not None:
                 every = list(rules.iter_occurrences(spec))
@@ -418,7 +425,9 @@ def _calendar(name: str) -> icalendar.Calendar:
     calendar.add("name", name)
     calendar.add("x-wr-calname", name)
     calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
-    calendar.add("x-published-ttl", REFRESH_INTERVAL)
+    # An X- property is text to icalendar: typed explicitly so it reads "PT1H" (a
+    # DURATION, what Outlook and Apple expect), not str(timedelta) "1:00:00".
+    calendar.add("x-published-ttl", icalendar.vDuration(REFRESH_INTERVAL))
     return calendar
 
 
@@ -439,6 +448,24 @@ def _add_timezones(calendar: icalendar.Calendar, components: Sequence[icalendar.
     latest = max(*years, dt.date.today().year)
     last = dt.date(min(max(latest + 10, 2038), 9998), 1, 1)
     calendar.add_missing_timezones(first_date=first, last_date=last)
+    _one_rdate_per_line(calendar)
+
+
+def _one_rdate_per_line(calendar: icalendar.Calendar) -> None:
+    """Split each comma-separated RDATE of the VTIMEZONEs into one line per date.
+
+    A list in one line is valid RFC 5545, but ical.js (Thunderbird and many web
+    calendars) reads only its first date, which puts every later switch an hour
+    off; one date per line is read alike by every consumer.
+    """
+    for zone in calendar.walk("VTIMEZONE"):
+        for observance in zone.subcomponents:
+            if "RDATE" not in observance:
+                continue
+            found = observance.pop("RDATE")
+            for value in found if isinstance(found, list) else [found]:
+                for date in value.dts:
+                    observance.add("rdate", date.dt)
 
 
 def _build(

@@ -15,6 +15,7 @@ from example_project.events.models import Event, Organization
 from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.drift import cancel_stale_occurrences
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import (
     create_recurring_series,
@@ -325,3 +326,128 @@ def test_organisation_feed_holds_every_series(organization: Organization) -> Non
     assert feed.etag == calendar_feed([first, second], name="Runners").etag
     assert feed.last_modified is not None
     assert feed.last_modified >= max(first.updated_at, second.updated_at)
+
+
+def _expand_list(
+    body: bytes, start: dt.datetime, end: dt.datetime
+) -> list[tuple[dt.datetime, str]]:
+    """Every expanded instance, duplicates kept: a date shown twice must fail."""
+    calendar = icalendar.Calendar.from_ical(body)
+    return sorted(
+        (event["DTSTART"].dt.astimezone(dt.UTC), str(event["SUMMARY"]))
+        for event in recurring_ical_events.of(calendar).between(start, end)
+    )
+
+
+def _shown_list(series: EventSeries) -> list[tuple[dt.datetime, str]]:
+    rows = Event.objects.occurrences().filter(series=series)
+    return sorted(
+        (event.start.astimezone(dt.UTC), event.name)
+        for event in rows.exclude(status__in=[Event.Status.CANCELLED, Event.Status.DRAFT])
+    )
+
+
+WIDE = (dt.datetime(2026, 1, 1, tzinfo=dt.UTC), UNTIL)
+
+
+def test_dtstart_off_the_rule_is_not_exported_as_a_date(organization: Organization) -> None:
+    # From Tuesday 2 February on a Monday/Wednesday rule: the Tuesday is no date.
+    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+    series = create_recurring_series(
+        name="Evening Run",
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [0, 2],
+            "timezone": "Europe/Vienna",
+            "dtstart": start,
+        },
+        template_data={
+            "organization": organization,
+            "name": "Evening Run",
+            "slug": "evening-run",
+            "start": start,
+            "end": start + dt.timedelta(minutes=90),
+        },
+        auto_publish=True,
+        generate=False,
+        now=NOW,
+    )
+    generate_series_events(series, until=UNTIL, now=NOW)
+    series.refresh_from_db()
+    body = series_feed(series).body
+
+    expanded = _expand_list(body, *WIDE)
+
+    assert expanded == _shown_list(series)
+    assert expanded[0][0] == dt.datetime(2027, 2, 3, 17, 30, tzinfo=dt.UTC)
+    assert b"DTSTART;TZID=Europe/Vienna:20270203T183000\r\n" in body
+
+
+def _moved_to_thursday(organization: Organization) -> EventSeries:
+    series = _series(organization)
+    update_series_recurrence(series, rule_changes={"weekdays": [3]}, now=NOW)
+    series.refresh_from_db()
+    generate_series_events(series, until=UNTIL, now=NOW)
+    series.refresh_from_db()
+    return series
+
+
+def test_cadence_change_shows_each_kept_tuesday_once(organization: Organization) -> None:
+    series = _moved_to_thursday(organization)
+    shown = _shown_list(series)
+    assert any(start.weekday() == 1 for start, _ in shown)  # drift rows kept
+
+    expanded = _expand_list(series_feed(series).body, *WIDE)
+
+    assert expanded == shown
+    assert len(expanded) == len(set(expanded))
+
+
+def test_cancelled_stale_dates_stay_away(organization: Organization) -> None:
+    series = _moved_to_thursday(organization)
+    cancel_stale_occurrences(series, now=NOW)
+    series.refresh_from_db()
+    shown = _shown_list(series)
+    assert shown
+    assert all(start.weekday() == 3 for start, _ in shown)
+
+    expanded = _expand_list(series_feed(series).body, *WIDE)
+
+    assert expanded == shown
+
+
+def test_refresh_interval_and_published_ttl_are_durations(organization: Organization) -> None:
+    body = series_feed(_series(organization)).body
+    lines = body.split(b"\r\n")
+
+    assert b"REFRESH-INTERVAL;VALUE=DURATION:PT1H" in lines
+    assert b"X-PUBLISHED-TTL:PT1H" in lines
+    assert sum(line.startswith(b"X-PUBLISHED-TTL") for line in lines) == 1
+
+
+def test_time_zone_switches_are_one_rdate_per_line(organization: Organization) -> None:
+    series = _series(organization)
+    horizon = dt.datetime(2028, 1, 20, tzinfo=VIENNA)  # a year ahead: both 2027 switches
+    generate_series_events(series, until=horizon, now=NOW)
+    series.refresh_from_db()
+    body = series_feed(series).body
+    zone_text = body[body.index(b"BEGIN:VTIMEZONE") : body.index(b"END:VTIMEZONE")]
+    rdates = [line for line in zone_text.split(b"\r\n") if line.startswith(b"RDATE")]
+
+    # ical.js reads only the first date of a list: every switch has its own line.
+    assert rdates
+    assert all(b"," not in line for line in rdates)
+    # Spring switches (last Sunday of March) of 2027 to 2029 at least, each once.
+    for spring in (b"20270328", b"20280326", b"20290325"):
+        assert sum(spring in line for line in rdates) == 1
+    zone = icalendar.Calendar.from_ical(body).walk("VTIMEZONE")[0].to_tz()
+    for summer in (dt.datetime(2027, 7, 6, 18, 30), dt.datetime(2029, 7, 3, 18, 30)):
+        assert summer.replace(tzinfo=zone).utcoffset() == dt.timedelta(hours=2)
+    for winter in (dt.datetime(2028, 1, 4, 18, 30), dt.datetime(2029, 12, 4, 18, 30)):
+        assert winter.replace(tzinfo=zone).utcoffset() == dt.timedelta(hours=1)
+    # Still expanded across both switches of 2027 to exactly the rows.
+    expanded = _expand_list(body, dt.datetime(2027, 1, 1, tzinfo=dt.UTC), horizon)
+    assert expanded == _shown_list(series)
+    offsets = {start.astimezone(VIENNA).utcoffset() for start, _ in expanded}
+    assert offsets == {dt.timedelta(hours=1), dt.timedelta(hours=2)}
+    assert {start.astimezone(VIENNA).time() for start, _ in expanded} == {dt.time(18, 30)}
