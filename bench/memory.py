@@ -10,7 +10,10 @@ Linux only: elsewhere :class:`MemoryProbeUnavailable` is raised.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+import gc
+import tracemalloc
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TypeVar
 
@@ -75,3 +78,28 @@ __all__ = [
     "peak_rss",
     "reset_peak_rss",
 ]
+
+
+@contextlib.contextmanager
+def heap_tracing() -> Iterator[Callable[[Callable[[], object]], int]]:
+    """Yield a function measuring the Python heap's peak growth (bytes) while a call runs.
+
+    tracemalloc counts exactly the allocations made during the call, whatever ran
+    before in this process (the tests' fixtures use it; ``VmHWM`` above is the
+    whole process's figure, measured in a fresh process).
+    """
+    tracemalloc.start()
+
+    def measure(call: Callable[[], object]) -> int:
+        gc.collect()
+        tracemalloc.reset_peak()
+        before = tracemalloc.get_traced_memory()[0]
+        result = call()
+        peak = tracemalloc.get_traced_memory()[1]
+        del result
+        return peak - before
+
+    try:
+        yield measure
+    finally:
+        tracemalloc.stop()

@@ -11,8 +11,6 @@ back with it.
 from __future__ import annotations
 
 import datetime as dt
-import gc
-import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 from urllib.parse import quote, urlunparse
@@ -26,6 +24,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from bench import reads as bench_reads
+from bench.memory import heap_tracing
 from example_project.events.models import Event
 from example_project.tests.api.conftest import (
     API,
@@ -107,21 +106,8 @@ def traced() -> Iterator[Callable[[Callable[[], Any]], int]]:
     (A column the query does not select never reaches the driver either,
     so what it leaves out of the Python heap it leaves out of the C buffers too.)
     """
-    tracemalloc.start()
-
-    def measure(call: Callable[[], Any]) -> int:
-        gc.collect()
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        result = call()
-        peak = tracemalloc.get_traced_memory()[1]
-        del result
-        return peak - before
-
-    try:
+    with heap_tracing() as measure:
         yield measure
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.postgres

@@ -9,8 +9,6 @@ without dragging its chunk down, and reads of dates do not load the copies.
 from __future__ import annotations
 
 import datetime as dt
-import gc
-import tracemalloc
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -20,6 +18,7 @@ from django.test import Client
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from bench.memory import heap_tracing
 from revel_recurring.models import EventSeries
 from revel_recurring.services.chunks import generate_series_chunk_events
 from revel_recurring.services.dispatch import iter_due_series_ids
@@ -186,21 +185,8 @@ def test_widening_the_window_in_the_admin_is_an_error_message_not_a_500(
 @pytest.fixture
 def traced() -> Iterator[Callable[[Callable[[], Any]], int]]:
     """The Python heap's peak growth (bytes) while a callable runs (tracemalloc)."""
-    tracemalloc.start()
-
-    def measure(call: Callable[[], Any]) -> int:
-        gc.collect()
-        tracemalloc.reset_peak()
-        before = tracemalloc.get_traced_memory()[0]
-        result = call()
-        peak = tracemalloc.get_traced_memory()[1]
-        del result
-        return peak - before
-
-    try:
+    with heap_tracing() as measure:
         yield measure
-    finally:
-        tracemalloc.stop()
 
 
 @pytest.mark.postgres
