@@ -1,4 +1,4 @@
-"""The generation digest: its audience, its delivery after commit, and batch suppression.
+"""The generation digest: its audience and its delivery after commit.
 
 One ``SERIES_EVENTS_GENERATED`` digest per generated batch. Who receives it is
 decided here (:func:`digest_audience`, :func:`collect_recipients`); the people
@@ -8,11 +8,9 @@ notifier (``REVEL_RECURRING_NOTIFIER``).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import enum
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -20,36 +18,17 @@ from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
 
+# The batch flag lives with the other context flags; hosts' notifiers and
+# receivers import it from here (README, "Notifications"), so it stays importable.
+from .context import event_notifications_suppressed as event_notifications_suppressed
+from .context import suppress_event_notifications as suppress_event_notifications
+
 if TYPE_CHECKING:
     from .adapter import DefaultRecurringAdapter
 
 logger = logging.getLogger(__name__)
 
 SERIES_EVENTS_GENERATED = "SERIES_EVENTS_GENERATED"
-
-_suppressed: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "revel_recurring_suppressed", default=False
-)
-
-
-@contextlib.contextmanager
-def suppress_event_notifications() -> Iterator[None]:
-    """Mark the current context as a batch whose per-event notifications are replaced.
-
-    Receivers are never disconnected (that would silence other threads too); host
-    receivers ask :func:`event_notifications_suppressed` and return early. Being a
-    ContextVar, the flag is per thread and per asyncio task.
-    """
-    token = _suppressed.set(True)
-    try:
-        yield
-    finally:
-        _suppressed.reset(token)
-
-
-def event_notifications_suppressed() -> bool:
-    """True inside :func:`suppress_event_notifications`; hosts check it in receivers."""
-    return _suppressed.get()
 
 
 class Audience(enum.Enum):

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
+from ..context import suppress_event_notifications
 from ..exceptions import (
     GenerationTooLargeError,
     GenerationWindowError,
@@ -24,7 +25,7 @@ from ..exceptions import (
 from ..host_model import RowSizer, check_copied_unique_values
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
-from ..notifications import SeriesDigest, send_series_digest, suppress_event_notifications
+from ..notifications import SeriesDigest, send_series_digest
 from .exdates import absorb_pending_exdates
 from .locking import lock_series
 from .parking import PARKING_COLUMNS, clear_parking
