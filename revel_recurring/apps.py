@@ -15,6 +15,8 @@ class RevelRecurringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Imported here, not at the top: Django imports this module while it loads
+        # the apps, before any model can be imported, and these modules import models.
         from . import beat, changelog, receivers
         from . import checks as recurring_checks
 

@@ -12,19 +12,19 @@ import enum
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.module_loading import import_string
 
+from .adapter import DefaultRecurringAdapter, get_adapter
 from .conf import recurring_settings
 
 # The batch flag lives with the other context flags; hosts' notifiers and
 # receivers import it from here (README, "Notifications"), so it stays importable.
 from .context import event_notifications_suppressed as event_notifications_suppressed
 from .context import suppress_event_notifications as suppress_event_notifications
-
-if TYPE_CHECKING:
-    from .adapter import DefaultRecurringAdapter
+from .models import EventSeries
+from .signals import series_events_generated
 
 logger = logging.getLogger(__name__)
 
@@ -204,8 +204,6 @@ def build_series_digest(
     the configured one. A series without a template gets a digest without
     recipients.
     """
-    from .adapter import get_adapter
-
     adapter = adapter or get_adapter()
     template = template if template is not None else series.get_template()
     audience = digest_audience(template, occurrences) if template is not None else Audience.STAFF
@@ -233,13 +231,12 @@ def send_series_digest(
     when it could not be built. With no notifier and no receiver nobody would read
     it, so it is not built and the adapter is not asked.
     """
-    from .models import EventSeries
-    from .signals import series_events_generated
-
     if not recurring_settings.NOTIFIER and not series_events_generated.has_listeners(EventSeries):
         return None
     try:
         digest = build_series_digest(series, occurrences, template=template)
+    # Everything, on purpose: the adapter's hooks are the host's code, and this
+    # runs after commit, where no error may reach the caller.
     except Exception:
         logger.exception("revel_recurring could not build the digest for series %s", series.pk)
         return None
@@ -269,7 +266,7 @@ def dispatch_digest(digest: SeriesDigest) -> None:
     try:
         notifier = import_string(path)
         notifier(digest)
-    except Exception:
+    except Exception:  # the host's notifier, after commit: logged, never raised
         logger.exception(
             "revel_recurring notifier %s failed for series %s (%d occurrences)",
             path,
