@@ -22,7 +22,7 @@ class RevelRecurringConfig(AppConfig):
 
         checks.register(recurring_checks.check_event_model, checks.Tags.models)
         checks.register(recurring_checks.check_dotted_paths)
-        checks.register(recurring_checks.check_numbers)
+        checks.register(recurring_checks.check_setting_values)
         checks.register(recurring_checks.check_installed_apps)
         checks.register(recurring_checks.check_visibility_mapping, checks.Tags.models)
         receivers.connect_receivers()

@@ -245,8 +245,14 @@ def _is_whole_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E009 judges the raw setting values (conf.py never coerces them), then E006-E008."""
+def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E006-E009: the plain settings hold values the app can use.
+
+    E009 judges the raw values first (conf.py never coerces them): the whole-number
+    settings are whole numbers in range and ``REGISTER_BEAT_TASKS`` is a bool. Then,
+    when those pass, E006-E008: the default window lies in 1..52 weeks, the maximum
+    window is not below it, and the beat crontab has five fields.
+    """
     errors: list[checks.CheckMessage] = []
     for name in _WHOLE_NUMBER_SETTINGS:
         value = getattr(recurring_settings, name)
