@@ -241,11 +241,11 @@ class EventSeries(models.Model):
         """The excluded slots as a set of UTC instants."""
         return rules.exdate_instants(self.exdates or [])
 
-    def get_template(self) -> Any:
+    def get_template(self) -> RecurringEventMixin | None:
         """The template event of this series, or None."""
         return get_event_model()._default_manager.filter(series=self, is_template=True).first()
 
-    def occurrences(self) -> Any:
+    def occurrences(self) -> models.QuerySet[RecurringEventMixin]:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
 

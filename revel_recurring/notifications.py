@@ -23,6 +23,7 @@ from .conf import recurring_settings
 # receivers import it from here (README, "Notifications"), so it stays importable.
 from .context import event_notifications_suppressed as event_notifications_suppressed
 from .context import suppress_event_notifications as suppress_event_notifications
+from .mixins import RecurringEventMixin
 from .models import EventSeries
 from .signals import series_events_generated
 
@@ -48,8 +49,8 @@ class SeriesDigest:
     ``timezone`` the series' IANA zone, for showing the dates as organisers set them.
     """
 
-    series: Any
-    occurrences: Sequence[Any]
+    series: EventSeries
+    occurrences: Sequence[RecurringEventMixin]
     notification_type: str = SERIES_EVENTS_GENERATED
     recipients: Sequence[Any] = field(default_factory=tuple)
     url: str = ""

@@ -254,7 +254,7 @@ def disarm_series(series: EventSeries) -> None:
 class TakenSlots:
     """What generation reads after the lock: the template, slots materialized, pending exdates."""
 
-    template: Any
+    template: RecurringEventMixin
     materialized: set[dt.datetime]
     pending: list[dt.datetime]
 
@@ -438,8 +438,8 @@ def _megabytes(size: float) -> str:
 
 
 def build_occurrences(
-    series: EventSeries, template: Any, slots: Sequence[dt.datetime]
-) -> list[Any]:
+    series: EventSeries, template: RecurringEventMixin, slots: Sequence[dt.datetime]
+) -> list[RecurringEventMixin]:
     """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
 
     Raises DuplicateUniqueValueError before anything is written when the built
