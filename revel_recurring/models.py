@@ -180,7 +180,7 @@ class EventSeries(models.Model):
     )
     # Set by the daily pass when generation failed for a reason a retry cannot
     # fix; the pass skips the series until someone unparks it (docs/decisions/
-    # parked-series.md).
+    # 0023-parked-series.md).
     parked_at = models.DateTimeField(
         null=True,
         blank=True,

@@ -75,7 +75,7 @@ def create_series_from_event(
     *adopted* as that slot's occurrence instead of being doubled by a generated
     copy: it joins the series with that slot as its ``recurrence_id`` and keeps
     its id, status, bookings and related rows. Any other event is left as it is
-    (docs/decisions/admin-add-from-event.md).
+    (docs/decisions/0007-admin-add-from-event.md).
     """
     moment = now_utc(now)
     model = get_event_model()
