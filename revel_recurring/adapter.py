@@ -6,14 +6,14 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+from .models import EventSeries, get_event_model
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
-
-    from .models import EventSeries
 
 
 class DefaultRecurringAdapter:
@@ -73,8 +73,6 @@ class DefaultRecurringAdapter:
         or ``change_eventseries`` permission, none otherwise. Hosts scope it, for
         example to the organisations the user belongs to. Anything outside it is a 404.
         """
-        from .models import EventSeries
-
         if user.has_perm("revel_recurring.view_eventseries") or user.has_perm(
             "revel_recurring.change_eventseries"
         ):
@@ -88,8 +86,6 @@ class DefaultRecurringAdapter:
         otherwise. It should lie within :meth:`get_visible_series`; a series that is
         visible but not editable answers writes with 403.
         """
-        from .models import EventSeries
-
         if user.has_perm("revel_recurring.change_eventseries"):
             return EventSeries.objects.all()
         return EventSeries.objects.none()
@@ -111,8 +107,6 @@ class DefaultRecurringAdapter:
         series (:meth:`can_create_series`), none otherwise. Hosts scope it the way
         they scope :meth:`get_editable_series`, e.g. to the user's organisations.
         """
-        from .models import get_event_model
-
         model = get_event_model()
         events = model._default_manager.filter(series__isnull=True)
         return events if self.can_create_series(user) else events.none()
@@ -126,6 +120,8 @@ class DefaultRecurringAdapter:
         choices to the requesting user (``self.context["request"]``). Only the API
         calls this, so DRF is imported here and nowhere else in the adapter.
         """
+        # Imported here, not at the top: the services import this module, and a
+        # site that never mounts the API must not load DRF (a test proves it).
         from .api.templates import default_template_serializer_class
 
         return default_template_serializer_class()
@@ -204,8 +200,6 @@ class DefaultRecurringAdapter:
         subscriber see each series twice. Default: the first concrete entry of
         ``ALLOWED_HOSTS``, else ``"localhost"``; sites should return their own domain.
         """
-        from django.conf import settings
-
         for host in settings.ALLOWED_HOSTS:
             name = host.lstrip(".")
             if name and "*" not in name:

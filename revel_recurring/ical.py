@@ -381,7 +381,7 @@ def deleted_series_feed(deleted: DeletedSeries) -> CalendarFeed:
     empty calendar removes the series' dates from every subscriber's calendar;
     events marked ``STATUS:CANCELLED`` would not (recurring-ical-events, ical.js
     and the ``ical`` package all still list them: docs/decisions/
-    deleted-series-feeds.md). No name either: the apps keep the one they show,
+    0028-deleted-series-feeds.md). No name either: the apps keep the one they show,
     and the body says nothing of the series but that it is gone.
     """
     body = _calendar(None).to_ical()

@@ -181,7 +181,7 @@ class EventSeries(models.Model):
     )
     # Set by the daily pass when generation failed for a reason a retry cannot
     # fix; the pass skips the series until someone unparks it (docs/decisions/
-    # parked-series.md).
+    # 0023-parked-series.md).
     parked_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -242,11 +242,11 @@ class EventSeries(models.Model):
         """The excluded slots as a set of UTC instants."""
         return rules.exdate_instants(self.exdates or [])
 
-    def get_template(self) -> Any:
+    def get_template(self) -> RecurringEventMixin | None:
         """The template event of this series, or None."""
         return get_event_model()._default_manager.filter(series=self, is_template=True).first()
 
-    def occurrences(self) -> Any:
+    def occurrences(self) -> models.QuerySet[RecurringEventMixin]:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
 
@@ -319,7 +319,7 @@ class DeletedSeries(models.Model):
     404 leaves the old dates in every subscriber's calendar. ``delete_series``
     records one of these, and the feeds answer an empty calendar for
     ``REVEL_RECURRING_DELETED_FEED_DAYS``, then 410 Gone (docs/decisions/
-    deleted-series-feeds.md). Nothing of the series is kept but its key, slug and
+    0028-deleted-series-feeds.md). Nothing of the series is kept but its key, slug and
     name, and whether its feed was open to anyone (``is_feed_open``).
     """
 

@@ -21,7 +21,9 @@ from rest_framework import serializers
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.settings import api_settings
 
+from ..adapter import get_adapter
 from ..describe import describe_rule
+from ..ical import rule_from_ical
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from .fields import MAX_POSITIVE_INT, AwareDateTimeField, EventIdField, StrictFieldsMixin
@@ -126,8 +128,6 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
         return fields
 
     def to_internal_value(self, data: Any) -> Any:
-        from ..ical import rule_from_ical
-
         if not (isinstance(data, Mapping) and "ical" in data):
             missing = {
                 name: [str(_("This field is required."))]
@@ -288,8 +288,6 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        from ..adapter import get_adapter
-
         fields = super().get_fields()
         fields["template"] = get_adapter().get_template_serializer_class()()
         return fields

@@ -18,10 +18,10 @@ from django.db import transaction
 from .. import rules
 from ..adapter import get_adapter
 from ..conf import recurring_settings
+from ..context import deleting_series
 from ..exceptions import SeriesHasBookingsError
 from ..host_model import bulky_fields
 from ..models import DeletedSeries, EventSeries, RecurrenceRule, get_event_model
-from ..receivers import deleting_series
 from ..signals import series_paused, series_resumed
 from ..validators import (
     validate_dtstart_zone,
