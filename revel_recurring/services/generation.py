@@ -155,7 +155,7 @@ def generate_series_events(
             # The rule is read in its own query after the lock (never joined into
             # the locking statement): after a wait, PostgreSQL re-reads only the
             # locked row, so a joined rule would be the one from before the wait.
-            locked = lock_series(series_id, with_rule=True, absorb_exdates=False)
+            locked = lock_series(series_id, with_rule=True)
         except SeriesNotFoundError:
             return []
         # The locked row is the truth: another caller may have paused the series,
