@@ -293,10 +293,11 @@ class PendingExdate(models.Model):
     locking the series row: the host's transaction may already hold occurrence row
     locks, and taking the series lock after them would invert the lock order (see
     docs/locking.md). The row has no database foreign key and no unique index, so
-    inserting it never waits for anyone. Every service folds the pending rows of a
-    series into ``EventSeries.exdates`` while it holds the series lock, and
-    generation reads them after the slots already materialized, so a deleted slot
-    is never re-created.
+    inserting it never waits for anyone. Every service whose work depends on the
+    excluded dates folds the pending rows of its series into ``EventSeries.exdates``
+    right after taking the series lock (``services.exdates.absorb_pending_exdates``),
+    and generation reads them after the slots already materialized, so a deleted
+    slot is never re-created.
     """
 
     series = models.ForeignKey(

@@ -15,7 +15,8 @@ from revel_recurring import tasks
 from revel_recurring.models import EventSeries, PendingExdate
 from revel_recurring.services.chunks import generate_series_chunk_events
 from revel_recurring.services.dispatch import dispatch_due_chunks
-from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation import floor, generate_series_events, plan
+from revel_recurring.services.scheduling import generation_window
 from revel_recurring.signals import series_events_generated
 from tests.factories import NEW_YORK, NOW, VIENNA, captured, make_series, occurrences
 from tests.testapp.models import Event, Seat
@@ -106,6 +107,26 @@ def test_chunk_materializes_exactly_what_the_per_series_path_does() -> None:
         )
         assert [snapshot(s) for s in chunked] == [snapshot(s) for s in one_by_one]
     assert sum(len(occurrences(s)) for s in chunked) > 40
+
+
+def test_each_run_computes_each_series_window_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    computed: list[int] = []
+
+    def counting(series: EventSeries, *args: Any, **kwargs: Any) -> Any:
+        computed.append(series.pk)
+        return generation_window(series, *args, **kwargs)
+
+    # Every module of the package that could compute a window, counted as one.
+    monkeypatch.setattr(floor, "generation_window", counting)
+    monkeypatch.setattr(plan, "generation_window", counting)
+    single = make_series(name="single")
+    chunk = [make_series(name=f"chunk {n}") for n in range(3)]
+
+    assert len(generate_series_events(single, now=NOW)) == 8
+    assert computed == [single.pk]
+    computed.clear()
+    assert generate_series_chunk_events([s.pk for s in chunk], now=NOW).created == 24
+    assert computed == [s.pk for s in chunk]
 
 
 def test_chunk_folds_pending_exdates_and_never_recreates_a_deleted_occurrence() -> None:

@@ -23,7 +23,7 @@ from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
 from .bookings import booked_date, booked_ids, series_zone
-from .exdates import merge_exdates
+from .exdates import absorb_pending_exdates, merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .propagation import occurrence_error, reapply_template
@@ -136,6 +136,7 @@ def cancel_occurrence(
     def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
+            absorb_pending_exdates(locked)
             event = _locate(locked, instant)
             if (
                 not include_booked
@@ -222,6 +223,7 @@ def restore_occurrence(
     def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
+            absorb_pending_exdates(locked)
             event = _locate(locked, instant)
             # Cancelled by its moved start, restored by its slot (or the reverse).
             moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)

@@ -1,11 +1,12 @@
 """The daily pass at scale: one transaction for a whole chunk of due series.
 
 Per chunk, whatever its size: the series locks (one statement on PostgreSQL),
-the rules, the templates with their taken slots and pending exdates, one bulk
-INSERT of every occurrence (cut by ``REVEL_RECURRING_INSERT_BATCH_BYTES`` when the
-rows are large), the host's ``clone_related_many`` and one UPDATE of every cursor.
-Planning is :func:`~revel_recurring.services.generation.plan_generation`, the
-same as for one series, so a rule behaves identically on both paths.
+the rules, then the floor both paths share
+(:func:`~revel_recurring.services.generation.floor.generate_locked`): the templates
+with their taken slots and pending exdates, one bulk INSERT of every occurrence
+(cut by ``REVEL_RECURRING_INSERT_BATCH_BYTES`` when the rows are large), the host's
+``clone_related_many`` and one UPDATE of every cursor. A rule behaves identically
+for one series and in a chunk.
 
 One series never takes the others down: a series whose planning fails (a
 template too large for its window, a host hook that raises) is parked and left
@@ -20,30 +21,17 @@ import datetime as dt
 import logging
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
-from django.db import DatabaseError, transaction
+from django.db import transaction
 
 from ..context import suppress_event_notifications
-from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..notifications import send_series_digest
-from .exdates import absorb_pending_exdates
-from .generation import (
-    TakenSlots,
-    apply_plan,
-    build_occurrences,
-    bulk_insert,
-    disarm_series,
-    generate_series_events,
-    plan_generation,
-    read_taken_slots,
-    write_cursors,
-)
+from ..models import RecurrenceRule
+from .generation import generate_series_events
+from .generation.floor import generate_locked
 from .locking import lock_series_chunk
-from .parking import clear_parking, park_failed_series
+from .parking import park_failed_series
 from .plumbing import now_utc
-from .scheduling import generation_window
 
 logger = logging.getLogger(__name__)
 
@@ -137,7 +125,6 @@ def _generate_chunk(
     ids: list[int], moment: dt.datetime, result: ChunkResult
 ) -> tuple[int, list[int], int]:
     """The chunk transaction: (series done in it, ids left to retry, occurrences created)."""
-    parked: list[tuple[int, Exception]] = []
     with transaction.atomic(), suppress_event_notifications():
         locked, skipped = lock_series_chunk(ids)
         # Rules are read after the locks, never joined into the locking statement
@@ -151,76 +138,19 @@ def _generate_chunk(
         ]
         for series in live:
             series.recurrence_rule = rules[series.recurrence_rule_id]
-        # One lower bound for the whole chunk: every series' window starts at `now`
-        # or later, so each gets a superset of its own taken slots, cut back below.
-        taken = read_taken_slots([s.pk for s in live], moment)
-        batches: list[tuple[EventSeries, Any, list[Any]]] = []
-        for series in live:
-            state = taken.get(series.pk)
-            if state is None:
-                absorb_pending_exdates(series)
-                disarm_series(series)
-                continue
-            absorb_pending_exdates(series, pending=state.pending)
-            try:
-                occurrences = _plan_series(series, state, moment)
-            except DatabaseError:
-                raise  # the transaction is broken: the whole chunk goes one by one
-            except Exception as exc:
-                # Nothing of this series was written but its exdates: leave it out
-                # of the insert and park it with the others' work intact.
-                logger.exception("revel_recurring could not generate series %s", series.pk)
-                parked.append((series.pk, exc))
-                continue
-            batches.append((series, state.template, occurrences))
-        created = _insert(batches)
-        write_cursors([series for series, _, _ in batches])
-        for series, template, occurrences in batches:
-            if occurrences:
-                transaction.on_commit(
-                    partial(send_series_digest, series, occurrences, template=template)
-                )
-        outcomes = [(pk, error, park_failed_series(pk, error, now=moment)) for pk, error in parked]
+        run = generate_locked(live, now=moment, chunk=True)
+        for series_id, error in run.failed:
+            logger.error("revel_recurring could not generate series %s", series_id, exc_info=error)
+        outcomes = [
+            (pk, error, park_failed_series(pk, error, now=moment)) for pk, error in run.failed
+        ]
     # Counted once the chunk committed: a chunk that rolls back parks nothing here.
     for series_id, error, was_parked in outcomes:
         if was_parked:
             result.parked.append(series_id)
         else:
             result.failures[series_id] = error
-    return len(locked), skipped, created
-
-
-def _plan_series(series: EventSeries, state: TakenSlots, moment: dt.datetime) -> list[Any]:
-    """Plan ``series`` and build its occurrences; moves its cursor in memory only."""
-    rule = series.recurrence_rule
-    assert rule is not None
-    since = generation_window(series, rule, now=moment).search_from
-    plan = plan_generation(
-        series,
-        rule,
-        materialized={slot for slot in state.materialized if slot >= since},
-        now=moment,
-    )
-    occurrences = build_occurrences(series, state.template, plan.slots)
-    apply_plan(series, plan, created=len(occurrences))
-    if occurrences:
-        # Same rule as generate_series_events (parked series never get here today:
-        # the chunk leaves them out of its live set).
-        clear_parking(series)
-    return occurrences
-
-
-def _insert(batches: Sequence[tuple[EventSeries, Any, list[Any]]]) -> int:
-    """One bulk INSERT of every occurrence of the chunk, then the host's related rows."""
-    everything = [occurrence for _, _, occurrences in batches for occurrence in occurrences]
-    if not everything:
-        return 0
-    model = get_event_model()
-    # bulk_create sets the primary keys on the same objects (RETURNING), so the
-    # per-series lists in `batches` now hold saved occurrences.
-    bulk_insert(model, everything)
-    model.clone_related_many([(template, occurrences) for _, template, occurrences in batches])
-    return len(everything)
+    return len(locked), skipped, run.created
 
 
 __all__ = ["ChunkResult", "generate_series_chunk_events"]

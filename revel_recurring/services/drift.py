@@ -20,7 +20,7 @@ from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
 from .bookings import BookedDate, booked_date, booked_ids
-from .exdates import merge_exdates
+from .exdates import absorb_pending_exdates, merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
@@ -145,6 +145,7 @@ def cancel_stale_occurrences(
     def attempt() -> tuple[EventSeries, list[Any], list[BookedDate]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
+            absorb_pending_exdates(locked)
             rule = load_rule(locked)
             stale = [
                 pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted

@@ -1,8 +1,9 @@
 """A series' excluded slots: the one merge, and folding in the pending ones under the lock.
 
-Recording slots without the lock is :mod:`~revel_recurring.services.pending_exdates`
-(it takes the lock afterwards, so it cannot live here: ``lock_series`` calls
-:func:`absorb_pending_exdates`).
+Recording slots without the lock is :mod:`~revel_recurring.services.pending_exdates`.
+:func:`~revel_recurring.services.locking.lock_series` only locks: every service
+whose work depends on the excluded dates calls :func:`absorb_pending_exdates`
+itself, right after taking the lock.
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ def absorb_pending_exdates(
 
     ``pending`` are the instants when the caller read them already (generation
     reads them with the template). Returns whether any were found. Rows committed
-    after the read are folded by the next holder of the lock.
+    after the read are folded by the next fold (after their own commit, or by the
+    next service that depends on the excluded dates).
     """
     if pending is None:
         pending = list(

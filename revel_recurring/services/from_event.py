@@ -116,6 +116,7 @@ def _adopt(series: EventSeries, event: RecurringEventMixin) -> RecurringEventMix
     slot = rules.to_utc(start)
     if rule is None or not rules.is_occurrence(rule.to_spec(), slot):
         return None
+    # The series was created in this transaction: it has no pending exdates yet.
     if slot in locked.exdate_instants:
         return None
     index = locked.last_occurrence_index + 1

@@ -31,6 +31,7 @@ from ..validators import (
     validate_series_options,
 )
 from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
+from .exdates import absorb_pending_exdates
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .parking import PARKING_COLUMNS, clear_parking
@@ -103,6 +104,7 @@ def create_recurring_series(
         if generate and is_active:
             generate_series_events(series, now=moment)
         else:
+            # Created in this transaction: no pending exdates to fold in yet.
             locked = lock_series(series.pk)
             locked.recurrence_rule = rule
             refresh_next_due_at(locked, now=moment)
@@ -143,6 +145,7 @@ def _set_active(series: EventSeries, *, active: bool, now: dt.datetime) -> bool:
         locked.is_active = active
         fields = ["is_active", "updated_at"]
         if active:
+            absorb_pending_exdates(locked)
             refresh_next_due_at(locked, now=now)
             fields.extend(["next_due_at", *PARKING_COLUMNS])
         locked.save(update_fields=fields)

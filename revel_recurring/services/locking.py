@@ -22,7 +22,6 @@ from django.db.models import F, QuerySet
 from ..exceptions import SeriesBusyError, SeriesNotFoundError
 from ..models import EventSeries
 from ..transient import is_lock_conflict
-from .exdates import absorb_pending_exdates
 from .plumbing import load_rule
 
 T = TypeVar("T")
@@ -32,9 +31,7 @@ LOCK_RETRY_ATTEMPTS = 12
 _FIRST_DELAY, _MAX_DELAY = 0.005, 0.4
 
 
-def lock_series(
-    series_id: int, *, with_rule: bool = False, absorb_exdates: bool = True
-) -> EventSeries:
+def lock_series(series_id: int, *, with_rule: bool = False) -> EventSeries:
     """Lock the series row for the current transaction and return its fresh state.
 
     PostgreSQL: ``SELECT ... FOR NO KEY UPDATE OF`` the series table, with no join:
@@ -47,10 +44,10 @@ def lock_series(
     takes SQLite's write lock at once. Must be called inside ``transaction.atomic()``.
 
     ``with_rule=True`` then loads the recurrence rule in its own query, which in
-    READ COMMITTED sees everything committed before the lock was granted.
-    ``absorb_exdates`` folds the slots of occurrences deleted by hosts
-    (:class:`~revel_recurring.models.PendingExdate`) into ``exdates``. Raises
-    :class:`~revel_recurring.exceptions.SeriesNotFoundError` when the series is gone.
+    READ COMMITTED sees everything committed before the lock was granted. Nothing
+    else is read or written: a caller that depends on the excluded dates folds the
+    pending ones in next (:func:`~revel_recurring.services.exdates.absorb_pending_exdates`).
+    Raises :class:`~revel_recurring.exceptions.SeriesNotFoundError` when the series is gone.
     """
     alias = router.db_for_write(EventSeries)
     features = connections[alias].features
@@ -71,8 +68,6 @@ def lock_series(
         ) from None
     if with_rule:
         load_rule(locked, using=alias)
-    if absorb_exdates:
-        absorb_pending_exdates(locked)
     return locked
 
 
@@ -133,8 +128,7 @@ def lock_series_chunk(series_ids: Iterable[int]) -> tuple[list[EventSeries], lis
     each other. The ids left out (held elsewhere, or deleted) are for the caller
     to retry. Backends without ``FOR UPDATE OF`` (MariaDB) or row locks (SQLite)
     lock each series with :func:`lock_series`, in ascending id order, waiting;
-    only deleted ones are left out there. Pending exdates are not folded (the
-    caller reads them with the slots). Must be called inside ``transaction.atomic()``.
+    only deleted ones are left out there. Must be called inside ``transaction.atomic()``.
     """
     ids = sorted(set(series_ids))
     alias = router.db_for_write(EventSeries)
@@ -152,7 +146,7 @@ def lock_series_chunk(series_ids: Iterable[int]) -> tuple[list[EventSeries], lis
         locked = []
         for series_id in ids:
             try:
-                locked.append(lock_series(series_id, absorb_exdates=False))
+                locked.append(lock_series(series_id))
             except SeriesNotFoundError:
                 continue
     held = {series.pk for series in locked}
@@ -160,5 +154,10 @@ def lock_series_chunk(series_ids: Iterable[int]) -> tuple[list[EventSeries], lis
 
 
 def lock_several_series(series_ids: Iterable[int]) -> list[EventSeries]:
-    """Lock several series in ascending id order (the one order that cannot deadlock)."""
+    """Lock several series in ascending id order (the one order that cannot deadlock).
+
+    For hosts that write to several series in one transaction (docs/locking.md).
+    Waits for each lock like :func:`lock_series` and, like it, only locks. Raises
+    :class:`~revel_recurring.exceptions.SeriesNotFoundError` for a series that is gone.
+    """
     return [lock_series(series_id) for series_id in sorted(set(series_ids))]

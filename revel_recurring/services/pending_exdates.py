@@ -9,6 +9,7 @@ from django.db import transaction
 
 from ..exceptions import SeriesNotFoundError
 from ..models import PendingExdate
+from .exdates import absorb_pending_exdates
 from .locking import lock_series
 
 
@@ -31,7 +32,7 @@ def _absorb_after_commit(series_id: int) -> None:
         return  # an earlier callback of the same transaction folded them
     try:
         with transaction.atomic():
-            lock_series(series_id)
+            absorb_pending_exdates(lock_series(series_id))
     except SeriesNotFoundError:
         PendingExdate.objects.filter(series_id=series_id).delete()
 

@@ -23,6 +23,7 @@ from ..validators import (
     validate_rule_keys,
     validate_series_options,
 )
+from .exdates import absorb_pending_exdates
 from .generation import check_next_run_size
 from .locking import lock_series
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
@@ -124,6 +125,7 @@ def update_series_recurrence(
         cursor_reset = bool(changed - {"auto_publish"}) and locked.last_generated_until is not None
         if changed - {"auto_publish"}:
             locked.last_generated_until = None
+            absorb_pending_exdates(locked)
             # Refused here (a 400 for the organiser) rather than parked by the pass.
             check_next_run_size(locked, now=moment)
             refresh_next_due_at(locked, now=moment)

@@ -122,7 +122,7 @@ def rearm_disarmed_series(series_id: int) -> None:
     """
     try:
         with transaction.atomic():
-            series = lock_series(series_id, with_rule=True, absorb_exdates=False)
+            series = lock_series(series_id, with_rule=True)
             if series.next_due_at is not None or series.recurrence_rule_id is None:
                 return
             if refresh_next_due_at(series, now=now_utc()) is not None:

@@ -22,6 +22,7 @@ from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..validators import validate_no_nul_characters
+from .exdates import absorb_pending_exdates
 from .locking import lock_series
 from .plumbing import load_rule, mirror_columns, now_utc, utc_instants
 from .scheduling import refresh_next_due_at
@@ -117,6 +118,7 @@ def replace_template(
         if setup_template is not None:
             setup_template(template)
         if locked.is_active and locked.next_due_at is None:
+            absorb_pending_exdates(locked)
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["next_due_at", "updated_at"])
     mirror_columns(series, locked, "next_due_at")

@@ -1,0 +1,43 @@
+"""Rolling-window materialization: the one place that creates occurrences.
+
+- :mod:`.single`: ``generate_series_events``, one series on demand;
+- :mod:`.floor`: what that path and the daily pass's chunks
+  (:mod:`revel_recurring.services.chunks`) share, from the taken slots to the cursors;
+- :mod:`.plan`: which slots a run creates (pure), and the read-only preview;
+- :mod:`.rows`: the occurrence rows: built, weighed, inserted in bulk.
+
+The names below are the package's public surface, importable from here as they
+were when it was one module.
+"""
+
+from ...notifications import SeriesDigest
+from ..scheduling import GenerationWindow
+from .floor import TakenSlots, apply_plan, disarm_series, read_taken_slots, write_cursors
+from .plan import GenerationPlan, plan_generation, preview_series_events
+from .rows import (
+    build_occurrences,
+    bulk_insert,
+    check_generation_size,
+    check_next_run_size,
+    insert_batches,
+)
+from .single import generate_series_events
+
+__all__ = [
+    "GenerationPlan",
+    "GenerationWindow",
+    "SeriesDigest",
+    "TakenSlots",
+    "apply_plan",
+    "build_occurrences",
+    "bulk_insert",
+    "check_generation_size",
+    "check_next_run_size",
+    "disarm_series",
+    "generate_series_events",
+    "insert_batches",
+    "plan_generation",
+    "preview_series_events",
+    "read_taken_slots",
+    "write_cursors",
+]

@@ -1,0 +1,284 @@
+"""The floor both generation paths share: plan, read the taken slots, build, insert, write cursors.
+
+``generate_series_events`` (one series, waiting for its lock) and the daily pass's
+chunks (``services.chunks``: many series, ``SKIP LOCKED``) differ in how they lock,
+in what becomes of a series whose planning fails and in which host hook copies
+related rows. Everything between their locks and their commit is
+:func:`generate_locked`, so a rule behaves the same on both paths.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, cast
+
+from django.db import DatabaseError, connections, transaction
+from django.db.models import OuterRef
+from django.utils import timezone
+
+from ...mixins import RecurringEventMixin
+from ...models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
+from ...notifications import send_series_digest
+from ..exdates import absorb_pending_exdates
+from ..parking import PARKING_COLUMNS, clear_parking
+from ..scheduling import GenerationWindow, generation_window
+from .plan import GenerationPlan, plan_generation
+from .rows import build_occurrences, bulk_insert
+
+logger = logging.getLogger(__name__)
+
+#: The series columns a run writes (:func:`write_cursors`).
+CURSOR_COLUMNS = (
+    "last_generated_until",
+    "next_due_at",
+    "last_occurrence_index",
+    "updated_at",
+    *PARKING_COLUMNS,
+)
+
+
+@dataclass(frozen=True)
+class TakenSlots:
+    """What generation reads after the lock: the template, slots materialized, pending exdates."""
+
+    template: RecurringEventMixin
+    materialized: set[dt.datetime]
+    pending: list[dt.datetime]
+
+
+@dataclass(frozen=True)
+class SeriesBatch:
+    """One series' share of a run: the locked series, its template, its new occurrences."""
+
+    series: EventSeries
+    template: Any
+    occurrences: list[Any]
+
+
+@dataclass(frozen=True)
+class GenerationRun:
+    """What :func:`generate_locked` did.
+
+    ``batches`` holds every series planned, in the order given, its cursor written
+    and its occurrences saved (none when nothing was due). ``failed`` holds the ids
+    of the series whose planning raised, with the error (only with ``chunk=True``).
+    Series without a template are in neither: they were disarmed.
+    """
+
+    batches: list[SeriesBatch]
+    failed: list[tuple[int, Exception]]
+
+    @property
+    def created(self) -> int:
+        """The number of occurrences created, all series together."""
+        return sum(len(batch.occurrences) for batch in self.batches)
+
+
+def generate_locked(
+    locked: Sequence[EventSeries],
+    *,
+    now: dt.datetime,
+    until: dt.datetime | None = None,
+    backfill: bool = False,
+    chunk: bool = False,
+) -> GenerationRun:
+    """Materialize the window of every series in ``locked``; the caller holds their locks.
+
+    Each series carries its rule (read after the lock). Per run: each series'
+    window, computed once; the templates with their taken slots and pending
+    exdates, read together; per series, its pending exdates folded in, then the
+    plan and the built occurrences (a series without a template is disarmed);
+    one bulk INSERT of every occurrence; the host's related rows; one UPDATE of
+    the cursors; after commit, one digest per series that got occurrences.
+
+    ``chunk=True`` is the daily pass: a series whose planning raises anything but
+    a database error (which breaks the transaction, so it propagates) is left out
+    with its cursor unmoved and listed in ``failed``, and the host's
+    ``clone_related_many`` copies the related rows of all series at once.
+    Otherwise any error propagates and ``clone_related`` copies each series' rows.
+    Call inside the transaction that took the locks, notifications suppressed.
+    """
+    windows = [
+        (series, generation_window(series, _rule(series), now=now, until=until, backfill=backfill))
+        for series in locked
+    ]
+    if not windows:
+        return GenerationRun(batches=[], failed=[])
+    # One lower bound for all: each series gets a superset of its own taken
+    # slots, cut back to its window in _build.
+    since = min(window.search_from for _, window in windows)
+    taken = read_taken_slots([series.pk for series, _ in windows], since)
+    batches: list[SeriesBatch] = []
+    failed: list[tuple[int, Exception]] = []
+    for series, window in windows:
+        state = taken.get(series.pk)
+        if state is None:
+            absorb_pending_exdates(series)
+            disarm_series(series)
+            continue
+        absorb_pending_exdates(series, pending=state.pending)
+        try:
+            occurrences = _build(series, state, window, now=now, backfill=backfill)
+        except Exception as exc:
+            # A database error leaves the transaction unusable: it always propagates.
+            if not chunk or isinstance(exc, DatabaseError):
+                raise
+            # Nothing of this series was written but its exdates: leave it out of
+            # the insert, with the others' work intact, for the caller to park.
+            failed.append((series.pk, exc))
+            continue
+        batches.append(SeriesBatch(series, state.template, occurrences))
+    _insert(batches, chunk=chunk)
+    write_cursors([batch.series for batch in batches])
+    for batch in batches:
+        if batch.occurrences:
+            transaction.on_commit(
+                partial(
+                    send_series_digest, batch.series, batch.occurrences, template=batch.template
+                )
+            )
+    return GenerationRun(batches=batches, failed=failed)
+
+
+def _rule(series: EventSeries) -> RecurrenceRule:
+    rule = series.recurrence_rule
+    assert rule is not None, "the caller skips series without a rule"
+    return rule
+
+
+def _build(
+    series: EventSeries,
+    state: TakenSlots,
+    window: GenerationWindow,
+    *,
+    now: dt.datetime,
+    backfill: bool,
+) -> list[Any]:
+    """Plan ``series`` and build its occurrences; moves its cursor in memory only."""
+    plan = plan_generation(
+        series,
+        _rule(series),
+        materialized={slot for slot in state.materialized if slot >= window.search_from},
+        now=now,
+        backfill=backfill,
+        window=window,
+    )
+    occurrences = build_occurrences(series, state.template, plan.slots)
+    apply_plan(series, plan, created=len(occurrences))
+    if occurrences:
+        # A run that writes occurrences proves the cause of a parking gone
+        # (Generate now after the template was shortened, for one). A run with
+        # nothing to write (an ``until`` before the cursor, a window already
+        # full) proves nothing: the series stays parked.
+        clear_parking(series)
+    return occurrences
+
+
+def _insert(batches: Sequence[SeriesBatch], *, chunk: bool) -> None:
+    everything = [occurrence for batch in batches for occurrence in batch.occurrences]
+    if not everything:
+        return
+    model = get_event_model()
+    # bulk_create sets the primary keys on the same objects (RETURNING), so each
+    # batch's list now holds saved occurrences.
+    bulk_insert(model, everything)
+    if chunk:
+        model.clone_related_many([(batch.template, batch.occurrences) for batch in batches])
+        return
+    for batch in batches:
+        if batch.occurrences:
+            model.clone_related(batch.template, batch.occurrences)
+
+
+def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int, TakenSlots]:
+    """Per locked series with a template: the template, slots from ``since`` on, pending exdates.
+
+    Series without a template are absent. Read after the series locks are held,
+    so all reflect every writer that held them before us. Pending exdates (slots
+    of occurrences hosts deleted) are read in the same statement as the
+    materialized slots or after it: a delete that commits in between is then
+    seen in one or the other, never in neither. On PostgreSQL the slots and the
+    pending exdates ride along with the templates as ARRAY subqueries (one
+    statement for any number of series); elsewhere three statements, in that order.
+    """
+    manager = get_event_model()._default_manager
+    queryset = manager.filter(series_id__in=series_ids, is_template=True)
+    if connections[queryset.db].vendor == "postgresql":
+        # Imported here: django.contrib.postgres needs psycopg, which a site on
+        # SQLite or MariaDB may not have installed.
+        from django.contrib.postgres.expressions import ArraySubquery
+
+        taken = manager.filter(series_id=OuterRef("series_id"), recurrence_id__gte=since).values(
+            "recurrence_id"
+        )
+        pending = PendingExdate.objects.filter(series_id=OuterRef("series_id")).values("instant")
+        return {
+            int(template.series_id): TakenSlots(
+                template,
+                set(getattr(template, "_revel_taken", None) or ()),
+                list(getattr(template, "_revel_pending", None) or ()),
+            )
+            for template in queryset.annotate(
+                _revel_taken=ArraySubquery(taken), _revel_pending=ArraySubquery(pending)
+            )
+        }
+    templates = {cast(int, template.series_id): template for template in queryset}
+    materialized: dict[int, set[dt.datetime]] = {pk: set() for pk in templates}
+    for series_id, slot in manager.filter(
+        series_id__in=list(templates), recurrence_id__gte=since
+    ).values_list("series_id", "recurrence_id"):
+        if slot is not None:
+            materialized[series_id].add(slot)
+    pending_by_series: dict[int, list[dt.datetime]] = {pk: [] for pk in templates}
+    for series_id, instant in PendingExdate.objects.filter(
+        series_id__in=list(templates)
+    ).values_list("series_id", "instant"):
+        pending_by_series[series_id].append(instant)
+    return {
+        pk: TakenSlots(template, materialized[pk], pending_by_series[pk])
+        for pk, template in templates.items()
+    }
+
+
+def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
+    """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves)."""
+    series.last_generated_until = plan.horizon
+    series.next_due_at = plan.next_due_at
+    series.last_occurrence_index += created
+    series.updated_at = timezone.now()
+
+
+def write_cursors(series_list: Sequence[EventSeries]) -> None:
+    """Write the cursor columns of every series in ``series_list`` in one statement.
+
+    A plain UPDATE of these columns only: save() would rewrite (and re-normalise)
+    every other column too. Several series: one UPDATE with a CASE per column.
+    """
+    if len(series_list) == 1:
+        series = series_list[0]
+        EventSeries.objects.filter(pk=series.pk).update(
+            **{name: getattr(series, name) for name in CURSOR_COLUMNS}
+        )
+    elif series_list:
+        EventSeries.objects.bulk_update(series_list, CURSOR_COLUMNS)
+
+
+def disarm_series(series: EventSeries) -> None:
+    """A series without a template leaves the dispatcher's view until it gets one.
+
+    Otherwise the beat would select it every day for nothing. A template created
+    later re-arms it (receivers.rearm_series_for_new_template), as does any
+    change that recomputes ``next_due_at``.
+    """
+    logger.warning(
+        "revel_recurring: series %s has no template; nothing generated, and it is not "
+        "dispatched again until it gets one",
+        series.pk,
+    )
+    if series.next_due_at is not None:
+        series.next_due_at = None
+        EventSeries.objects.filter(pk=series.pk).update(next_due_at=None)

@@ -1,0 +1,125 @@
+"""What one generation run would do: the slots to create, the new cursor, the next due moment.
+
+Pure given the series state and the slots already taken; :func:`preview_series_events`
+reads those and plans without a lock.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+
+from ... import rules
+from ...conf import recurring_settings
+from ...exceptions import GenerationWindowError
+from ...models import EventSeries, RecurrenceRule
+from ..plumbing import load_rule, now_utc
+from ..scheduling import GenerationWindow, generation_window, materialized_slots, next_due_moment
+
+
+@dataclass(frozen=True)
+class GenerationPlan:
+    """What one run would do: the new slots, the new cursor and next due moment.
+
+    ``horizon`` is the new cursor: the window's horizon, or the old cursor when that
+    is later (a generate never moves the cursor backwards).
+    """
+
+    slots: tuple[dt.datetime, ...]
+    horizon: dt.datetime
+    next_due_at: dt.datetime | None
+
+
+def check_until(until: dt.datetime | None, now: dt.datetime) -> None:
+    """Refuse an ``until`` that is not an aware datetime or lies beyond the longest window."""
+    if until is None:
+        return
+    if not isinstance(until, dt.datetime):
+        raise GenerationWindowError(
+            f"Cannot generate up to {until!r}: 'until' must be a datetime with a UTC offset, "
+            f"not {type(until).__name__}."
+        )
+    if not rules.is_aware(until):
+        raise GenerationWindowError(
+            f"Cannot generate up to {until.isoformat()}: give an aware date and time "
+            "(with a UTC offset)."
+        )
+    limit = now + dt.timedelta(weeks=recurring_settings.MAX_WINDOW_WEEKS)
+    if rules.to_utc(until) > limit:
+        raise GenerationWindowError(
+            f"Cannot generate up to {rules.format_instant(until)}: at most "
+            f"{recurring_settings.MAX_WINDOW_WEEKS} weeks ahead (until "
+            f"{rules.format_instant(limit)}) is allowed by REVEL_RECURRING_MAX_WINDOW_WEEKS."
+        )
+
+
+def plan_generation(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    *,
+    materialized: set[dt.datetime],
+    now: dt.datetime,
+    until: dt.datetime | None = None,
+    backfill: bool = False,
+    window: GenerationWindow | None = None,
+) -> GenerationPlan:
+    """Decide which slots to materialize; pure given the series state and the slots taken.
+
+    The window runs from the cursor (exclusive) or dtstart (inclusive, first run)
+    to the horizon (inclusive). Because the next run starts exclusively at the
+    same horizon, a slot exactly on it is generated exactly once. Slots before
+    ``now`` are left out unless ``backfill``; exdates and ``materialized`` slots
+    (by original UTC slot, so moved or deleted occurrences stay gone) too.
+    ``window`` is the run's window when the caller computed it already (from the
+    same ``until`` and ``backfill``); otherwise it is computed here.
+    """
+    if window is None:
+        window = generation_window(series, rule, now=now, until=until, backfill=backfill)
+    # The new cursor: a run never moves it backwards (an `until` or a shrunk window
+    # below it asks for dates already generated), so the next due moment is
+    # searched from the later of the two as well.
+    cursor = series.last_generated_until
+    reached = window.horizon if cursor is None else max(cursor, window.horizon)
+    exdates = series.exdate_instants
+    slots = tuple(
+        slot
+        for slot in rules.occurrences_between(
+            rule.to_spec(), window.search_from, window.horizon, inclusive=True
+        )
+        if (window.inclusive or slot > window.lower)
+        and (backfill or slot >= now)
+        and slot not in exdates
+        and slot not in materialized
+    )
+    return GenerationPlan(
+        slots=slots,
+        horizon=reached,
+        next_due_at=next_due_moment(
+            series, rule, after=reached, materialized=materialized | set(slots)
+        ),
+    )
+
+
+def preview_series_events(
+    series: EventSeries,
+    *,
+    until: dt.datetime | None = None,
+    now: dt.datetime | None = None,
+    backfill: bool = False,
+) -> list[dt.datetime]:
+    """The slots (UTC) a call to ``generate_series_events`` would create now.
+
+    Reads only; takes no lock, so a concurrent run may get there first.
+    """
+    moment = now_utc(now)
+    check_until(until, moment)
+    if not series.is_active or series.recurrence_rule_id is None:
+        return []
+    rule = load_rule(series)
+    assert rule is not None
+    window = generation_window(series, rule, now=moment, until=until, backfill=backfill)
+    materialized = materialized_slots(series, window.search_from)
+    plan = plan_generation(
+        series, rule, materialized=materialized, now=moment, backfill=backfill, window=window
+    )
+    return list(plan.slots)

@@ -1,0 +1,135 @@
+"""The occurrence rows of a run: built from the template, weighed, inserted in bulk."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Sequence
+from typing import Any
+
+from ...conf import recurring_settings
+from ...exceptions import GenerationTooLargeError
+from ...host_model import RowSizer, check_copied_unique_values
+from ...mixins import RecurringEventMixin
+from ...models import EventSeries
+from .plan import preview_series_events
+
+# PostgreSQL accepts at most 65,535 parameters in one statement.
+_MAX_PARAMETERS = 60_000
+
+
+def build_occurrences(
+    series: EventSeries, template: RecurringEventMixin, slots: Sequence[dt.datetime]
+) -> list[RecurringEventMixin]:
+    """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
+
+    Raises DuplicateUniqueValueError before anything is written when the built
+    occurrences would repeat a unique value, GenerationTooLargeError when they
+    would weigh more than ``REVEL_RECURRING_MAX_GENERATION_BYTES``.
+    """
+    if not slots:
+        return []
+    model = type(template)
+    status = model.RECURRING_STATUS_OPEN if series.auto_publish else model.RECURRING_STATUS_DRAFT
+    # A counter on the series row (written under its lock) rather than MAX() over
+    # the occurrences: indices keep increasing even when the newest occurrence
+    # was deleted, and the batch saves a query.
+    start_index = series.last_occurrence_index + 1
+    occurrences = [
+        template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
+        for i, slot in enumerate(slots)
+    ]
+    check_copied_unique_values(template, occurrences)
+    check_generation_size(series, template, occurrences)
+    return occurrences
+
+
+def insert_batches(model: Any, rows: Sequence[Any]) -> list[list[Any]]:
+    """``rows`` cut into INSERT batches by ``REVEL_RECURRING_INSERT_BATCH_BYTES`` and count.
+
+    Every batch holds at least one row, at most as many as fit the parameter
+    limit, and (beyond its first row) no more estimated bytes than the budget:
+    a large template text then costs more statements, never one statement too
+    large for the server (PostgreSQL refuses to allocate 1 GB for one).
+    """
+    budget = recurring_settings.INSERT_BATCH_BYTES
+    most = max(1, _MAX_PARAMETERS // max(1, len(model._meta.concrete_fields)))
+    sizer = RowSizer(model)
+    batches: list[list[Any]] = []
+    current: list[Any] = []
+    weight = 0
+    for row in rows:
+        size = sizer.row_bytes(row)
+        if current and (weight + size > budget or len(current) >= most):
+            batches.append(current)
+            current, weight = [], 0
+        current.append(row)
+        weight += size
+    if current:
+        batches.append(current)
+    return batches
+
+
+def bulk_insert(model: Any, rows: Sequence[Any]) -> None:
+    """INSERT ``rows`` in as few statements as :func:`insert_batches` allows.
+
+    ``bulk_create`` sets the primary keys on the same objects (RETURNING where
+    the backend has it). Django still splits a batch further by the backend's own
+    parameter limit (SQLite's 999 or 32,766).
+    """
+    manager = model._default_manager
+    for batch in insert_batches(model, rows):
+        manager.bulk_create(batch, batch_size=len(batch))
+
+
+def check_generation_size(series: EventSeries, template: Any, occurrences: Sequence[Any]) -> None:
+    """Refuse a run whose rows would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``.
+
+    In memory, before anything is written. The error names the template's
+    largest field: that copied value is what multiplies by the number of dates.
+    """
+    if not occurrences:
+        return
+    sizer = RowSizer(type(template))
+    total = sum(sizer.row_bytes(occurrence) for occurrence in occurrences)
+    _refuse_oversized(series, template, sizer, count=len(occurrences), total=total)
+
+
+def check_next_run_size(series: EventSeries, *, now: dt.datetime) -> None:
+    """Refuse a schedule change whose next run would exceed the generation budget.
+
+    For writers that change the rule or the window and leave the generation to
+    the next pass: the organiser gets the 400 now, instead of the pass parking
+    the series tomorrow. Each occurrence is counted at its template's size.
+    Reads the template and the slots taken (two queries); ``series`` is locked
+    and carries its new rule and window.
+    """
+    if not series.is_active or series.recurrence_rule_id is None:
+        return
+    template = series.get_template()
+    if template is None:
+        return
+    slots = preview_series_events(series, now=now)
+    sizer = RowSizer(type(template))
+    per_row = sizer.row_bytes(template)
+    _refuse_oversized(series, template, sizer, count=len(slots), total=per_row * len(slots))
+
+
+def _refuse_oversized(
+    series: EventSeries, template: Any, sizer: RowSizer, *, count: int, total: int
+) -> None:
+    limit = recurring_settings.MAX_GENERATION_BYTES
+    if total <= limit or not count:
+        return
+    name, size = sizer.largest_field(template, type(template))
+    raise GenerationTooLargeError(
+        f"Series {series.pk} would write {count} occurrences of about "
+        f"{_megabytes(total / count)} each ({_megabytes(total)} in all; the "
+        f"template's '{name}' alone is {_megabytes(size)}), over the "
+        f"{_megabytes(limit)} REVEL_RECURRING_MAX_GENERATION_BYTES allows for one run. "
+        f"Shorten '{name}' or choose a shorter generation window.",
+        field=name,
+    )
+
+
+def _megabytes(size: float) -> str:
+    return f"{size / (1024 * 1024):.1f} MB"
