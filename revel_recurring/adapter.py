@@ -10,6 +10,7 @@ from django.conf import settings
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+from .context import once_per_feed
 from .models import EventSeries, get_event_model
 
 if TYPE_CHECKING:
@@ -166,9 +167,10 @@ class DefaultRecurringAdapter:
         """URL of an event in the feeds; must be absolute (``https://...``).
 
         Default: :meth:`get_series_url` when it is absolute, else none (RFC 5545 URL
-        values are absolute URIs; a calendar app cannot resolve ``/series/...``).
+        values are absolute URIs; a calendar app cannot resolve ``/series/...``),
+        asked once per series in a feed build (``context.once_per_feed``).
         """
-        url = self.get_series_url(series)
+        url = once_per_feed(("series-url", series.pk), lambda: self.get_series_url(series))
         return url if url.startswith(("https://", "http://")) else ""
 
     def get_ical_fields(self, model: type[Any]) -> Sequence[str]:

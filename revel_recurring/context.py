@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
+from typing import Any, TypeVar, cast
+
+T = TypeVar("T")
 
 # Set by update_template (and by hosts doing system writes): saves in this context
 # never mark occurrences modified.
@@ -100,3 +103,34 @@ def suppress_event_notifications() -> Iterator[None]:
 def event_notifications_suppressed() -> bool:
     """True inside :func:`suppress_event_notifications`; hosts check it in receivers."""
     return _notifications_suppressed.get()
+
+
+# A feed being built: values its hooks compute once for the whole build.
+_feed_memo: contextvars.ContextVar[dict[Hashable, Any] | None] = contextvars.ContextVar(
+    "revel_recurring_feed_memo", default=None
+)
+
+
+@contextlib.contextmanager
+def building_feed() -> Iterator[None]:
+    """A feed build: :func:`once_per_feed` remembers values until the block ends."""
+    token = _feed_memo.set({})
+    try:
+        yield
+    finally:
+        _feed_memo.reset(token)
+
+
+def once_per_feed(key: Hashable, compute: Callable[[], T]) -> T:
+    """``compute()`` once per feed build for ``key``; outside a build, every time.
+
+    For what an iCal hook asks per event but depends on the series only (its
+    URL through ``reverse()``): key it by the series' primary key, e.g.
+    ``("series-url", series.pk)``. Nothing outlives the build.
+    """
+    memo = _feed_memo.get()
+    if memo is None:
+        return compute()
+    if key not in memo:
+        memo[key] = compute()
+    return cast("T", memo[key])

@@ -30,6 +30,7 @@ from django.utils import timezone
 
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
+from .context import building_feed
 from .ical_import import rule_from_ical
 from .ical_rows import FeedRows, past_cutoff, series_revisions
 from .ical_zones import add_timezones
@@ -207,7 +208,11 @@ class _SeriesExport:
         rids = [o.recurrence_id for o in self.occurrences if o.recurrence_id is not None]
         slots: set[dt.datetime] = set()
         if rids:
-            slots = set(rules.occurrences_between(spec, min(rids), max(rids), inclusive=True))
+            # One expansion per series: from the first row's slot to the later of the
+            # last row's and the cursor, which the master's hidden slots need too.
+            cursor = self.series.last_generated_until
+            until = max(rids) if cursor is None else max(max(rids), cursor)
+            slots = set(rules.occurrences_between(spec, min(rids), until, inclusive=True))
         on_rule = [o for o in shown if o.recurrence_id in slots]
         off_rule = [o for o in shown if o.recurrence_id not in slots]
         result = []
@@ -274,7 +279,12 @@ class _SeriesExport:
         }
         if cursor is not None:
             upto = cursor if cap is None else min(cursor, cap)
-            generated = rules.occurrences_between(exported, first, upto, inclusive=True)
+            if materialized:
+                # ``exported`` has the slots of ``spec`` from ``first`` (a slot) on:
+                # the ones expanded above, which reach the cursor.
+                generated = sorted(slot for slot in slots if first <= slot <= upto)
+            else:
+                generated = rules.occurrences_between(exported, first, upto, inclusive=True)
             hidden |= set(generated) - set(materialized)
         hidden |= {
             instant
@@ -338,10 +348,11 @@ def _build(
     revisions: dict[Any, dt.datetime] = {}
     series_list = list(series_list)
     rows = FeedRows([series.pk for series in series_list], adapter, now=now)
-    for series in series_list:
-        export = _SeriesExport(series, adapter, rows)
-        revisions[series.pk] = export.revision
-        components.extend(export.components())
+    with building_feed():
+        for series in series_list:
+            export = _SeriesExport(series, adapter, rows)
+            revisions[series.pk] = export.revision
+            components.extend(export.components())
     for component in components:
         calendar.add_component(component)
     add_timezones(calendar, components)

@@ -126,3 +126,24 @@ def test_a_feed_reads_only_the_columns_it_exports(organization: Organization) ->
         for unused in ("capacity", "waitlist_open", "requires_ticket", "check_in_starts_at"):
             assert unused not in selected, sql
     assert any('"address"' in sql.split(" FROM ")[0] for sql in reads)
+
+
+def test_the_series_url_is_asked_once_per_series_and_build(
+    organization: Organization, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from example_project.events.adapter import ExampleAdapter
+
+    series = _weekly(organization, weeks=6)
+    asked: list[object] = []
+    original = ExampleAdapter.get_series_url
+
+    def counting(self: ExampleAdapter, of: EventSeries) -> str:
+        asked.append(of.pk)
+        return original(self, of)
+
+    monkeypatch.setattr(ExampleAdapter, "get_series_url", counting)
+    body = calendar_feed([series], name="Runners", now=NOW).body
+    calendar_feed([series], name="Runners", now=NOW)
+
+    assert asked == [series.pk, series.pk]  # once in each build, not once per date
+    assert b"URL:http://127.0.0.1:8000/series/long-run/" in body
