@@ -3,6 +3,8 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+# Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
+JS_STAMP := tests/js/node_modules/.installed-stamp
 
 .PHONY: demo test lint types bench soak ci clean notebooks
 
@@ -12,10 +14,19 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet -e ".[dev,notebooks]"
 	touch $(STAMP)
 
+# Reinstalled when node_modules is missing or the lock file is newer than the stamp.
+$(JS_STAMP): tests/js/package.json tests/js/package-lock.json
+	@command -v npm >/dev/null 2>&1 || { \
+		echo "make test: npm is missing. The feed tests run Mozilla's ical.js through node:" >&2; \
+		echo "install node and npm (apt-get install nodejs npm; .ci/run does it)." >&2; \
+		exit 1; }
+	npm ci --prefix tests/js --no-audit --no-fund
+	touch $(JS_STAMP)
+
 demo: $(STAMP)
 	NOSERVE=$(NOSERVE) $(PY) scripts/demo.py
 
-test: $(STAMP)
+test: $(STAMP) $(JS_STAMP)
 	$(PY) scripts/run_tests.py $(ARGS)
 
 lint: $(STAMP)

@@ -6,14 +6,14 @@ from collections.abc import Iterable, Sequence
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+from .models import EventSeries, get_event_model
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
-
-    from .models import EventSeries
 
 
 class DefaultRecurringAdapter:
@@ -46,7 +46,11 @@ class DefaultRecurringAdapter:
     - ``get_ical_summary``, ``get_ical_description``, ``get_ical_location``,
       ``get_ical_geo``, ``get_ical_url`` (each ``(event, series)``) and
       ``get_ical_uid_domain()``: what the iCalendar feeds say about an event
-      (``revel_recurring.ical``). They must not query the database per event.
+      (``revel_recurring.ical``). They must not query the database per event:
+      ``get_ical_fields()`` names the columns they read and
+      ``prefetch_ical_events(events)`` loads related rows for all events at once.
+    - ``is_feed_open(series, template)``: whether the feed is open to anyone;
+      remembered when a series is deleted (its feed answers empty, then 410).
 
     The people hooks receive the ``EventSeries`` and its template (an instance of
     the site's Event model, already loaded) and return a QuerySet or any iterable
@@ -69,8 +73,6 @@ class DefaultRecurringAdapter:
         or ``change_eventseries`` permission, none otherwise. Hosts scope it, for
         example to the organisations the user belongs to. Anything outside it is a 404.
         """
-        from .models import EventSeries
-
         if user.has_perm("revel_recurring.view_eventseries") or user.has_perm(
             "revel_recurring.change_eventseries"
         ):
@@ -84,8 +86,6 @@ class DefaultRecurringAdapter:
         otherwise. It should lie within :meth:`get_visible_series`; a series that is
         visible but not editable answers writes with 403.
         """
-        from .models import EventSeries
-
         if user.has_perm("revel_recurring.change_eventseries"):
             return EventSeries.objects.all()
         return EventSeries.objects.none()
@@ -107,8 +107,6 @@ class DefaultRecurringAdapter:
         series (:meth:`can_create_series`), none otherwise. Hosts scope it the way
         they scope :meth:`get_editable_series`, e.g. to the user's organisations.
         """
-        from .models import get_event_model
-
         model = get_event_model()
         events = model._default_manager.filter(series__isnull=True)
         return events if self.can_create_series(user) else events.none()
@@ -122,6 +120,8 @@ class DefaultRecurringAdapter:
         choices to the requesting user (``self.context["request"]``). Only the API
         calls this, so DRF is imported here and nowhere else in the adapter.
         """
+        # Imported here, not at the top: the services import this module, and a
+        # site that never mounts the API must not load DRF (a test proves it).
         from .api.templates import default_template_serializer_class
 
         return default_template_serializer_class()
@@ -171,6 +171,28 @@ class DefaultRecurringAdapter:
         url = self.get_series_url(series)
         return url if url.startswith(("https://", "http://")) else ""
 
+    def get_ical_fields(self, model: type[Any]) -> Sequence[str]:
+        """The event fields the iCal hooks read, beyond what the export needs itself.
+
+        A feed reads only these columns of the host's events (plus the start, end,
+        status, visibility and slot), so a wide event table costs a feed little. A
+        field a hook reads that is not named here is still correct, but Django
+        then loads it with one query per event. Name a foreign key here and load
+        its rows in :meth:`prefetch_ical_events`. Default: whichever of ``title``,
+        ``name`` and ``description`` the model has (what the default hooks read).
+        """
+        concrete = {field.name for field in model._meta.concrete_fields}
+        return [name for name in ("title", "name", "description") if name in concrete]
+
+    def prefetch_ical_events(self, events: Sequence[Any]) -> None:
+        """Load what the iCal hooks need from other tables, for all of a feed's events at once.
+
+        Called once per feed build with every template and occurrence it read,
+        before any hook runs. A host whose location is a room's name does
+        ``prefetch_related_objects(events, "room")`` here (one query for the
+        whole feed, not one per event). Default: nothing.
+        """
+
     def get_ical_uid_domain(self) -> str:
         """The domain in every feed UID (``series-7@<domain>``); keep it stable.
 
@@ -178,8 +200,6 @@ class DefaultRecurringAdapter:
         subscriber see each series twice. Default: the first concrete entry of
         ``ALLOWED_HOSTS``, else ``"localhost"``; sites should return their own domain.
         """
-        from django.conf import settings
-
         for host in settings.ALLOWED_HOSTS:
             name = host.lstrip(".")
             if name and "*" not in name:
@@ -207,6 +227,28 @@ class DefaultRecurringAdapter:
             return True
         public = getattr(model, "RECURRING_VISIBILITY_PUBLIC", None)
         return public is not None and own == public
+
+    def is_feed_open(self, series: Any, template: Any | None) -> bool:
+        """Whether anyone may read the series' feed without signing in.
+
+        Asked once when the series is deleted and remembered (``DeletedSeries``):
+        the feed of a deleted series then answers an empty calendar to strangers
+        only when its feed was open, so a feed URL never tells a stranger that a
+        members-only series existed. Default: the template's visibility is public
+        or unlisted (``RECURRING_VISIBILITY_PUBLIC`` / ``_UNLISTED``); False for a
+        model without ``RECURRING_VISIBILITY_FIELD``.
+        """
+        if template is None:
+            return False
+        model = type(template)
+        field_name = getattr(model, "RECURRING_VISIBILITY_FIELD", None)
+        if not field_name:
+            return False
+        open_values = {
+            getattr(model, "RECURRING_VISIBILITY_PUBLIC", None),
+            getattr(model, "RECURRING_VISIBILITY_UNLISTED", None),
+        } - {None}
+        return getattr(template, field_name) in open_values
 
     def get_staff_and_owners(self, series: Any, template: Any) -> Iterable[Any]:
         """People who run the series; told about every batch, drafts included."""

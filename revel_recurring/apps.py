@@ -15,12 +15,14 @@ class RevelRecurringConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
+        # Imported here, not at the top: Django imports this module while it loads
+        # the apps, before any model can be imported, and these modules import models.
         from . import beat, changelog, receivers
         from . import checks as recurring_checks
 
         checks.register(recurring_checks.check_event_model, checks.Tags.models)
         checks.register(recurring_checks.check_dotted_paths)
-        checks.register(recurring_checks.check_numbers)
+        checks.register(recurring_checks.check_setting_values)
         checks.register(recurring_checks.check_installed_apps)
         checks.register(recurring_checks.check_visibility_mapping, checks.Tags.models)
         receivers.connect_receivers()

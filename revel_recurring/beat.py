@@ -46,6 +46,8 @@ def ensure_periodic_tasks(*, reset: bool = False, using: str = DEFAULT_DB_ALIAS)
     With ``reset=True`` the row is put back to the defaults from settings
     (schedule, task name, enabled); otherwise an existing row is left untouched.
     """
+    # Imported when called: importing beat's models raises on a site that left
+    # django_celery_beat out of INSTALLED_APPS (check E014 reports that instead).
     from django_celery_beat.models import CrontabSchedule, PeriodicTask
 
     schedule, _ = CrontabSchedule.objects.using(using).get_or_create(**_crontab_fields())
@@ -85,7 +87,7 @@ def ensure_periodic_tasks_after_migrate(
         apps.get_model("django_celery_beat", "PeriodicTask")
     except LookupError:
         return
-    from django_celery_beat.models import PeriodicTask
+    from django_celery_beat.models import PeriodicTask  # installed: checked above
 
     if not router.allow_migrate_model(using, PeriodicTask):
         return

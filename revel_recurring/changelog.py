@@ -17,14 +17,15 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
 from django.db.models.signals import post_delete, post_save
 
-from .receivers import series_deletion_in_progress
+from .conf import recurring_settings
+from .context import series_deletion_in_progress
+from .models import EventSeries, OccurrenceChange, get_event_model
 
 
 def _record(occurrence: Any, kind: str) -> None:
-    from .models import OccurrenceChange
-
     OccurrenceChange.objects.create(
         series_id=occurrence.series_id,
         occurrence_pk=str(occurrence.pk),
@@ -56,23 +57,19 @@ def record_deletion(sender: Any, instance: Any, **kwargs: Any) -> None:
         return
     if series_deletion_in_progress(instance.series_id):
         return
-    from .models import EventSeries
-
     # A host may delete a stale instance of an occurrence whose series is gone.
     if EventSeries.objects.filter(pk=instance.series_id).exists():
         _record(instance, "deleted")
 
 
 def connect_change_log() -> None:
-    from .conf import recurring_settings
-    from .models import get_event_model
-
+    """Connect the change-log receivers to the host Event model (from ``AppConfig.ready()``)."""
     if not recurring_settings.EVENT_MODEL:
         return
     try:
         model = get_event_model()
-    except Exception:
-        return  # reported by the system checks
+    except ImproperlyConfigured:
+        return  # not installed or without the mixin: checks E002 / E003 report it
     post_save.connect(
         record_cancel_or_restore, sender=model, dispatch_uid="revel_recurring.changelog.status"
     )
@@ -83,8 +80,6 @@ def connect_change_log() -> None:
 
 def changed_pks(series_id: int, since: Any) -> list[Any]:
     """Host primary keys of occurrences cancelled or restored at or after ``since``."""
-    from .models import OccurrenceChange, get_event_model
-
     to_python = get_event_model()._meta.pk.to_python
     values = (
         OccurrenceChange.objects.filter(series_id=series_id, at__gte=since)
@@ -96,8 +91,6 @@ def changed_pks(series_id: int, since: Any) -> list[Any]:
 
 def deleted_since(series_id: int, since: Any) -> list[Any]:
     """The latest deletion record of each occurrence deleted at or after ``since``."""
-    from .models import OccurrenceChange
-
     latest: dict[str, OccurrenceChange] = {}
     for change in OccurrenceChange.objects.filter(
         series_id=series_id, at__gte=since, kind=OccurrenceChange.Kind.DELETED

@@ -11,14 +11,14 @@ from django.db import models
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
+from .host_model import copied_unique_fields, mixin_constraint_names, overrides_prepare_occurrence
+from .mixins import RecurringEventMixin
 from .notifications import VISIBILITY_AUDIENCES
 from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
 def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
     """E001-E004: REVEL_RECURRING_EVENT_MODEL names an installed model using the mixin."""
-    from .mixins import RecurringEventMixin
-
     label = recurring_settings.EVENT_MODEL
     if not label:
         return [
@@ -81,8 +81,6 @@ def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
 
 
 def _check_mixin_constraints(model: Any, label: str) -> list[checks.CheckMessage]:
-    from .host_model import mixin_constraint_names
-
     present = {constraint.name for constraint in model._meta.constraints}
     missing = [name for name in mixin_constraint_names(model) if name not in present]
     if not missing:
@@ -167,8 +165,6 @@ def _check_status_values(model: Any, label: str) -> list[checks.CheckMessage]:
 
 
 def _check_copied_unique_fields(model: Any, label: str) -> list[checks.CheckMessage]:
-    from .host_model import copied_unique_fields, overrides_prepare_occurrence
-
     if overrides_prepare_occurrence(model):
         return []
     return [
@@ -241,6 +237,8 @@ _WHOLE_NUMBER_SETTINGS = (
     "TASK_RETRY_BACKOFF_MAX",
     "INSERT_BATCH_BYTES",
     "MAX_GENERATION_BYTES",
+    "FEED_PAST_DAYS",
+    "DELETED_FEED_DAYS",
 )
 
 
@@ -249,8 +247,14 @@ def _is_whole_number(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool)
 
 
-def check_numbers(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E009 judges the raw setting values (conf.py never coerces them), then E006-E008."""
+def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E006-E009: the plain settings hold values the app can use.
+
+    E009 judges the raw values first (conf.py never coerces them): the whole-number
+    settings are whole numbers in range and ``REGISTER_BEAT_TASKS`` is a bool. Then,
+    when those pass, E006-E008: the default window lies in 1..52 weeks, the maximum
+    window is not below it, and the beat crontab has five fields.
+    """
     errors: list[checks.CheckMessage] = []
     for name in _WHOLE_NUMBER_SETTINGS:
         value = getattr(recurring_settings, name)
@@ -326,8 +330,6 @@ def check_visibility_mapping(app_configs: Any = None, **kwargs: Any) -> list[che
     such a series would reach staff and owners only. Fields without choices, and
     models the E001-E004 checks already reject, are left alone.
     """
-    from .mixins import RecurringEventMixin
-
     label = recurring_settings.EVENT_MODEL
     try:
         model = apps.get_model(label) if label else None

@@ -94,6 +94,26 @@ class RecurringSettings:
         return value
 
     @property
+    def FEED_PAST_DAYS(self) -> int:
+        """Days of the past a calendar feed shows (default 90).
+
+        Occurrences that started earlier are not read nor exported: a feed's cost
+        does not grow with a series' history. Calendar apps keep what they showed.
+        """
+        value: int = self._get("FEED_PAST_DAYS", 90)
+        return value
+
+    @property
+    def DELETED_FEED_DAYS(self) -> int:
+        """Days the feed of a deleted series answers an empty calendar (default 90).
+
+        Calendar apps drop a subscription's events only when the feed says so; after
+        these days the feed answers 410 Gone.
+        """
+        value: int = self._get("DELETED_FEED_DAYS", 90)
+        return value
+
+    @property
     def TASK_MAX_RETRIES(self) -> int:
         """Retries of ``generate_series`` after a transient database error."""
         value: int = self._get("TASK_MAX_RETRIES", 5)

@@ -25,20 +25,21 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
-from django.db import connections, models
-from django.db.models import Exists, F, Max, OuterRef, Subquery, Value
-from django.db.models.functions import MD5
+from django.db import models
+from django.utils import timezone
 
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
-from .host_model import bulky_fields
 from .ical_import import rule_from_ical
-from .models import EventSeries, OccurrenceChange, get_event_model
+from .ical_rows import FeedRows, past_cutoff, series_revisions
+from .ical_zones import add_timezones
+from .models import DeletedSeries, EventSeries
 
 __all__ = [
     "CalendarFeed",
     "FeedRevision",
     "calendar_feed",
+    "deleted_series_feed",
     "feed_revision",
     "rule_from_ical",
     "series_calendar",
@@ -91,16 +92,25 @@ class CalendarFeed:
     etag: str
 
 
-def _revision_of(name: str, revisions: dict[Any, dt.datetime]) -> FeedRevision:
-    """Validators from each listed series' last change (keyed by primary key)."""
-    seed = [PRODID, name, str(dt.date.today().year)]
+def _revision_of(
+    name: str, revisions: dict[Any, dt.datetime], *, cutoff: dt.datetime
+) -> FeedRevision:
+    """Validators from each listed series' last change (keyed by primary key).
+
+    The body also depends on the calendar name, the package version, the year
+    (time-zone definitions) and the day of the past cutoff (which rows are shown):
+    all are in the ETag, so equal ETags mean equal bodies.
+    """
+    seed = [PRODID, name, str(dt.date.today().year), cutoff.date().isoformat()]
     for pk, revision in sorted(revisions.items(), key=lambda item: str(item[0])):
         seed.append(f"{pk}={revision.astimezone(dt.UTC).isoformat()}")
     digest = hashlib.sha256("\n".join(seed).encode()).hexdigest()[:40]
     return FeedRevision(etag=f'"{digest}"', last_modified=max(revisions.values(), default=None))
 
 
-def feed_revision(series: models.QuerySet[EventSeries], *, name: str) -> FeedRevision:
+def feed_revision(
+    series: models.QuerySet[EventSeries], *, name: str, now: dt.datetime | None = None
+) -> FeedRevision:
     """The validators :func:`calendar_feed` would give ``series``, in one query.
 
     Reads, per series, the same stamps a build reads (the series row, its rule,
@@ -108,148 +118,31 @@ def feed_revision(series: models.QuerySet[EventSeries], *, name: str) -> FeedRev
     as aggregates, without reading an event row. What an adapter hook reads from
     tables of its own (a room's name) is not part of it: see the README.
     """
-    model = get_event_model()
-    updated = model.RECURRING_UPDATED_FIELD
-    events_at: Any = Value(None, output_field=models.DateTimeField())
-    if updated:
-        events_at = Subquery(
-            model._default_manager.filter(series=OuterRef("pk"))
-            .order_by()
-            .values("series")
-            .annotate(_at=Max(updated))
-            .values("_at")
-        )
-    change_at = Subquery(
-        OccurrenceChange.objects.filter(series=OuterRef("pk")).order_by("-at").values("at")[:1]
-    )
-    rows = (
-        EventSeries.objects.filter(pk__in=series.values("pk"))
-        .order_by()
-        .annotate(_rule_at=F("recurrence_rule__updated_at"), _events_at=events_at)
-        .annotate(_change_at=change_at)
-        .values_list("pk", "created_at", "updated_at", "_rule_at", "_events_at", "_change_at")
-    )
-    revisions = {pk: max(stamp for stamp in stamps if stamp is not None) for pk, *stamps in rows}
-    return _revision_of(name, revisions)
-
-
-# Occurrences whose long texts differ from the template's are read this many at a
-# time: a feed of hand-edited descriptions holds only what it prints.
-_DIFFERING_BATCH = 100
-
-
-class _FeedRows:
-    """The rows of every series of a feed, in a number of queries that does not grow with them.
-
-    One query reads the templates, one the occurrences of all the series, one
-    aggregate their last ``OccurrenceChange``; only occurrences whose long texts
-    were edited on their own add queries, one per ``_DIFFERING_BATCH``.
-
-    Long texts (``host_model.bulky_fields``) are read once, from the template:
-    an occurrence whose texts equal its template's (the database compares them)
-    shares the template's values instead of a copy of its own, so the memory of
-    a feed does not grow with a description copied onto every occurrence.
-    """
-
-    def __init__(self, series_pks: list[Any]) -> None:
-        self.model = get_event_model()
-        manager = self.model._default_manager
-        self.templates: dict[Any, Any] = {}
-        self.occurrences: dict[Any, list[Any]] = {}
-        self.last_changes: dict[Any, dt.datetime] = {}
-        if not series_pks:
-            return
-        for template in manager.filter(series_id__in=series_pks, is_template=True).order_by("-pk"):
-            # Ordered so that the first template (by key) wins, as ``.first()`` did.
-            self.templates[template.series_id] = template
-        for occurrence in self._light_occurrences(series_pks):
-            self.occurrences.setdefault(occurrence.series_id, []).append(occurrence)
-        changes = (
-            OccurrenceChange.objects.filter(series_id__in=series_pks)
-            .order_by()
-            .values("series_id")
-            .annotate(_last=Max("at"))
-            .values_list("series_id", "_last")
-        )
-        self.last_changes = dict(changes)
-
-    def _light_occurrences(self, series_pks: list[Any]) -> list[Any]:
-        manager = self.model._default_manager
-        rows = manager.filter(series_id__in=series_pks, is_template=False)
-        names = set(bulky_fields(self.model))
-        bulky = [field for field in self.model._meta.concrete_fields if field.name in names]
-        if not bulky:
-            return list(rows)
-        same = Exists(self._template_with_texts_of(bulky))
-        occurrences = list(
-            rows.defer(*(field.name for field in bulky)).annotate(_revel_same_texts=same)
-        )
-        differing = []
-        for occurrence in occurrences:
-            template = self.templates.get(occurrence.series_id)
-            if occurrence._revel_same_texts and template is not None:
-                for field in bulky:
-                    setattr(occurrence, field.attname, getattr(template, field.attname))
-            else:
-                differing.append(occurrence)
-        attnames = [field.attname for field in bulky]
-        for start in range(0, len(differing), _DIFFERING_BATCH):
-            batch = {o.pk: o for o in differing[start : start + _DIFFERING_BATCH]}
-            for pk, *values in manager.filter(pk__in=list(batch)).values_list("pk", *attnames):
-                for attname, value in zip(attnames, values, strict=True):
-                    setattr(batch[pk], attname, value)
-        return occurrences
-
-    def _template_with_texts_of(self, bulky: list[Any]) -> Any:
-        """The outer row's template, when each of its ``bulky`` values equals the outer row's."""
-        template = self.model._default_manager.filter(
-            series_id=OuterRef("series_id"), is_template=True
-        )
-        if connections[template.db].vendor != "mysql":
-            return template.filter(**{field.name: OuterRef(field.name) for field in bulky})
-        # MySQL and MariaDB compare text under the column's collation, where "Hall"
-        # equals "hall": compare the texts' MD5 (of their bytes) instead. Their JSON
-        # and blob columns compare bytes already.
-        exact: dict[str, Any] = {}
-        for field in bulky:
-            if isinstance(field, models.TextField):
-                template = template.alias(**{f"_revel_md5_{field.name}": MD5(field.name)})
-                exact[f"_revel_md5_{field.name}"] = MD5(OuterRef(field.name))
-            else:
-                exact[field.name] = OuterRef(field.name)
-        return template.filter(**exact)
+    now = now or timezone.now()
+    return _revision_of(name, series_revisions(series), cutoff=past_cutoff(now))
 
 
 class _SeriesExport:
     """Everything one series contributes to a calendar, from rows read for the whole feed."""
 
     def __init__(
-        self, series: EventSeries, adapter: DefaultRecurringAdapter, rows: _FeedRows
+        self, series: EventSeries, adapter: DefaultRecurringAdapter, rows: FeedRows
     ) -> None:
         self.series = series
         self.adapter = adapter
         self.model = rows.model
+        self.cutoff = rows.cutoff
         self.rule = series.recurrence_rule
         self.template = rows.templates.get(series.pk)
         self.occurrences = sorted(
             rows.occurrences.get(series.pk, []), key=lambda r: (r.recurrence_id is None, r.pk)
         )
-        self.revision = self._revision(rows.last_changes.get(series.pk))
+        # The stamp of every row of the series, not only of those shown: the same
+        # aggregate feed_revision reads, so a 304 and a build agree.
+        self.revision = rows.revisions.get(series.pk, series.updated_at)
         domain = adapter.get_ical_uid_domain()
         self.uid = f"revel-recurring-series-{series.pk}@{domain}"
         self.domain = domain
-
-    def _revision(self, last_change: dt.datetime | None) -> dt.datetime:
-        stamps = [self.series.updated_at, self.series.created_at]
-        if self.rule is not None:
-            stamps.append(self.rule.updated_at)
-        updated = self.model.RECURRING_UPDATED_FIELD
-        if updated:
-            rows = [*self.occurrences, *([self.template] if self.template else [])]
-            stamps.extend(v for v in (getattr(r, updated) for r in rows) if v is not None)
-        if last_change is not None:
-            stamps.append(last_change)
-        return max(stamps)
 
     @property
     def sequence(self) -> int:
@@ -339,14 +232,17 @@ class _SeriesExport:
         on_rule: Sequence[Any],
     ) -> tuple[icalendar.Event, _Details] | None:
         series, zone = self.series, spec.zone
-        first_rule_slot = rules.first_occurrence_after(spec, spec.dtstart, inclusive=True)
-        if first_rule_slot is None:
-            return None
         materialized = sorted(slots & {o.recurrence_id for o in self.occurrences})
         # Slots before the first row were never generated (generation skips the
-        # past): start the exported rule at the first row, on a real slot, so the
-        # weeks or months that are "on" stay the same.
-        first = materialized[0] if materialized else first_rule_slot
+        # past) or are older than the feed shows (the past cutoff): start the
+        # exported rule at the first row read, on a real slot, so the weeks or
+        # months that are "on" stay the same.
+        first = materialized[0] if materialized else None
+        if first is None:
+            since = max(spec.dtstart, self.cutoff)
+            first = rules.first_occurrence_after(spec, since, inclusive=True)
+            if first is None:
+                return None
         cursor = series.last_generated_until
         cap: dt.datetime | None = None
         if not (series.is_active and series.auto_publish):
@@ -416,14 +312,15 @@ class _SeriesExport:
         return component
 
 
-def _calendar(name: str) -> icalendar.Calendar:
+def _calendar(name: str | None) -> icalendar.Calendar:
     calendar = icalendar.Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
-    calendar.add("name", name)
-    calendar.add("x-wr-calname", name)
+    if name is not None:
+        calendar.add("name", name)
+        calendar.add("x-wr-calname", name)
     calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
     # An X- property is text to icalendar: typed explicitly so it reads "PT1H" (a
     # DURATION, what Outlook and Apple expect), not str(timedelta) "1:00:00".
@@ -431,79 +328,63 @@ def _calendar(name: str) -> icalendar.Calendar:
     return calendar
 
 
-def _add_timezones(calendar: icalendar.Calendar, components: Sequence[icalendar.Event]) -> None:
-    # Transitions are generated from the zone data for the span the events use;
-    # Outlook shifts or refuses events whose TZID has no VTIMEZONE.
-    years = [
-        component.decoded(key).year
-        for component in components
-        for key in ("DTSTART", "RECURRENCE-ID")
-        if key in component
-    ]
-    if not years:
-        return
-    # A rule without an end goes on after its last override: cover ten years past
-    # the later of that and today (a subscription is refreshed long before).
-    first = dt.date(max(min(years) - 1, 1), 1, 1)
-    latest = max(*years, dt.date.today().year)
-    last = dt.date(min(max(latest + 10, 2038), 9998), 1, 1)
-    calendar.add_missing_timezones(first_date=first, last_date=last)
-    _one_rdate_per_line(calendar)
-
-
-def _one_rdate_per_line(calendar: icalendar.Calendar) -> None:
-    """Split each comma-separated RDATE of the VTIMEZONEs into one line per date.
-
-    A list in one line is valid RFC 5545, but ical.js (Thunderbird and many web
-    calendars) reads only its first date, which puts every later switch an hour
-    off; one date per line is read alike by every consumer.
-    """
-    for zone in calendar.walk("VTIMEZONE"):
-        for observance in zone.subcomponents:
-            if "RDATE" not in observance:
-                continue
-            found = observance.pop("RDATE")
-            for value in found if isinstance(found, list) else [found]:
-                for date in value.dts:
-                    observance.add("rdate", date.dt)
-
-
 def _build(
-    series_list: Iterable[EventSeries], *, name: str
+    series_list: Iterable[EventSeries], *, name: str, now: dt.datetime | None = None
 ) -> tuple[icalendar.Calendar, FeedRevision]:
     adapter = get_adapter()
+    now = now or timezone.now()
     calendar = _calendar(name)
     components: list[icalendar.Event] = []
     revisions: dict[Any, dt.datetime] = {}
     series_list = list(series_list)
-    rows = _FeedRows([series.pk for series in series_list])
+    rows = FeedRows([series.pk for series in series_list], adapter, now=now)
     for series in series_list:
         export = _SeriesExport(series, adapter, rows)
         revisions[series.pk] = export.revision
         components.extend(export.components())
     for component in components:
         calendar.add_component(component)
-    _add_timezones(calendar, components)
-    return calendar, _revision_of(name, revisions)
+    add_timezones(calendar, components)
+    return calendar, _revision_of(name, revisions, cutoff=rows.cutoff)
 
 
-def series_calendar(series: EventSeries) -> icalendar.Calendar:
+def series_calendar(series: EventSeries, *, now: dt.datetime | None = None) -> icalendar.Calendar:
     """The series as an ``icalendar.Calendar`` (named after the series)."""
-    return _build([series], name=series.name)[0]
+    return _build([series], name=series.name, now=now)[0]
 
 
-def series_feed(series: EventSeries) -> CalendarFeed:
+def series_feed(series: EventSeries, *, now: dt.datetime | None = None) -> CalendarFeed:
     """The series rendered as RFC 5545 text (CRLF lines folded at 75 octets)."""
-    return calendar_feed([series], name=series.name)
+    return calendar_feed([series], name=series.name, now=now)
 
 
-def calendar_feed(series_list: Iterable[EventSeries], *, name: str) -> CalendarFeed:
+def calendar_feed(
+    series_list: Iterable[EventSeries], *, name: str, now: dt.datetime | None = None
+) -> CalendarFeed:
     """Several series in one calendar called ``name`` (an organisation's feed).
 
     ``last_modified`` is the latest change of any of them, None for no series.
     The caller decides which series the reader may see; drafts are left out here.
+    Occurrences that started more than ``REVEL_RECURRING_FEED_PAST_DAYS`` before
+    ``now`` (default: the current time) are left out.
     """
-    calendar, revision = _build(series_list, name=name)
+    calendar, revision = _build(series_list, name=name, now=now)
     return CalendarFeed(
         body=calendar.to_ical(), last_modified=revision.last_modified, etag=revision.etag
     )
+
+
+def deleted_series_feed(deleted: DeletedSeries) -> CalendarFeed:
+    """The feed of a deleted series: a calendar without a single event.
+
+    Calendar apps replace a subscription's events with what the feed holds, so an
+    empty calendar removes the series' dates from every subscriber's calendar;
+    events marked ``STATUS:CANCELLED`` would not (recurring-ical-events, ical.js
+    and the ``ical`` package all still list them: docs/decisions/
+    0028-deleted-series-feeds.md). No name either: the apps keep the one they show,
+    and the body says nothing of the series but that it is gone.
+    """
+    body = _calendar(None).to_ical()
+    seed = f"{PRODID}\ndeleted\n{deleted.series_pk}\n{deleted.deleted_at.isoformat()}"
+    digest = hashlib.sha256(seed.encode()).hexdigest()[:40]
+    return CalendarFeed(body=body, last_modified=deleted.deleted_at, etag=f'"{digest}"')

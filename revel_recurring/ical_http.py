@@ -9,11 +9,14 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseGone
+from django.utils import timezone
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
-from .ical import CalendarFeed, FeedRevision
+from .conf import recurring_settings
+from .ical import CalendarFeed, FeedRevision, deleted_series_feed
+from .models import DeletedSeries
 
 CONTENT_TYPE = "text/calendar; charset=utf-8"
 
@@ -63,6 +66,27 @@ def revision_response(
     feed = build()
     response = HttpResponse(feed.body, content_type=CONTENT_TYPE)
     return _with_validators(response, feed.etag, feed.last_modified, filename)
+
+
+def deleted_series_response(
+    request: HttpRequest, deleted: DeletedSeries, *, filename: str, now: dt.datetime | None = None
+) -> HttpResponseBase:
+    """What the feed of a deleted series answers: an empty calendar, later 410 Gone.
+
+    For ``REVEL_RECURRING_DELETED_FEED_DAYS`` after the deletion the feed is an
+    empty calendar (with validators, so polls are 304), which makes calendar apps
+    remove the series' dates; after that, 410 Gone tells them to stop polling.
+    The caller decides who may see it (``deleted.feed_was_open`` for open URLs).
+    """
+    now = now or timezone.now()
+    kept = dt.timedelta(days=recurring_settings.DELETED_FEED_DAYS)
+    if now - deleted.deleted_at >= kept:
+        gone = HttpResponseGone(
+            "This series was deleted.\n", content_type="text/plain; charset=utf-8"
+        )
+        gone["Cache-Control"] = "no-cache"
+        return gone
+    return calendar_response(request, deleted_series_feed(deleted), filename=filename)
 
 
 def _seconds(moment: dt.datetime | None) -> int | None:

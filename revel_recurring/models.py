@@ -20,6 +20,7 @@ from .querysets import EventSeriesQuerySet
 from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_rule
 
 __all__ = [
+    "DeletedSeries",
     "EventSeries",
     "OccurrenceChange",
     "PendingExdate",
@@ -180,7 +181,7 @@ class EventSeries(models.Model):
     )
     # Set by the daily pass when generation failed for a reason a retry cannot
     # fix; the pass skips the series until someone unparks it (docs/decisions/
-    # parked-series.md).
+    # 0023-parked-series.md).
     parked_at = models.DateTimeField(
         null=True,
         blank=True,
@@ -241,11 +242,11 @@ class EventSeries(models.Model):
         """The excluded slots as a set of UTC instants."""
         return rules.exdate_instants(self.exdates or [])
 
-    def get_template(self) -> Any:
+    def get_template(self) -> RecurringEventMixin | None:
         """The template event of this series, or None."""
         return get_event_model()._default_manager.filter(series=self, is_template=True).first()
 
-    def occurrences(self) -> Any:
+    def occurrences(self) -> models.QuerySet[RecurringEventMixin]:
         """A queryset of this series' materialized occurrences (template excluded)."""
         return get_event_model()._default_manager.filter(series=self, is_template=False)
 
@@ -309,6 +310,47 @@ class PendingExdate(models.Model):
 
     def __str__(self) -> str:
         return f"{self.series_id}: {rules.format_instant(self.instant)}"
+
+
+class DeletedSeries(models.Model):
+    """A deleted series, remembered so that its feed can tell calendar apps to drop it.
+
+    A calendar app removes a subscription's events only when the feed says so; a
+    404 leaves the old dates in every subscriber's calendar. ``delete_series``
+    records one of these, and the feeds answer an empty calendar for
+    ``REVEL_RECURRING_DELETED_FEED_DAYS``, then 410 Gone (docs/decisions/
+    0028-deleted-series-feeds.md). Nothing of the series is kept but its key, slug and
+    name, and whether its feed was open to anyone (``is_feed_open``).
+    """
+
+    # The deleted EventSeries' primary key as text: the row is gone.
+    series_pk = models.CharField(max_length=64)
+    slug = models.SlugField(max_length=255, db_index=False)
+    name = models.CharField(max_length=255)
+    feed_was_open = models.BooleanField(
+        default=False,
+        help_text=_("Whether anyone could read the series' feed without signing in."),
+    )
+    deleted_at = models.DateTimeField(default=timezone.now)
+
+    class Meta:
+        verbose_name = _("deleted series")
+        verbose_name_plural = _("deleted series")
+        ordering = ("-deleted_at", "-pk")
+        indexes = [
+            models.Index(fields=["series_pk"], name="revel_deleted_series_pk"),
+            models.Index(fields=["slug"], name="revel_deleted_series_slug"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.name} (deleted {rules.format_instant(self.deleted_at)})"
+
+    @classmethod
+    def latest(cls, **lookup: Any) -> DeletedSeries | None:
+        """The most recent record matching ``lookup`` (``series_pk=`` or ``slug=``), or None."""
+        if "series_pk" in lookup:
+            lookup["series_pk"] = str(lookup["series_pk"])
+        return cls.objects.filter(**lookup).order_by("-deleted_at", "-pk").first()
 
 
 def get_event_model() -> type[RecurringEventMixin]:

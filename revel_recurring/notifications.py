@@ -1,4 +1,4 @@
-"""The generation digest: its audience, its delivery after commit, and batch suppression.
+"""The generation digest: its audience and its delivery after commit.
 
 One ``SERIES_EVENTS_GENERATED`` digest per generated batch. Who receives it is
 decided here (:func:`digest_audience`, :func:`collect_recipients`); the people
@@ -8,48 +8,28 @@ notifier (``REVEL_RECURRING_NOTIFIER``).
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import enum
 import logging
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from django.utils.module_loading import import_string
 
+from .adapter import DefaultRecurringAdapter, get_adapter
 from .conf import recurring_settings
 
-if TYPE_CHECKING:
-    from .adapter import DefaultRecurringAdapter
+# The batch flag lives with the other context flags; hosts' notifiers and
+# receivers import it from here (README, "Notifications"), so it stays importable.
+from .context import event_notifications_suppressed as event_notifications_suppressed
+from .context import suppress_event_notifications as suppress_event_notifications
+from .mixins import RecurringEventMixin
+from .models import EventSeries
+from .signals import series_events_generated
 
 logger = logging.getLogger(__name__)
 
 SERIES_EVENTS_GENERATED = "SERIES_EVENTS_GENERATED"
-
-_suppressed: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "revel_recurring_suppressed", default=False
-)
-
-
-@contextlib.contextmanager
-def suppress_event_notifications() -> Iterator[None]:
-    """Mark the current context as a batch whose per-event notifications are replaced.
-
-    Receivers are never disconnected (that would silence other threads too); host
-    receivers ask :func:`event_notifications_suppressed` and return early. Being a
-    ContextVar, the flag is per thread and per asyncio task.
-    """
-    token = _suppressed.set(True)
-    try:
-        yield
-    finally:
-        _suppressed.reset(token)
-
-
-def event_notifications_suppressed() -> bool:
-    """True inside :func:`suppress_event_notifications`; hosts check it in receivers."""
-    return _suppressed.get()
 
 
 class Audience(enum.Enum):
@@ -69,8 +49,8 @@ class SeriesDigest:
     ``timezone`` the series' IANA zone, for showing the dates as organisers set them.
     """
 
-    series: Any
-    occurrences: Sequence[Any]
+    series: EventSeries
+    occurrences: Sequence[RecurringEventMixin]
     notification_type: str = SERIES_EVENTS_GENERATED
     recipients: Sequence[Any] = field(default_factory=tuple)
     url: str = ""
@@ -225,8 +205,6 @@ def build_series_digest(
     the configured one. A series without a template gets a digest without
     recipients.
     """
-    from .adapter import get_adapter
-
     adapter = adapter or get_adapter()
     template = template if template is not None else series.get_template()
     audience = digest_audience(template, occurrences) if template is not None else Audience.STAFF
@@ -254,13 +232,12 @@ def send_series_digest(
     when it could not be built. With no notifier and no receiver nobody would read
     it, so it is not built and the adapter is not asked.
     """
-    from .models import EventSeries
-    from .signals import series_events_generated
-
     if not recurring_settings.NOTIFIER and not series_events_generated.has_listeners(EventSeries):
         return None
     try:
         digest = build_series_digest(series, occurrences, template=template)
+    # Everything, on purpose: the adapter's hooks are the host's code, and this
+    # runs after commit, where no error may reach the caller.
     except Exception:
         logger.exception("revel_recurring could not build the digest for series %s", series.pk)
         return None
@@ -290,7 +267,7 @@ def dispatch_digest(digest: SeriesDigest) -> None:
     try:
         notifier = import_string(path)
         notifier(digest)
-    except Exception:
+    except Exception:  # the host's notifier, after commit: logged, never raised
         logger.exception(
             "revel_recurring notifier %s failed for series %s (%d occurrences)",
             path,

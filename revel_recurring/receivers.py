@@ -8,77 +8,37 @@ Two concerns live here:
   ``propagate="future_unmodified"`` leave it alone.
 
 Both can be switched off for the current context (thread / asyncio task) with the
-context managers below; the services use them, and hosts may too.
+context managers of :mod:`revel_recurring.context`; the services use them, and
+hosts may too.
 """
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
-from collections.abc import Iterator
 from typing import Any
 
+from django.core.exceptions import ImproperlyConfigured
+from django.db import transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_delete, pre_save
 
-# Set by update_template (and by hosts doing system writes): saves in this context
-# never mark occurrences modified. A ContextVar, so other threads keep tracking.
-_tracking_suspended: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "revel_recurring_tracking_suspended", default=False
-)
-# Series being deleted by delete_series: their occurrences' slots need no exdate,
-# and recording one would lock and write the very row about to disappear.
-_series_being_deleted: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
-    "revel_recurring_series_being_deleted", default=frozenset()
+from .conf import recurring_settings
+from .context import (
+    modification_tracking_suspended,
+    series_deletion_in_progress,
+    template_replacement_in_progress,
 )
 
-# Series whose template a service replaces right now (replace_template).
-_template_replacements: contextvars.ContextVar[frozenset[int]] = contextvars.ContextVar(
-    "revel_recurring_template_replacements", default=frozenset()
-)
+# Hosts were told to import it from here (README, docs/lifecycle.md) before the
+# flags moved to context.py; the redundant alias marks the re-export.
+from .context import suspend_modification_tracking as suspend_modification_tracking
+from .exceptions import TemplateProtectedError
+from .models import get_event_model
+from .services.pending_exdates import record_pending_exdates
+from .services.scheduling import rearm_disarmed_series
 
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
 _PENDING_FLAG = "_revel_recurring_mark_modified"
-
-
-@contextlib.contextmanager
-def suspend_modification_tracking() -> Iterator[None]:
-    """Saves inside this block never set ``is_modified`` (propagation, imports, fixes).
-
-    Used by ``update_template``; a host's own system writes (a nightly sync, a data
-    migration) can use it too, so that they do not count as organiser edits.
-    """
-    token = _tracking_suspended.set(True)
-    try:
-        yield
-    finally:
-        _tracking_suspended.reset(token)
-
-
-@contextlib.contextmanager
-def deleting_series(series_id: int) -> Iterator[None]:
-    """Occurrences of ``series_id`` deleted inside this block record no exdate."""
-    token = _series_being_deleted.set(_series_being_deleted.get() | {series_id})
-    try:
-        yield
-    finally:
-        _series_being_deleted.reset(token)
-
-
-def series_deletion_in_progress(series_id: int) -> bool:
-    """True inside ``deleting_series(series_id)`` (``delete_series`` is removing it)."""
-    return series_id in _series_being_deleted.get()
-
-
-@contextlib.contextmanager
-def replacing_template(series_id: int) -> Iterator[None]:
-    """The template of ``series_id`` may be deleted inside this block (replace_template)."""
-    token = _template_replacements.set(_template_replacements.get() | {series_id})
-    try:
-        yield
-    finally:
-        _template_replacements.reset(token)
 
 
 def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
@@ -92,10 +52,10 @@ def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     """
     if not instance.is_template or instance.series_id is None:
         return
-    if instance.series_id in _series_being_deleted.get() | _template_replacements.get():
+    if series_deletion_in_progress(instance.series_id) or template_replacement_in_progress(
+        instance.series_id
+    ):
         return
-    from .exceptions import TemplateProtectedError
-
     raise TemplateProtectedError(
         f"{type(instance).__name__} {instance.pk} is the template of series "
         f"{instance.series_id} and cannot be deleted on its own: delete the series "
@@ -119,8 +79,6 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
         return
     if series_deletion_in_progress(instance.series_id):
         return
-    from .services.pending_exdates import record_pending_exdates
-
     record_pending_exdates(instance.series_id, [instance.recurrence_id])
 
 
@@ -165,7 +123,7 @@ def mark_modified_on_edit(
         or instance.series_id is None
         or instance.pk is None
         or instance._state.adding
-        or _tracking_suspended.get()
+        or modification_tracking_suspended()
     ):
         return
     if update_fields is not None and not _touches_tracked_fields(sender, update_fields):
@@ -213,25 +171,18 @@ def rearm_series_for_new_template(sender: Any, instance: Any, created: bool, **k
     """
     if not created or not instance.is_template or instance.series_id is None:
         return
-    from django.db import transaction
-
-    from .services.scheduling import rearm_disarmed_series
-
     series_id = instance.series_id
     transaction.on_commit(lambda: rearm_disarmed_series(series_id), robust=True)
 
 
 def connect_receivers() -> None:
     """Connect the receivers to the host Event model; called from ``AppConfig.ready()``."""
-    from .conf import recurring_settings
-    from .models import get_event_model
-
     if not recurring_settings.EVENT_MODEL:
         return  # the system check reports it
     try:
         model: type[Model] = get_event_model()
-    except Exception:
-        return  # reported by revel_recurring.E002 / E003
+    except ImproperlyConfigured:
+        return  # not installed or without the mixin: checks E002 / E003 report it
     pre_delete.connect(
         record_deleted_occurrence,
         sender=model,

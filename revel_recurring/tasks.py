@@ -18,6 +18,10 @@ from celery import shared_task
 
 from . import rules
 from .conf import recurring_settings
+from .services.chunks import generate_series_chunk_events
+from .services.dispatch import dispatch_due_chunks, dispatch_due_series
+from .services.generation import generate_series_events
+from .services.parking import park_failed_series
 from .transient import is_transient_db_error
 
 logger = logging.getLogger(__name__)
@@ -61,8 +65,6 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
     (``skipped``: active series disarmed because they have no template).
     """
-    from .services.dispatch import dispatch_due_chunks, dispatch_due_series
-
     moment = _parse_now(now)
     if recurring_settings.GENERATION_CHUNK_SIZE == 1:
         result = dispatch_due_series(
@@ -88,8 +90,6 @@ def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict
     Returns ``{"series", "chunked", "retried", "fallen_back", "created",
     "failed": [ids], "requeued": [ids]}``.
     """
-    from .services.chunks import generate_series_chunk_events
-
     result = generate_series_chunk_events(series_ids, now=_parse_now(now))
     requeued = []
     for series_id, exc in sorted(result.failures.items()):
@@ -110,13 +110,10 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
     Any other failure parks the series (``parked_at``, ``parked_reason``) before the
     task fails, so the next daily pass leaves it alone until it is unparked.
     """
-    from .services.generation import generate_series_events
-    from .services.parking import park_failed_series
-
     try:
         # The id goes straight to the locked read: no separate load of the series.
         created = generate_series_events(series_id, now=_parse_now(now))
-    except Exception as exc:
+    except Exception as exc:  # every failure is retried or parks the series, then raised
         retries = self.request.retries
         if is_transient_db_error(exc) and retries < recurring_settings.TASK_MAX_RETRIES:
             raise self.retry(

@@ -343,7 +343,7 @@ def validate_generation_window_weeks(value: object) -> None:
 
     The services run it keyed through :func:`validate_series_options`; the model
     field checks the same bounds (:data:`WINDOW_WEEKS_MIN`, :data:`WINDOW_WEEKS_MAX`)
-    with its own validators, once (see docs/decisions/one-source-per-fact.md).
+    with its own validators, once (see docs/decisions/0016-one-source-per-fact.md).
     """
     if not _is_int(value) or not WINDOW_WEEKS_MIN <= value <= WINDOW_WEEKS_MAX:  # type: ignore[operator]
         raise ValidationError(

@@ -10,7 +10,7 @@ from django.db import IntegrityError, connection
 from django.test.utils import CaptureQueriesContext
 
 from revel_recurring import tasks
-from revel_recurring.checks import check_numbers
+from revel_recurring.checks import check_setting_values
 from revel_recurring.exceptions import GenerationTooLargeError
 from revel_recurring.host_model import RowSizer
 from revel_recurring.models import EventSeries
@@ -248,7 +248,7 @@ def test_e009_byte_budgets_must_be_positive_whole_numbers(
 ) -> None:
     setattr(settings, f"REVEL_RECURRING_{name}", value)
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert f"REVEL_RECURRING_{name}" in errors[0].msg

@@ -18,7 +18,7 @@ from revel_recurring.checks import (
     check_dotted_paths,
     check_event_model,
     check_installed_apps,
-    check_numbers,
+    check_setting_values,
     check_visibility_mapping,
 )
 from revel_recurring.conf import recurring_settings
@@ -50,7 +50,7 @@ def test_every_check_id_is_tested() -> None:
 def test_test_settings_pass_every_check() -> None:
     assert check_event_model() == []
     assert check_dotted_paths() == []
-    assert check_numbers() == []
+    assert check_setting_values() == []
     assert check_installed_apps() == []
     assert check_visibility_mapping() == []
 
@@ -221,7 +221,7 @@ def test_e006_default_window_out_of_range(weeks: int, settings: Settings) -> Non
     settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = weeks
     settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 60
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert ids(errors) == ["revel_recurring.E006"]
     assert errors[0].msg == f"REVEL_RECURRING_DEFAULT_WINDOW_WEEKS must be 1 to 52, got {weeks}."
@@ -231,14 +231,14 @@ def test_e006_default_window_out_of_range(weeks: int, settings: Settings) -> Non
 def test_default_window_bounds_are_accepted(weeks: int, settings: Settings) -> None:
     settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = weeks
 
-    assert check_numbers() == []
+    assert check_setting_values() == []
 
 
 def test_e007_max_window_below_default(settings: Settings) -> None:
     settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = 8
     settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 4
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert ids(errors) == ["revel_recurring.E007"]
     assert "(4)" in errors[0].msg
@@ -249,14 +249,14 @@ def test_max_window_equal_to_default_is_accepted(settings: Settings) -> None:
     settings.REVEL_RECURRING_DEFAULT_WINDOW_WEEKS = 8
     settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 8
 
-    assert check_numbers() == []
+    assert check_setting_values() == []
 
 
 @pytest.mark.parametrize("crontab", ["0 4 * *", "0 4 * * * *", "", "daily"])
 def test_e008_crontab_without_five_fields(crontab: str, settings: Settings) -> None:
     settings.REVEL_RECURRING_BEAT_CRONTAB = crontab
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert ids(errors) == ["revel_recurring.E008"]
     assert errors[0].hint == "For example '0 4 * * *' (04:00 UTC daily)."
@@ -267,7 +267,7 @@ def test_number_errors_are_reported_together(settings: Settings) -> None:
     settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 52
     settings.REVEL_RECURRING_BEAT_CRONTAB = "0 4"
 
-    assert ids(check_numbers()) == [
+    assert ids(check_setting_values()) == [
         "revel_recurring.E006",
         "revel_recurring.E007",
         "revel_recurring.E008",
@@ -282,7 +282,7 @@ def test_e009_number_settings_must_be_whole_numbers(
     name: str, value: object, settings: Settings
 ) -> None:
     setattr(settings, f"REVEL_RECURRING_{name}", value)
-    errors = check_numbers()
+    errors = check_setting_values()
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert f"REVEL_RECURRING_{name}" in errors[0].msg
 
@@ -294,7 +294,7 @@ def test_e009_values_int_would_accept_are_reported_not_coerced(
 ) -> None:
     setattr(settings, f"REVEL_RECURRING_{name}", value)
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert errors[0].msg == f"REVEL_RECURRING_{name} must be a whole number, got {value!r}."
@@ -305,7 +305,7 @@ def test_e009_values_int_would_accept_are_reported_not_coerced(
 def test_e009_register_beat_tasks_must_be_true_or_false(value: object, settings: Settings) -> None:
     settings.REVEL_RECURRING_REGISTER_BEAT_TASKS = value
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert [e.id for e in errors] == ["revel_recurring.E009"]
     assert "REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False" in errors[0].msg
@@ -677,7 +677,7 @@ def test_e009_generation_chunk_size_is_a_whole_number_from_1_to_1000(
 ) -> None:
     settings.REVEL_RECURRING_GENERATION_CHUNK_SIZE = value
 
-    errors = check_numbers()
+    errors = check_setting_values()
 
     assert [(e.id, e.msg) for e in errors] == [
         ("revel_recurring.E009", f"REVEL_RECURRING_GENERATION_CHUNK_SIZE {message}")
@@ -687,4 +687,4 @@ def test_e009_generation_chunk_size_is_a_whole_number_from_1_to_1000(
 @pytest.mark.parametrize("value", [1, 1000])
 def test_e009_generation_chunk_size_accepts_its_bounds(value: int, settings: Settings) -> None:
     settings.REVEL_RECURRING_GENERATION_CHUNK_SIZE = value
-    assert check_numbers() == []
+    assert check_setting_values() == []

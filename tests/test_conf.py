@@ -36,6 +36,8 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "TASK_RETRY_BACKOFF_MAX": (300, 60, 60),
     "INSERT_BATCH_BYTES": (16_777_216, 1_048_576, 1_048_576),
     "MAX_GENERATION_BYTES": (268_435_456, 10_000_000, 10_000_000),
+    "FEED_PAST_DAYS": (90, 30, 30),
+    "DELETED_FEED_DAYS": (90, 7, 7),
 }
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 from django.db import connection, models
+from django.test import override_settings
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.plumbing import ComponentRegistry
 from rest_framework import serializers
@@ -164,3 +165,13 @@ def test_the_change_log_keeps_a_long_text_key_whole() -> None:
     OccurrenceChange.objects.create(series=series, occurrence_pk=key, kind="deleted")
 
     assert OccurrenceChange.objects.get().occurrence_pk == key
+
+
+def test_the_schema_types_ids_as_text_while_no_host_model_is_configured() -> None:
+    schema = AutoSchema()
+    schema.registry = ComponentRegistry()
+
+    with override_settings(REVEL_RECURRING_EVENT_MODEL="nowhere.Event"):
+        mapped = schema._map_serializer_field(EventIdField(), "response")
+
+    assert mapped["type"] == "string"

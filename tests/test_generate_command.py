@@ -13,7 +13,7 @@ import pytest
 from django.core.management import CommandError, call_command
 from django.utils import timezone
 
-from revel_recurring.receivers import replacing_template
+from revel_recurring.context import replacing_template
 from tests.factories import VIENNA, make_series, occurrences
 from tests.testapp.models import Event
 

@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from revel_recurring.context import replacing_template
 from revel_recurring.exceptions import GenerationWindowError
 from revel_recurring.models import EventSeries, PendingExdate
-from revel_recurring.receivers import replacing_template
 from revel_recurring.services.generation import generate_series_events, preview_series_events
 from tests.factories import NOW, UTC, VIENNA, fresh, make_series, occurrences, weekly_series
 from tests.testapp.models import Event, Seat

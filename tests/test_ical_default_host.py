@@ -10,7 +10,9 @@ import recurring_ical_events
 from django.test import override_settings
 
 from revel_recurring.ical import series_feed
+from revel_recurring.models import DeletedSeries
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.lifecycle import delete_series
 from tests.factories import VIENNA, make_series, occurrences
 
 pytestmark = pytest.mark.django_db
@@ -56,3 +58,17 @@ def test_a_series_of_drafts_exports_an_empty_calendar() -> None:
 
     assert list(calendar.walk("VEVENT")) == []
     assert str(calendar["X-WR-CALNAME"]) == series.name
+
+
+def test_a_deleted_series_is_remembered_without_an_open_feed() -> None:
+    series = make_series(name="Monday yoga", auto_publish=True, weekdays=[0])
+    generate_series_events(series, now=NOW)
+    pk = series.pk
+
+    delete_series(series)
+
+    deleted = DeletedSeries.latest(series_pk=pk)
+    assert deleted is not None
+    assert (deleted.name, deleted.slug) == ("Monday yoga", "monday-yoga")
+    # The smallest host has no visibility field: its feeds are not open to strangers.
+    assert deleted.feed_was_open is False

@@ -17,12 +17,14 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imported_modules(path: Path, modules: set[str]) -> set[str]:
+def imported_modules(path: Path, modules: set[str], tree: ast.AST | None = None) -> set[str]:
     """The package modules ``path`` imports (``from . import x`` names module x when it is one)."""
     name = module_name(path)
     package = name if path.name == "__init__.py" else name.rpartition(".")[0]
     found: set[str] = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    if tree is None:
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found.update(alias.name for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
@@ -79,11 +81,45 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def function_level_imports() -> set[tuple[str, str]]:
+    """(module, package module it imports inside a function), for the whole package.
+
+    ``from . import x`` counts as an import of module x, not of the package.
+    """
+    paths = [p for p in PACKAGE.rglob("*.py") if "migrations" not in p.parts]
+    modules = {module_name(p) for p in paths}
+    found: set[tuple[str, str]] = set()
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                continue
+            inside = ast.Module(body=node.body, type_ignores=[])
+            targets = imported_modules(path, modules, inside)
+            found.update(
+                (module_name(path), target)
+                for target in targets
+                if not any(other.startswith(f"{target}.") for other in targets)
+            )
+    return found
+
+
 def test_the_graph_sees_relative_and_function_level_imports() -> None:
     graph = import_graph()
 
     assert "revel_recurring.rules" in graph["revel_recurring.models"]
     assert "revel_recurring.services.locking" in graph["revel_recurring.services.generation"]
+    assert "revel_recurring.api.templates" in graph["revel_recurring.adapter"]
+
+
+def test_only_the_known_imports_of_the_package_wait_inside_functions() -> None:
+    # Each has a comment at the import saying why it cannot be at the top.
+    apps_ready = {  # Django imports apps.py while loading apps, before models may be
+        ("revel_recurring.apps", f"revel_recurring.{name}")
+        for name in ("beat", "changelog", "checks", "receivers")
+    }
+    drf_only = {("revel_recurring.adapter", "revel_recurring.api.templates")}
+
+    assert function_level_imports() == apps_ready | drf_only
 
 
 def test_no_import_cycle_inside_the_package() -> None:

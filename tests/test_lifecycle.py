@@ -362,9 +362,7 @@ def test_delete_removes_series_template_occurrences_and_rule() -> None:
     series = weekly_series()
     rule_id = series.recurrence_rule_id
     Seat.objects.create(event=occurrences(series)[0], label="A", quantity=5)
-    with mock.patch(
-        "revel_recurring.services.pending_exdates.record_pending_exdates"
-    ) as record_pending_exdates:
+    with mock.patch("revel_recurring.receivers.record_pending_exdates") as record_pending_exdates:
         deleted = delete_series(series)
     assert deleted == 9
     record_pending_exdates.assert_not_called()  # deleting the series records no exdate

@@ -17,7 +17,7 @@ README = (ROOT / "README.md").read_text(encoding="utf-8")
 
 def test_links_work_from_pypi() -> None:
     # PyPI shows the README without the repository around it: a relative link to
-    # docs/ or DEVELOPERS.md goes nowhere (docs/decisions/readme-for-pypi.md).
+    # docs/ or DEVELOPERS.md goes nowhere (docs/decisions/0009-readme-for-pypi.md).
     targets = re.findall(r"\]\(([^)]+)\)", README)
     relative = [t for t in targets if not t.startswith(("https://", "http://", "#"))]
 

@@ -11,8 +11,8 @@ from django.db import IntegrityError, OperationalError, connection
 from django.test.utils import CaptureQueriesContext
 
 from revel_recurring import tasks
+from revel_recurring.context import replacing_template
 from revel_recurring.models import EventSeries
-from revel_recurring.receivers import replacing_template
 from revel_recurring.services.dispatch import dispatch_due_series
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.transient import is_transient_db_error
@@ -101,7 +101,7 @@ def test_transient_error_is_retried_then_succeeds(monkeypatch: pytest.MonkeyPatc
             raise OperationalError("database is locked")
         return real(target, **kwargs)
 
-    monkeypatch.setattr("revel_recurring.services.generation.generate_series_events", flaky)
+    monkeypatch.setattr("revel_recurring.tasks.generate_series_events", flaky)
     result = tasks.generate_series.apply(args=[series.pk]).get()
     assert calls["n"] == 3
     assert result["created"] > 0
@@ -115,7 +115,7 @@ def test_integrity_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None
         calls["n"] += 1
         raise IntegrityError("duplicate key value violates unique constraint")
 
-    monkeypatch.setattr("revel_recurring.services.generation.generate_series_events", broken)
+    monkeypatch.setattr("revel_recurring.tasks.generate_series_events", broken)
     with pytest.raises(IntegrityError):
         tasks.generate_series.apply(args=[series.pk]).get()
     assert calls["n"] == 1
@@ -132,7 +132,7 @@ def test_retries_stop_after_the_configured_maximum(
         calls["n"] += 1
         raise OperationalError("database is locked")
 
-    monkeypatch.setattr("revel_recurring.services.generation.generate_series_events", always_locked)
+    monkeypatch.setattr("revel_recurring.tasks.generate_series_events", always_locked)
     with pytest.raises(OperationalError):
         tasks.generate_series.apply(args=[series.pk]).get()
     assert calls["n"] == 3  # the first attempt and two retries

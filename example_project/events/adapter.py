@@ -111,6 +111,10 @@ class ExampleAdapter(DefaultRecurringAdapter):
     def get_series_url(self, series: EventSeries) -> str:
         return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))
 
+    def get_ical_fields(self, model: type[Any]) -> list[str]:
+        # What the hooks below read: a feed loads no other column of the events.
+        return ["name", "description", "address", "latitude", "longitude"]
+
     def get_ical_summary(self, event: Event, series: EventSeries) -> str:
         return event.name
 

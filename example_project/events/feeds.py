@@ -23,8 +23,8 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from revel_recurring.adapter import get_adapter
 from revel_recurring.ical import CalendarFeed, calendar_feed, feed_revision, series_feed
-from revel_recurring.ical_http import revision_response
-from revel_recurring.models import EventSeries
+from revel_recurring.ical_http import deleted_series_response, revision_response
+from revel_recurring.models import DeletedSeries, EventSeries
 
 from .models import CalendarToken, Event, Organization
 
@@ -84,7 +84,11 @@ def _organization_response(
 def open_series_feed(request: HttpRequest, slug: str) -> HttpResponseBase:
     found = _series_with_template(Q(visibility__in=OPEN_SERIES)).filter(slug=slug).first()
     if found is None:
-        raise Http404("No such public series.")
+        # An open series that was deleted: its feed empties subscribers' calendars.
+        deleted = DeletedSeries.latest(slug=slug, feed_was_open=True)
+        if deleted is None:
+            raise Http404("No such public series.")
+        return deleted_series_response(request, deleted, filename=f"{slug}.ics")
     return _series_response(request, found)
 
 
@@ -106,7 +110,11 @@ def private_series_feed(request: HttpRequest, key: str, slug: str) -> HttpRespon
         .first()
     )
     if found is None:
-        raise Http404("No such series.")
+        # Whoever holds a key may learn that a series of this slug was deleted.
+        deleted = DeletedSeries.latest(slug=slug)
+        if deleted is None:
+            raise Http404("No such series.")
+        return deleted_series_response(request, deleted, filename=f"{slug}.ics")
     return _series_response(request, found)
 
 

@@ -32,7 +32,7 @@ class Organization(models.Model):
     # (its visibility may have changed) or deleted (events/signals.py).
     # Its feed's Last-Modified is never older: a series that left the feed moves
     # no listed row, and a client polling with If-Modified-Since must still see it.
-    # See docs/decisions/feed-revision-stamp.md.
+    # See docs/decisions/0026-feed-revision-stamp.md.
     feed_changed_at = models.DateTimeField(default=timezone.now)
     owner = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.PROTECT, related_name="owned_organizations"

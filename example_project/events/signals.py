@@ -4,7 +4,7 @@ A series leaves an organisation's feed when its template is made members-only or
 deleted; neither moves a row the feed still lists. These receivers stamp the
 organisation instead, so the feed's Last-Modified moves too. Pausing saves the
 series row, whose ``updated_at`` the feed already reads (see
-docs/decisions/feed-revision-stamp.md).
+docs/decisions/0026-feed-revision-stamp.md).
 """
 
 from __future__ import annotations

@@ -16,6 +16,14 @@ VIENNA = ZoneInfo("Europe/Vienna")
 MakeTemplate = Callable[..., Event]
 
 
+@pytest.fixture(autouse=True)
+def feeds_show_the_fixtures_past(settings: Any) -> None:
+    """Feeds show ten years of the past here: the fixtures are dated (2027), and a
+    feed must not change as the calendar moves on. Tests of the 90-day default
+    (``REVEL_RECURRING_FEED_PAST_DAYS``) set it themselves and pass ``now``."""
+    settings.REVEL_RECURRING_FEED_PAST_DAYS = 3650
+
+
 @pytest.fixture
 def now() -> dt.datetime:
     """A fixed clock: Monday 2027-02-01 09:00 Vienna, eight weeks before the DST switch."""

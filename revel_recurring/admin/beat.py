@@ -25,6 +25,7 @@ def beat_status(admin_site: AdminSite) -> BeatStatus | None:
     """The generation PeriodicTask row, or None when beat is not installed or the row is missing."""
     if not apps.is_installed("django_celery_beat"):
         return None
+    # Only now: importing beat's models raises when the app is not installed.
     from django_celery_beat.models import PeriodicTask
 
     task = (

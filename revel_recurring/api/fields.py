@@ -9,6 +9,7 @@ from functools import lru_cache
 from typing import Any
 
 from django.core import validators
+from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
 from django.db import models
 from django.db.models.fields import AutoFieldMixin
 from django.utils.dateparse import parse_datetime
@@ -106,6 +107,19 @@ class AwareDateTimeField(serializers.DateTimeField):
         return instant
 
 
+# What reading a field's current value raises when the instance has none: DRF's
+# get_attribute (SkipField for a missing optional source, AttributeError/KeyError
+# otherwise), a missing related row, a value to_representation cannot take.
+_UNREADABLE = (
+    serializers.SkipField,
+    AttributeError,
+    KeyError,
+    ObjectDoesNotExist,
+    TypeError,
+    ValueError,
+)
+
+
 class StrictFieldsMixin:
     """Unknown keys are a 400 naming them, not silently dropped (DRF's default).
 
@@ -122,7 +136,7 @@ class StrictFieldsMixin:
             return False
         try:
             current = field.to_representation(field.get_attribute(instance))
-        except Exception:  # a computed field that cannot be read back is not "unchanged"
+        except _UNREADABLE:  # a field that cannot be read back is not "unchanged"
             return False
         return bool(current == value)
 
@@ -244,6 +258,6 @@ class EventIdFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
         try:
             concrete = self.target.concrete()
-        except Exception:  # an unconfigured host: the system checks report it
+        except ImproperlyConfigured:  # no host event model yet: checks E001-E003 report it
             return build_basic_type(OpenApiTypes.STR)
         return auto_schema._map_serializer_field(concrete, direction)

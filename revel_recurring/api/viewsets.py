@@ -14,7 +14,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import OuterRef, QuerySet, Subquery
-from django.http import HttpResponseBase
+from django.http import Http404, HttpResponseBase
 from django.utils import timezone
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
@@ -29,8 +29,8 @@ from rest_framework.response import Response
 
 from ..adapter import get_adapter
 from ..ical import feed_revision, series_feed
-from ..ical_http import revision_response
-from ..models import EventSeries, get_event_model
+from ..ical_http import deleted_series_response, revision_response
+from ..models import DeletedSeries, EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.editing import update_series
 from ..services.lifecycle import create_recurring_series, delete_series
@@ -213,8 +213,15 @@ class SeriesViewSet(
                     "A VCALENDAR: the rule as one recurring VEVENT with its VTIMEZONE, "
                     "EXDATE lines for hidden slots, RECURRENCE-ID overrides for moved or "
                     "edited occurrences. ETag and Last-Modified are set; a conditional "
-                    "GET of an unchanged series answers 304."
+                    "GET of an unchanged series answers 304. For a series deleted less "
+                    "than REVEL_RECURRING_DELETED_FEED_DAYS ago: a calendar without "
+                    "events, so calendar apps remove its dates."
                 ),
+            ),
+            410: OpenApiResponse(
+                description=(
+                    "The series was deleted more than REVEL_RECURRING_DELETED_FEED_DAYS ago."
+                )
             ),
             **READ_ERRORS,
         },
@@ -222,7 +229,14 @@ class SeriesViewSet(
     @action(detail=True, methods=["get"], renderer_classes=[JSONRenderer, ICalendarRenderer])
     def ical(self, request: Request, pk: str | None = None) -> HttpResponseBase:
         """The series as iCalendar text (`text/calendar`), for calendar apps."""
-        series = self.get_object()
+        try:
+            series = self.get_object()
+        except Http404:
+            # A deleted series' feed empties subscribers' calendars, then is gone.
+            deleted = DeletedSeries.latest(series_pk=pk)
+            if deleted is None:
+                raise
+            return deleted_series_response(request, deleted, filename=f"{deleted.slug}.ics")
         # A poll of an unchanged series is answered from one aggregate query.
         revision = feed_revision(EventSeries.objects.filter(pk=series.pk), name=series.name)
         return revision_response(

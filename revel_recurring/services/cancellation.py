@@ -17,10 +17,10 @@ from django.db import transaction
 from django.db.models import Q
 
 from .. import rules
+from ..context import suspend_modification_tracking
 from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
-from ..receivers import suspend_modification_tracking
 from ..signals import occurrence_cancelled, occurrence_restored
 from .bookings import booked_date, booked_ids, series_zone
 from .exdates import merge_exdates

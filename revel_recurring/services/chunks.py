@@ -25,8 +25,9 @@ from typing import Any
 
 from django.db import DatabaseError, transaction
 
+from ..context import suppress_event_notifications
 from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..notifications import send_series_digest, suppress_event_notifications
+from ..notifications import send_series_digest
 from .exdates import absorb_pending_exdates
 from .generation import (
     TakenSlots,

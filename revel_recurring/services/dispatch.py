@@ -101,6 +101,8 @@ def dispatch_due_chunks(
         due += len(chunk)
         try:
             enqueue(chunk)
+        # Everything, on purpose: enqueue is the caller's (a Celery .delay), its
+        # failures are the broker client's own types, which a service never imports.
         except Exception:
             failed += len(chunk)
             logger.exception(

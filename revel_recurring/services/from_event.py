@@ -11,7 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .. import rules
-from ..mixins import OCCURRENCE_STATE_FIELDS
+from ..mixins import OCCURRENCE_STATE_FIELDS, RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
 from .lifecycle import create_recurring_series
@@ -49,8 +49,8 @@ class SeriesFromEvent:
     """
 
     series: EventSeries
-    created: list[Any]
-    adopted: Any | None
+    created: list[RecurringEventMixin]
+    adopted: RecurringEventMixin | None
 
 
 def create_series_from_event(
@@ -75,7 +75,7 @@ def create_series_from_event(
     *adopted* as that slot's occurrence instead of being doubled by a generated
     copy: it joins the series with that slot as its ``recurrence_id`` and keeps
     its id, status, bookings and related rows. Any other event is left as it is
-    (docs/decisions/admin-add-from-event.md).
+    (docs/decisions/0007-admin-add-from-event.md).
     """
     moment = now_utc(now)
     model = get_event_model()
@@ -98,7 +98,7 @@ def create_series_from_event(
     return SeriesFromEvent(series=series, created=created, adopted=adopted)
 
 
-def _adopt(series: EventSeries, event: Any) -> Any | None:
+def _adopt(series: EventSeries, event: RecurringEventMixin) -> RecurringEventMixin | None:
     """Make ``event`` the occurrence of its own slot in ``series``; it, or None.
 
     Under the new series' lock, before the first generation, so that run finds the

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from .. import rules
 from ..conf import recurring_settings
+from ..context import suppress_event_notifications
 from ..exceptions import (
     GenerationTooLargeError,
     GenerationWindowError,
@@ -24,7 +25,7 @@ from ..exceptions import (
 from ..host_model import RowSizer, check_copied_unique_values
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
-from ..notifications import SeriesDigest, send_series_digest, suppress_event_notifications
+from ..notifications import SeriesDigest, send_series_digest
 from .exdates import absorb_pending_exdates
 from .locking import lock_series
 from .parking import PARKING_COLUMNS, clear_parking
@@ -253,7 +254,7 @@ def disarm_series(series: EventSeries) -> None:
 class TakenSlots:
     """What generation reads after the lock: the template, slots materialized, pending exdates."""
 
-    template: Any
+    template: RecurringEventMixin
     materialized: set[dt.datetime]
     pending: list[dt.datetime]
 
@@ -437,8 +438,8 @@ def _megabytes(size: float) -> str:
 
 
 def build_occurrences(
-    series: EventSeries, template: Any, slots: Sequence[dt.datetime]
-) -> list[Any]:
+    series: EventSeries, template: RecurringEventMixin, slots: Sequence[dt.datetime]
+) -> list[RecurringEventMixin]:
     """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
 
     Raises DuplicateUniqueValueError before anything is written when the built

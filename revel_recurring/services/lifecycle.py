@@ -16,11 +16,12 @@ from typing import Any
 from django.db import transaction
 
 from .. import rules
+from ..adapter import get_adapter
 from ..conf import recurring_settings
+from ..context import deleting_series
 from ..exceptions import SeriesHasBookingsError
 from ..host_model import bulky_fields
-from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..receivers import deleting_series
+from ..models import DeletedSeries, EventSeries, RecurrenceRule, get_event_model
 from ..validators import (
     validate_dtstart_zone,
     validate_no_nul_characters,
@@ -139,8 +140,10 @@ def delete_series(series: EventSeries) -> int:
     paid data is never deleted as a side effect (the foreign keys are PROTECT for the
     same reason). The error names the booked dates in the rule's zone and carries
     them as ``booked`` (:class:`~revel_recurring.services.bookings.BookedDate`). Occurrences
-    deleted here record no exdates. Returns the number of host events deleted,
-    template included.
+    deleted here record no exdates. A :class:`~revel_recurring.models.DeletedSeries`
+    remembers the series, so its feed tells calendar apps to drop its dates
+    (an empty calendar for ``REVEL_RECURRING_DELETED_FEED_DAYS``, then 410).
+    Returns the number of host events deleted, template included.
     """
     model = get_event_model()
     # Long texts copied onto every occurrence are never read here: without them
@@ -165,11 +168,19 @@ def delete_series(series: EventSeries) -> int:
                     "bookings first, or pause the series instead.",
                     booked=dates,
                 )
+            template = next((event for event in events if event.is_template), None)
+            remembered = DeletedSeries(
+                series_pk=str(locked.pk),
+                slug=locked.slug,
+                name=locked.name,
+                feed_was_open=get_adapter().is_feed_open(locked, template),
+            )
             with deleting_series(locked.pk):
                 # The collector loads every row for the delete signals: deferred ones.
                 rows.delete()
             rule_id = locked.recurrence_rule_id
             locked.delete()
+            remembered.save()
             if rule_id is not None:
                 RecurrenceRule.objects.filter(pk=rule_id).delete()
         return len(events)

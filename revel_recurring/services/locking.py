@@ -22,6 +22,7 @@ from django.db.models import F, QuerySet
 from ..exceptions import SeriesBusyError, SeriesNotFoundError
 from ..models import EventSeries
 from ..transient import is_lock_conflict
+from .exdates import absorb_pending_exdates
 from .plumbing import load_rule
 
 T = TypeVar("T")
@@ -71,8 +72,6 @@ def lock_series(
     if with_rule:
         load_rule(locked, using=alias)
     if absorb_exdates:
-        from .exdates import absorb_pending_exdates
-
         absorb_pending_exdates(locked)
     return locked
 

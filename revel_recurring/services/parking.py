@@ -7,7 +7,7 @@ neighbours' work down with it. The daily pass records the failure on the series
 (``parked_at``, ``parked_reason``) and leaves it out of ``due()`` until someone
 unparks it: ``resume_series``, a ``generate_series_events`` run that creates
 occurrences (Generate now, ``POST generate/``, a rule or window change that
-regenerates) or a template edit. See docs/decisions/parked-series.md.
+regenerates) or a template edit. See docs/decisions/0023-parked-series.md.
 """
 
 from __future__ import annotations

@@ -10,12 +10,11 @@ from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, Validati
 from django.db import transaction
 
 from .. import rules
+from ..context import suppress_event_notifications, suspend_modification_tracking
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
 from ..host_model import bulky_fields, is_managed_field
 from ..models import EventSeries, get_event_model
-from ..notifications import suppress_event_notifications
 from ..querysets import upcoming_occurrences
-from ..receivers import suspend_modification_tracking
 from ..signals import template_propagated
 from ..validators import validate_no_nul_characters
 from .locking import lock_rows, lock_series, retry_on_lock_conflict

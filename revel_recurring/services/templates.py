@@ -15,12 +15,12 @@ from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import transaction
 
 from .. import rules
+from ..context import replacing_template
 from ..exceptions import SeriesNotReadyError
 from ..host_model import is_managed_field
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
-from ..receivers import replacing_template
 from ..validators import validate_no_nul_characters
 from .locking import lock_series
 from .plumbing import load_rule, mirror_columns, now_utc, utc_instants

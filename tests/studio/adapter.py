@@ -3,9 +3,10 @@ them; superusers all."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
-from django.db.models import Exists, OuterRef, Q, QuerySet
+from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
@@ -46,6 +47,18 @@ class StudioAdapter(DefaultRecurringAdapter):
 
     def get_ical_uid_domain(self) -> str:
         return "studio.example"
+
+    def get_ical_fields(self, model: type[Any]) -> list[str]:
+        return [*super().get_ical_fields(model), "hall", "room"]
+
+    def prefetch_ical_events(self, events: Sequence[Any]) -> None:
+        # One query for the halls of the whole feed.
+        prefetch_related_objects(list(events), "hall")
+
+    def get_ical_location(self, event: Lesson, series: EventSeries) -> str:
+        hall = event.hall
+        where = ", ".join(part for part in (hall.name, hall.street) if part) if hall else ""
+        return " / ".join(part for part in (event.room, where) if part)
 
     def get_staff_and_owners(self, series: EventSeries, template: Lesson) -> QuerySet[User]:
         return User.objects.filter(schools=template.school_id, is_active=True).order_by("email")

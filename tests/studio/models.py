@@ -68,6 +68,16 @@ class School(models.Model):
         return self.name
 
 
+class Hall(models.Model):
+    """Where lessons take place: a table of its own, as a room or venue is on most sites."""
+
+    name = models.CharField(max_length=100)
+    street = models.CharField(max_length=200, blank=True, default="")
+
+    def __str__(self) -> str:
+        return self.name
+
+
 class Lesson(RecurringEventMixin, models.Model):
     """The studio's event model: a UUID pk and names of its own for every mapped field."""
 
@@ -84,6 +94,11 @@ class Lesson(RecurringEventMixin, models.Model):
     finishes = models.DateTimeField(null=True, blank=True)
     state = models.CharField(max_length=20, choices=State.choices, default=State.PENCILLED)
     room = models.CharField(max_length=100, blank=True, default="")
+    # The feed's LOCATION: a related row, loaded for a whole feed by the adapter's
+    # prefetch_ical_events, never once per lesson.
+    hall = models.ForeignKey(
+        Hall, on_delete=models.PROTECT, null=True, blank=True, related_name="lessons"
+    )
     # Unbounded and copied onto every lesson: what the size budget and deferred reads are for.
     notes = models.TextField(blank=True, default="")
     changed_at = models.DateTimeField(auto_now=True)

@@ -10,6 +10,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ...describe import describe_rule
+from ...ical import rule_from_ical
 from ...models import RecurrenceRule
 from ..errors import drf_errors
 from ..fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
@@ -88,8 +89,6 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
         return fields
 
     def to_internal_value(self, data: Any) -> Any:
-        from ...ical import rule_from_ical
-
         if not sends_ical(data):
             missing = {
                 name: [str(_("This field is required."))]

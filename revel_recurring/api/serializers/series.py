@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
+from ...adapter import get_adapter
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
@@ -145,8 +146,6 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
-        from ...adapter import get_adapter
-
         fields = super().get_fields()
         fields["template"] = get_adapter().get_template_serializer_class()()
         return fields

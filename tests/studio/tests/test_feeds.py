@@ -8,13 +8,16 @@ from typing import Any
 import icalendar
 import pytest
 import recurring_ical_events
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from rest_framework.test import APIClient
 
+from revel_recurring.ical import calendar_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
-from tests.studio.models import Lesson
+from tests.studio.models import Hall, Lesson
 
 from .conftest import API, MakeSeries, lessons
 
@@ -92,3 +95,51 @@ def test_school_feed_holds_every_series_of_the_school(client: Any, make_series: 
     body = b"".join(response)
     assert expanded(body, salsa, tango) == {**shown(salsa), **shown(tango)}
     assert client.get("/schools/nowhere/calendar.ics").status_code == 404
+
+
+def test_api_feed_of_a_deleted_series_empties_the_calendar(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series()
+    url = f"{API}{series.pk}/ical/"
+    before = api.get(url)
+    assert expanded(before.content, series)
+
+    assert api.delete(f"{API}{series.pk}/").status_code == 204
+    after = api.get(url)
+
+    assert after.status_code == 200
+    assert icalendar.Calendar.from_ical(after.content).walk("VEVENT") == []
+    assert api.get(url, HTTP_IF_NONE_MATCH=before["ETag"]).status_code == 200
+    assert api.get(url, HTTP_IF_NONE_MATCH=after["ETag"]).status_code == 304
+
+
+def _feed_queries(series: EventSeries) -> tuple[int, bytes]:
+    with CaptureQueriesContext(connection) as queries:
+        body = calendar_feed([EventSeries.objects.get(pk=series.pk)], name="Studio").body
+    return len(queries.captured_queries), body
+
+
+def test_locations_from_a_related_table_are_loaded_once_per_feed(
+    make_series: MakeSeries,
+) -> None:
+    hall = Hall.objects.create(name="Big Hall", street="Main Street 1")
+    short = make_series(name="Short", generation_window_weeks=2)
+    long = make_series(name="Long", generation_window_weeks=30)
+    Lesson.objects.filter(series__in=[short, long]).update(hall=hall)
+    # Each lesson its own location, so that each is exported on its own.
+    for lesson in Lesson.objects.filter(series__in=[short, long], is_template=False):
+        lesson.room = f"Room {lesson.begins:%d%m}"
+        lesson.save()
+    assert len(lessons(long)) > 10 * len(lessons(short)) // 2
+
+    short_queries, _ = _feed_queries(short)
+    long_queries, body = _feed_queries(long)
+
+    assert long_queries == short_queries
+    locations = {
+        str(event["LOCATION"]) for event in icalendar.Calendar.from_ical(body).walk("VEVENT")
+    }
+    assert {f"Room {lesson.begins:%d%m} / Big Hall, Main Street 1" for lesson in lessons(long)} <= (
+        locations
+    )

@@ -1,0 +1,128 @@
+"""What a feed reads: 90 days of the past, the columns the export uses, agreeing validators."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import icalendar
+import pytest
+import recurring_ical_events
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from example_project.events.models import Event, Organization
+from revel_recurring.ical import calendar_feed, feed_revision, series_feed
+from revel_recurring.models import EventSeries
+from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.lifecycle import create_recurring_series
+
+pytestmark = pytest.mark.django_db
+
+VIENNA = ZoneInfo("Europe/Vienna")
+NOW = dt.datetime(2027, 2, 1, 9, 0, tzinfo=VIENNA)
+
+
+@pytest.fixture(autouse=True)
+def ninety_days(settings: object) -> None:
+    settings.REVEL_RECURRING_FEED_PAST_DAYS = 90  # type: ignore[attr-defined]
+
+
+def _weekly(organization: Organization, *, weeks: int) -> EventSeries:
+    """A Tuesday series generated every week for ``weeks`` weeks from NOW (a long history)."""
+    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
+    series = create_recurring_series(
+        name="Long run",
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [1],
+            "timezone": "Europe/Vienna",
+            "dtstart": start,
+        },
+        template_data={
+            "organization": organization,
+            "name": "Long run",
+            "slug": "long-run",
+            "end": start + dt.timedelta(hours=1),
+            "visibility": Event.Visibility.PUBLIC,
+        },
+        auto_publish=True,
+        now=NOW,
+    )
+    generate_series_events(series, until=NOW + dt.timedelta(weeks=weeks), now=NOW)
+    series.refresh_from_db()
+    return series
+
+
+def _expanded(body: bytes, start: dt.datetime, end: dt.datetime) -> list[dt.datetime]:
+    calendar = icalendar.Calendar.from_ical(body)
+    return sorted(
+        event["DTSTART"].dt.astimezone(dt.UTC)
+        for event in recurring_ical_events.of(calendar).between(start, end)
+    )
+
+
+def test_a_feed_shows_ninety_days_of_the_past(organization: Organization) -> None:
+    series = _weekly(organization, weeks=40)
+    later = NOW + dt.timedelta(weeks=30)  # 30 weeks of the series are past by then
+    starts = sorted(e.start for e in Event.objects.filter(series=series, is_template=False))
+    cutoff = later - dt.timedelta(days=90)
+
+    body = series_feed(series, now=later).body
+    shown = _expanded(body, NOW - dt.timedelta(days=1), series.last_generated_until)
+
+    assert shown == [start for start in starts if start >= cutoff]
+    assert len(shown) < len(starts)
+    master = next(e for e in icalendar.Calendar.from_ical(body).walk("VEVENT") if "RRULE" in e)
+    assert master.decoded("DTSTART").astimezone(dt.UTC) == shown[0]
+    # Everything is there when the feed is read at NOW.
+    everything = _expanded(series_feed(series, now=NOW).body, NOW, series.last_generated_until)
+    assert everything == starts
+
+
+def test_a_series_wholly_older_than_the_bound_exports_nothing(organization: Organization) -> None:
+    series = _weekly(organization, weeks=10)
+    series.is_active = False  # ended: nothing after its cursor
+    series.save(update_fields=["is_active"])
+    later = NOW + dt.timedelta(weeks=40)
+
+    calendar = icalendar.Calendar.from_ical(series_feed(series, now=later).body)
+
+    assert calendar.walk("VEVENT") == []
+
+
+def test_the_validators_agree_with_the_build_when_rows_are_left_out(
+    organization: Organization,
+) -> None:
+    series = _weekly(organization, weeks=40)
+    later = NOW + dt.timedelta(weeks=30)
+    listed = EventSeries.objects.filter(pk=series.pk)
+    # An old row changes: the stamp moves although the row is not shown.
+    old = Event.objects.filter(series=series, is_template=False).order_by("start").first()
+    assert old is not None
+    old.name = "Long run (renamed)"
+    old.save()
+
+    built = calendar_feed([series], name="Runners", now=later)
+    revision = feed_revision(listed, name="Runners", now=later)
+
+    assert (revision.etag, revision.last_modified) == (built.etag, built.last_modified)
+    # The cutoff is part of the ETag: a day later the body may lose a row.
+    next_day = feed_revision(listed, name="Runners", now=later + dt.timedelta(days=1))
+    assert next_day.etag != revision.etag
+
+
+def test_a_feed_reads_only_the_columns_it_exports(organization: Organization) -> None:
+    series = _weekly(organization, weeks=4)
+
+    with CaptureQueriesContext(connection) as queries:
+        calendar_feed([series], name="Runners", now=NOW)
+
+    table = Event._meta.db_table
+    reads = [q["sql"] for q in queries.captured_queries if f'FROM "{table}"' in q["sql"]]
+    assert reads
+    for sql in reads:
+        selected = sql.split(" FROM ")[0]
+        for unused in ("capacity", "waitlist_open", "requires_ticket", "check_in_starts_at"):
+            assert unused not in selected, sql
+    assert any('"address"' in sql.split(" FROM ")[0] for sql in reads)

@@ -1,0 +1,80 @@
+"""The smallest host (its own field names, default adapter hooks) read by the three consumers.
+
+A reduced set of the scenarios in example_project/tests/test_feed_consumers.py,
+so that the shared harness (tests/feed_consumers.py) is proven on this host too.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from revel_recurring.ical import calendar_feed, series_feed
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.generation import generate_series_events
+from tests.factories import VIENNA, make_series, occurrences
+from tests.feed_consumers import CONSUMERS, expand_many, shown_instances, window
+
+pytestmark = pytest.mark.django_db
+
+# Years ahead of the wall clock; eight weeks from here cross Vienna's switch of 31 March.
+NOW = dt.datetime(2030, 3, 1, 12, 0, tzinfo=VIENNA)
+MONDAY = dt.datetime(2030, 3, 4, 10, 0, tzinfo=VIENNA)
+
+
+def _generated(series: EventSeries) -> EventSeries:
+    generate_series_events(series, now=NOW)
+    series.refresh_from_db()
+    return series
+
+
+def _edited() -> EventSeries:
+    """A moved, a renamed and a cancelled Monday."""
+    series = _generated(make_series(name="Monday yoga", auto_publish=True, dtstart=MONDAY))
+    moved, renamed = occurrences(series)[1:3]
+    moved.starts_at += dt.timedelta(hours=2)
+    moved.ends_at += dt.timedelta(hours=2)
+    moved.save()
+    renamed.title = "Monday yoga (outdoors)"
+    renamed.save()
+    cancel_occurrence(series, occurrences(series)[4].starts_at, now=NOW)
+    return series
+
+
+def _off_slot() -> EventSeries:
+    # From a Tuesday on a Monday/Wednesday rule: the Tuesday is no date.
+    return _generated(
+        make_series(
+            name="Pilates",
+            auto_publish=True,
+            dtstart=MONDAY + dt.timedelta(days=1),
+            weekdays=[0, 2],
+        )
+    )
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_feeds_expand_to_the_shown_rows(consumer: str) -> None:
+    edited, off_slot = _edited(), _off_slot()
+    (start, end), (other_start, other_end) = window(edited), window(off_slot)
+    both = (min(start, other_start), min(end, other_end))
+    expected = [
+        shown_instances(edited),
+        shown_instances(off_slot),
+        sorted(shown_instances(edited) + shown_instances(off_slot)),
+    ]
+    assert all(expected)
+    assert all(both[0] <= instant < both[1] for instant, _ in expected[2])
+
+    read = expand_many(
+        consumer,
+        [
+            (series_feed(edited).body, start, end),
+            (series_feed(off_slot).body, other_start, other_end),
+            (calendar_feed([edited, off_slot], name="Studio 2").body, *both),
+        ],
+    )
+
+    assert read == expected
