@@ -165,7 +165,7 @@ def full_rows() -> Iterator[None]:
 
     with contextlib.ExitStack() as stack:
         for module in (
-            "revel_recurring.api.viewsets",
+            "revel_recurring.api.actions.occurrences",
             "revel_recurring.ical",
             "revel_recurring.services.lifecycle",
             "revel_recurring.services.drift",

@@ -28,15 +28,18 @@ occurrence_cancelled = Signal()
 #: is left to the next generation run).
 occurrence_restored = Signal()
 
-#: ``pause_series`` deactivated a series (not sent when it was already paused).
+#: ``pause_series`` (or ``update_series(is_active=False)``) deactivated a series
+#: (not sent when it was already paused).
 #: sender: the EventSeries class; kwargs: ``series``.
 series_paused = Signal()
 
-#: ``resume_series`` reactivated a series (not sent when it was already active).
+#: ``resume_series`` (or ``update_series(is_active=True)``) reactivated or unparked a
+#: series (not sent when it was already active and not parked).
 #: sender: the EventSeries class; kwargs: ``series``.
 series_resumed = Signal()
 
-#: ``update_series_recurrence`` changed the rule, window or auto_publish.
+#: ``update_series`` (or ``update_series_recurrence``) changed the rule, window or
+#: auto_publish; sent before ``series_paused`` / ``series_resumed`` of the same call.
 #: sender: the EventSeries class; kwargs: ``series``, ``changed_fields`` (frozenset
 #: of rule field names plus "generation_window_weeks" / "auto_publish"),
 #: ``cursor_reset`` (bool: a generated cursor was reset to None).

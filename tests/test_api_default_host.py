@@ -188,3 +188,18 @@ def test_booked_dates_through_the_api_on_the_smallest_host(django_user_model: An
     ).json()
     assert (stale["cancelled"], stale["kept_booked"]) == ([rows[1].pk], [])
     assert Event.objects.get(pk=rows[1].pk).state == "called_off"
+
+
+def test_a_patch_whose_rule_is_refused_writes_nothing_else(django_user_model: Any) -> None:
+    series = make_series(dtstart=tomorrow())
+    codenames = ("view_eventseries", "change_eventseries")
+    editor = client(user_with(django_user_model, "editor", *codenames))
+    answer = editor.patch(
+        f"{API}{series.pk}/",
+        {"name": "Renamed", "description": "New text", "recurrence": {"frequency": "MONTHLY"}},
+        format="json",
+    )
+    assert answer.status_code == 400
+    assert list(answer.json()["recurrence"]) == ["monthly_type"]
+    series.refresh_from_db()
+    assert (series.name, series.description) == ("Monday yoga", "")

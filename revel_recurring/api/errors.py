@@ -8,9 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
 from rest_framework import exceptions, status
+from rest_framework.exceptions import ErrorDetail
+from rest_framework.settings import api_settings
 
 from ..exceptions import (
     DuplicateUniqueValueError,
@@ -25,7 +28,37 @@ from ..exceptions import (
 )
 from ..models import RULE_FIELDS
 from ..transient import is_transient_db_error
-from .serializers import drf_errors
+
+#: The error code of a message from a rule of the series (``validators.py``, the
+#: services) that carries no code of its own: input of the right shape that the
+#: domain refuses, which no schema can state. Codes show in ``exc.get_codes()``
+#: for hosts whose exception handler renders them.
+RULE_ERROR_CODE = "rule"
+
+
+def _details(errors: list[DjangoValidationError]) -> list[str]:
+    return [
+        ErrorDetail(message, code=error.code or RULE_ERROR_CODE)
+        for error in errors
+        for message in error.messages
+    ]
+
+
+def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
+    """A Django ValidationError as DRF's error body (``__all__`` -> non_field_errors).
+
+    Each message keeps its Django code (``max_length`` from the host's model, ...);
+    one without a code gets :data:`RULE_ERROR_CODE`.
+    """
+    if hasattr(exc, "error_dict"):
+        return {
+            (api_settings.NON_FIELD_ERRORS_KEY if key == NON_FIELD_ERRORS else key): _details(
+                errors
+            )
+            for key, errors in exc.error_dict.items()
+        }
+    return _details(exc.error_list)
+
 
 # Series fields a create error may name; every other non-rule key is the template's.
 _SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})

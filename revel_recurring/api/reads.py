@@ -2,17 +2,20 @@
 
 from __future__ import annotations
 
+import datetime as dt
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db.models import Count, Q
+from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from .. import changelog
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
+from ..services.bookings import booked_ids
 from .filters import OccurrenceFilter, slot_matches
-from .serializers import OccurrenceRow
+from .serializers.occurrences import OccurrenceRow
 
 
 @dataclass
@@ -49,11 +52,30 @@ class SeriesExtras:
         return extras
 
 
+@dataclass(frozen=True, order=True)
+class ChangedRow:
+    """One entry of a ``modified_since`` listing: a live occurrence or a tombstone.
+
+    Entries sort by ``at`` (a live row's start, a deleted row's original slot),
+    live rows before tombstones at the same instant, then by ``id``: the order the
+    listing is paginated in. A live entry carries no row: the rows of one page are
+    read together (:func:`page_rows`). Equal entries count once.
+    """
+
+    at: dt.datetime
+    deleted: bool
+    id: Any
+    tombstone: OccurrenceRow | None = field(default=None, compare=False)
+
+
 def changed_rows(
-    series: EventSeries, filterset: Any, params: dict[str, Any], since: Any, now: Any
-) -> dict[tuple[Any, int, Any], Any]:
-    """Sort keys of what changed since ``since``, mapped to None for a live row (the
-    view reads the page's rows in one query) or to the tombstone of a deleted one.
+    series: EventSeries,
+    filterset: Any,
+    params: dict[str, Any],
+    since: dt.datetime,
+    now: dt.datetime,
+) -> list[ChangedRow]:
+    """What changed in ``series`` since ``since``, sorted for pagination.
 
     A live row matches every filter; a cancelled one (a tombstone that still has
     its row) only the date filters, so a client syncing open occurrences still
@@ -78,11 +100,44 @@ def changed_rows(
         .filter(changed)
         .filter(Q(pk__in=filterset.qs.values("pk")) | Q(pk__in=cancelled.values("pk")))
     )
-    keys: dict[tuple[Any, int, Any], Any] = {
-        (value, 0, pk): None for pk, value in matching.values_list("pk", start)
-    }
+    entries: dict[ChangedRow, ChangedRow] = {}
+    for pk, value in matching.values_list("pk", start):
+        live = ChangedRow(at=value, deleted=False, id=pk)
+        entries[live] = live
     for change in changelog.deleted_since(series.pk, since):
         if slot_matches(params, change.recurrence_id, now):
             row = OccurrenceRow.tombstone(change)
-            keys[(change.recurrence_id or change.at, 1, row.id)] = row
-    return keys
+            gone = ChangedRow(
+                at=change.recurrence_id or change.at, deleted=True, id=row.id, tombstone=row
+            )
+            # A later record of the same slot and row replaces the earlier one.
+            entries[gone] = gone
+    return sorted(entries.values())
+
+
+def occurrence_rows(events: Iterable[Any], *, drifted: Collection[Any] = ()) -> list[OccurrenceRow]:
+    """The rows of live ``events``, in their order; the host is asked once which are booked."""
+    rows = list(events)
+    booked = booked_ids(rows)
+    return [
+        OccurrenceRow.of(event, drifted=event.pk in drifted, booked=event.pk in booked)
+        for event in rows
+    ]
+
+
+def page_rows(
+    page: Iterable[ChangedRow], queryset: QuerySet[Any], *, drifted: Collection[Any]
+) -> list[OccurrenceRow]:
+    """The rows of one page of :func:`changed_rows`, in page order.
+
+    The live occurrences are read from ``queryset`` in one query; one deleted
+    since the listing was read is left out. Tombstones are kept as they are.
+    """
+    entries = list(page)
+    events = {e.pk: e for e in queryset.filter(pk__in=[e.id for e in entries if not e.deleted])}
+    live = {row.id: row for row in occurrence_rows(events.values(), drifted=drifted)}
+    return [
+        entry.tombstone if entry.tombstone is not None else live[entry.id]
+        for entry in entries
+        if entry.tombstone is not None or entry.id in live
+    ]

@@ -26,7 +26,8 @@ from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from .. import __version__
 from .fields import ACCEPTED_DATETIME_PATTERN, AwareDateTimeField, StrictFieldsMixin
-from .serializers import ErrorSerializer, RecurrenceCreateSerializer
+from .serializers.actions import ErrorSerializer
+from .serializers.recurrence import RecurrenceCreateSerializer
 
 F = TypeVar("F", bound=Callable[..., Any])
 

@@ -22,7 +22,6 @@ from ..context import deleting_series
 from ..exceptions import SeriesHasBookingsError
 from ..host_model import bulky_fields
 from ..models import DeletedSeries, EventSeries, RecurrenceRule, get_event_model
-from ..signals import series_paused, series_resumed
 from ..validators import (
     validate_dtstart_zone,
     validate_no_nul_characters,
@@ -31,11 +30,10 @@ from ..validators import (
     validate_series_options,
 )
 from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
-from .exdates import absorb_pending_exdates
+from .editing import update_series
 from .generation import generate_series_events
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .parking import PARKING_COLUMNS, clear_parking
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .plumbing import load_rule, mirror_columns, now_utc
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
 from .templates import build_template
@@ -104,7 +102,6 @@ def create_recurring_series(
         if generate and is_active:
             generate_series_events(series, now=moment)
         else:
-            # Created in this transaction: no pending exdates to fold in yet.
             locked = lock_series(series.pk)
             locked.recurrence_rule = rule
             refresh_next_due_at(locked, now=moment)
@@ -119,7 +116,7 @@ def pause_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool
     Only ``is_active`` changes: the cursor, exdates and every materialized
     occurrence stay as they are. Sends ``series_paused`` after commit.
     """
-    return _set_active(series, active=False, now=now_utc(now))
+    return bool(update_series(series, is_active=False, now=now).changed)
 
 
 def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool:
@@ -132,26 +129,7 @@ def resume_series(series: EventSeries, *, now: dt.datetime | None = None) -> boo
     ``next_due_at`` is recomputed so the beat picks the series up when due.
     Sends ``series_resumed`` after commit.
     """
-    return _set_active(series, active=True, now=now_utc(now))
-
-
-def _set_active(series: EventSeries, *, active: bool, now: dt.datetime) -> bool:
-    with transaction.atomic():
-        locked = lock_series(series.pk)
-        unparked = active and clear_parking(locked)
-        if locked.is_active == active and not unparked:
-            mirror_columns(series, locked, "is_active", *PARKING_COLUMNS)
-            return False
-        locked.is_active = active
-        fields = ["is_active", "updated_at"]
-        if active:
-            absorb_pending_exdates(locked)
-            refresh_next_due_at(locked, now=now)
-            fields.extend(["next_due_at", *PARKING_COLUMNS])
-        locked.save(update_fields=fields)
-        send_after_commit(series_resumed if active else series_paused, series=locked)
-    mirror_columns(series, locked, "is_active", "next_due_at", "updated_at", *PARKING_COLUMNS)
-    return True
+    return bool(update_series(series, is_active=True, now=now).changed)
 
 
 def delete_series(series: EventSeries) -> int:
@@ -227,5 +205,6 @@ __all__ = [
     "delete_series",
     "pause_series",
     "resume_series",
+    "update_series",
     "update_series_recurrence",
 ]

@@ -1,0 +1,1 @@
+"""The series viewset's actions, one mixin per concern; ``viewsets.SeriesViewSet`` composes them."""

@@ -1,0 +1,41 @@
+"""What every action of the series viewset shares: reading its body, answering with the series.
+
+An action parses its body with the serializer ``get_serializer_class`` names for it
+(:meth:`SeriesViewBase._body`), calls one service and answers with the fresh state
+of the series (:meth:`SeriesViewBase._represent`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rest_framework import viewsets
+
+from ...models import EventSeries
+from ..reads import SeriesExtras
+from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
+
+
+class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
+    """The helpers the series viewset and its action mixins build on."""
+
+    def _body(self, *, partial: bool = False) -> dict[str, Any]:
+        """The request body, validated by the action's serializer (a 400 otherwise)."""
+        serializer = self.get_serializer(data=self.request.data, partial=partial)
+        serializer.is_valid(raise_exception=True)
+        return dict(serializer.validated_data)
+
+    def _context(self, series: list[EventSeries]) -> dict[str, Any]:
+        """Serializer context for showing ``series``: their templates and counts, read at once."""
+        return {
+            **self.get_serializer_context(),
+            "extras": SeriesExtras.load([x.pk for x in series]),
+        }
+
+    def _represent(self, series: EventSeries, **extra: Any) -> dict[str, Any]:
+        """The series as the API shows it, read afresh; ``extra`` adds answer-only keys."""
+        fresh = self.get_queryset().get(pk=series.pk)
+        for key, value in extra.items():
+            setattr(fresh, key, value)
+        serializer_class = SeriesUpdateResultSerializer if extra else SeriesSerializer
+        return dict(serializer_class(fresh, context=self._context([fresh])).data)

@@ -1,0 +1,86 @@
+"""Serializers of the REST API: shapes only. The rules of a recurrence (``validators.py``)
+and of the host's event (``full_clean``) are applied by the services, whose errors the
+views key by field.
+
+Every datetime is read with its UTC offset (naive values are refused) and written
+in UTC with ``Z``. Write serializers refuse unknown and read-only keys by name.
+
+One module per concern: :mod:`.recurrence` (the rule), :mod:`.series` (a series and
+the bodies that create and change it), :mod:`.occurrences` (occurrence rows, drift,
+the preview) and :mod:`.actions` (the actions' bodies and answers). Every name is
+importable from here, as it was before the split.
+"""
+
+from __future__ import annotations
+
+from ..errors import RULE_ERROR_CODE, drf_errors
+from ..fields import AwareDateTimeField
+from ..templates import (
+    DefaultTemplateSerializer,
+    default_template_serializer_class,
+    template_fields,
+)
+from .actions import (
+    BookedDateSerializer,
+    CancelOccurrenceRequestSerializer,
+    CancelStaleRequestSerializer,
+    CancelStaleResultSerializer,
+    ErrorSerializer,
+    GenerateRequestSerializer,
+    GenerateResultSerializer,
+    OccurrenceActionResultSerializer,
+    OccurrenceInstantSerializer,
+    PropagateQuerySerializer,
+)
+from .occurrences import (
+    DriftSerializer,
+    OccurrenceRow,
+    OccurrenceSerializer,
+    PreviewQuerySerializer,
+    PreviewSerializer,
+    PreviewSlotSerializer,
+    occurrence_data,
+)
+from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer
+from .series import (
+    OccurrenceCountsSerializer,
+    SeriesCreateSerializer,
+    SeriesSerializer,
+    SeriesUpdateResultSerializer,
+    SeriesUpdateSerializer,
+    TemplateSummarySerializer,
+)
+
+__all__ = [
+    "RULE_ERROR_CODE",
+    "AwareDateTimeField",
+    "BookedDateSerializer",
+    "CancelOccurrenceRequestSerializer",
+    "CancelStaleRequestSerializer",
+    "CancelStaleResultSerializer",
+    "DefaultTemplateSerializer",
+    "DriftSerializer",
+    "ErrorSerializer",
+    "GenerateRequestSerializer",
+    "GenerateResultSerializer",
+    "OccurrenceActionResultSerializer",
+    "OccurrenceCountsSerializer",
+    "OccurrenceInstantSerializer",
+    "OccurrenceRow",
+    "OccurrenceSerializer",
+    "PreviewQuerySerializer",
+    "PreviewSerializer",
+    "PreviewSlotSerializer",
+    "PropagateQuerySerializer",
+    "RecurrenceCreateSerializer",
+    "RecurrenceSerializer",
+    "SeriesCreateSerializer",
+    "SeriesSerializer",
+    "SeriesUpdateResultSerializer",
+    "SeriesUpdateSerializer",
+    "TemplateSummarySerializer",
+    "default_template_serializer_class",
+    "drf_errors",
+    "occurrence_data",
+    "template_fields",
+]

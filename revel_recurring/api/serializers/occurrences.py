@@ -1,0 +1,125 @@
+"""Occurrence rows (live or tombstones), drift and the preview of upcoming slots."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from ...models import OccurrenceChange, get_event_model
+from ..fields import AwareDateTimeField, EventIdField
+
+
+@dataclass(frozen=True)
+class OccurrenceRow:
+    """One row of ``occurrences/``: a live host event or the tombstone of a deleted one."""
+
+    id: Any
+    recurrence_id: dt.datetime | None
+    occurrence_index: int | None
+    start: dt.datetime | None
+    end: dt.datetime | None
+    status: str | None
+    is_modified: bool
+    drifted: bool
+    cancelled: bool
+    deleted: bool
+    has_bookings: bool = False
+
+    @classmethod
+    def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
+        """The row of a live event; ``booked`` comes from one ``booked_among`` call per page."""
+        model = type(event)
+        end = model.RECURRING_END_FIELD
+        status = event.occurrence_status
+        return cls(
+            id=event.pk,
+            recurrence_id=event.recurrence_id,
+            occurrence_index=event.occurrence_index,
+            start=event.occurrence_start,
+            end=getattr(event, end) if end else None,
+            status=status,
+            is_modified=event.is_modified,
+            drifted=drifted,
+            cancelled=status == model.RECURRING_STATUS_CANCELLED,
+            deleted=False,
+            has_bookings=booked,
+        )
+
+    @classmethod
+    def tombstone(cls, change: OccurrenceChange) -> OccurrenceRow:
+        return cls(
+            id=get_event_model()._meta.pk.to_python(change.occurrence_pk),
+            recurrence_id=change.recurrence_id,
+            occurrence_index=change.occurrence_index,
+            start=None,
+            end=None,
+            status=None,
+            is_modified=False,
+            drifted=False,
+            cancelled=True,
+            deleted=True,
+        )
+
+
+class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
+    id = EventIdField(help_text=_("The host event's id (of the deleted row for a tombstone)."))
+    recurrence_id = AwareDateTimeField(
+        allow_null=True, help_text=_("The original slot (RFC 5545 RECURRENCE-ID); never moves.")
+    )
+    occurrence_index = serializers.IntegerField(allow_null=True)
+    start = AwareDateTimeField(allow_null=True, help_text=_("Null for a deleted occurrence."))
+    end = AwareDateTimeField(allow_null=True)
+    status = serializers.CharField(allow_null=True)
+    is_modified = serializers.BooleanField(help_text=_("Edited on its own since generation."))
+    drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))
+    cancelled = serializers.BooleanField()
+    deleted = serializers.BooleanField(help_text=_("A tombstone: the row was deleted."))
+    has_bookings = serializers.BooleanField(
+        help_text=_(
+            "The host says this occurrence holds bookings; cancel-stale and "
+            "cancel-occurrence leave it alone unless `include_booked` is true."
+        )
+    )
+
+
+def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
+    """The JSON-ready list of occurrence rows."""
+    return OccurrenceSerializer(list(rows), many=True).data  # type: ignore[arg-type]
+
+
+class DriftSerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField()
+    occurrences = OccurrenceSerializer(many=True)
+
+
+class PreviewSlotSerializer(serializers.Serializer[Any]):
+    start = AwareDateTimeField(help_text=_("UTC."))
+    local_start = serializers.DateTimeField(help_text=_("The same instant in the rule's zone."))
+    state = serializers.ChoiceField(choices=("materialized", "excluded", "pending"))
+
+    def to_representation(self, instance: Any) -> dict[str, Any]:
+        return {
+            "start": AwareDateTimeField().to_representation(instance.start),
+            "local_start": instance.local_start.isoformat(),
+            "state": instance.state,
+        }
+
+
+class PreviewSerializer(serializers.Serializer[Any]):
+    timezone = serializers.CharField(allow_null=True)
+    count = serializers.IntegerField()
+    slots = PreviewSlotSerializer(many=True)
+
+
+class PreviewQuerySerializer(serializers.Serializer[Any]):
+    count = serializers.IntegerField(
+        min_value=1,
+        required=False,
+        default=10,
+        help_text=_("How many: 1 or more (default 10); more than 100 is capped at 100."),
+    )

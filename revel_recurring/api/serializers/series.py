@@ -1,0 +1,171 @@
+"""A series as the API shows it, and the bodies that create and change one."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+from drf_spectacular.utils import extend_schema_field
+from rest_framework import serializers
+
+from ...adapter import get_adapter
+from ...models import EventSeries
+from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
+from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer, sends_ical
+
+
+class TemplateSummarySerializer(serializers.Serializer[Any]):
+    id = EventIdField()
+    display = serializers.CharField(help_text=_("The template as the host names it."))
+    start = AwareDateTimeField(allow_null=True)
+    end = AwareDateTimeField(allow_null=True)
+    status = serializers.CharField()
+
+
+class OccurrenceCountsSerializer(serializers.Serializer[Any]):
+    total = serializers.IntegerField(help_text=_("Materialized occurrences, template excluded."))
+    upcoming = serializers.IntegerField(
+        help_text=_(
+            "Those starting from now on, cancelled ones left out (as the admin's "
+            "list and the event queryset's upcoming() count them)."
+        )
+    )
+    by_status = serializers.DictField(child=serializers.IntegerField())
+
+
+class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
+    """A series as the API shows it.
+
+    The template summary and the counts come from ``context["extras"]``, filled by
+    the viewset with two queries per page (never per row).
+    """
+
+    url = serializers.HyperlinkedIdentityField(view_name="revel_recurring:series-detail")
+    recurrence = RecurrenceSerializer(source="recurrence_rule", read_only=True, allow_null=True)
+    exdates = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=_("Excluded slots (cancelled or deleted), ISO 8601 in UTC."),
+    )
+    last_generated_until = AwareDateTimeField(
+        read_only=True, allow_null=True, help_text=_("The cursor: materialized up to here.")
+    )
+    next_due_at = AwareDateTimeField(read_only=True, allow_null=True)
+    parked_at = AwareDateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "When the daily pass stopped generating this series after a failure a retry "
+            "cannot fix; null while it generates. `resume/`, a `generate/` that creates "
+            "occurrences or a template edit unparks it."
+        ),
+    )
+    parked_reason = serializers.CharField(
+        read_only=True, help_text=_("Why generation failed; empty while the series generates.")
+    )
+    next_occurrence = AwareDateTimeField(
+        read_only=True,
+        allow_null=True,
+        help_text=_("Start of the next materialized, not cancelled occurrence."),
+    )
+    template = serializers.SerializerMethodField()
+    occurrence_counts = serializers.SerializerMethodField()
+    created_at = AwareDateTimeField(read_only=True)
+    updated_at = AwareDateTimeField(read_only=True)
+
+    class Meta:
+        model = EventSeries
+        fields = (
+            "id",
+            "url",
+            "name",
+            "slug",
+            "description",
+            "is_active",
+            "auto_publish",
+            "generation_window_weeks",
+            "recurrence",
+            "exdates",
+            "last_generated_until",
+            "last_occurrence_index",
+            "next_due_at",
+            "parked_at",
+            "parked_reason",
+            "next_occurrence",
+            "template",
+            "occurrence_counts",
+            "created_at",
+            "updated_at",
+        )
+        read_only_fields = fields
+
+    @extend_schema_field(TemplateSummarySerializer(allow_null=True))
+    def get_template(self, series: EventSeries) -> dict[str, Any] | None:
+        template = self.context["extras"].templates.get(series.pk)
+        if template is None:
+            return None
+        model = type(template)
+        end = model.RECURRING_END_FIELD
+        return TemplateSummarySerializer(
+            {
+                "id": template.pk,
+                "display": str(template),
+                "start": template.occurrence_start,
+                "end": getattr(template, end) if end else None,
+                "status": template.occurrence_status,
+            }
+        ).data
+
+    @extend_schema_field(OccurrenceCountsSerializer)
+    def get_occurrence_counts(self, series: EventSeries) -> dict[str, Any]:
+        counts = self.context["extras"].counts.get(series.pk)
+        return counts or {"total": 0, "upcoming": 0, "by_status": {}}
+
+
+class SeriesUpdateResultSerializer(SeriesSerializer):
+    cursor_reset = serializers.BooleanField(
+        read_only=True,
+        help_text=_("The change reset the generation cursor; the next run walks the new rule."),
+    )
+
+    class Meta(SeriesSerializer.Meta):
+        fields: tuple[str, ...] = (*SeriesSerializer.Meta.fields, "cursor_reset")  # type: ignore[assignment]
+        read_only_fields = fields  # type: ignore[assignment]
+
+
+class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
+    """``POST series/``: the series, its rule and its template in one body."""
+
+    name = serializers.CharField(max_length=255)
+    description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
+    recurrence = RecurrenceCreateSerializer()
+    auto_publish = serializers.BooleanField(required=False, default=False)
+    generation_window_weeks = serializers.IntegerField(
+        min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["template"] = get_adapter().get_template_serializer_class()()
+        return fields
+
+    def to_internal_value(self, data: Any) -> Any:
+        value = super().to_internal_value(data)
+        # Which form of the rule was sent (``recurrence.ical`` or the rule fields), so
+        # the view keys the service's rule errors where the client put the rule. Not a
+        # field (fields and docstring are published in the schema): no client sends it.
+        value["rule_from_ical"] = sends_ical(data.get("recurrence"))
+        return value
+
+
+class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
+    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial."""
+
+    name = serializers.CharField(max_length=255, required=False)
+    description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
+    recurrence = RecurrenceSerializer(required=False)
+    auto_publish = serializers.BooleanField(required=False)
+    generation_window_weeks = serializers.IntegerField(
+        min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
