@@ -107,6 +107,9 @@ SPECTACULAR_SETTINGS = {
 REVEL_RECURRING_EVENT_MODEL = "events.Event"
 REVEL_RECURRING_ADAPTER = "example_project.events.adapter.ExampleAdapter"
 REVEL_RECURRING_NOTIFIER = "example_project.events.notifier.deliver_digest"
+# Feed bodies are built once per revision and kept in the default cache (local
+# memory here; a shared cache such as Redis on a site with several processes).
+REVEL_RECURRING_FEED_CACHE = "default"
 
 # The public address digest links point at (e-mail needs absolute URLs).
 EXAMPLE_SITE_URL = os.environ.get("EXAMPLE_SITE_URL", "http://127.0.0.1:8000")

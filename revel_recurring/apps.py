@@ -24,6 +24,7 @@ class RevelRecurringConfig(AppConfig):
         checks.register(recurring_checks.check_dotted_paths)
         checks.register(recurring_checks.check_setting_values)
         checks.register(recurring_checks.check_installed_apps)
+        checks.register(recurring_checks.check_feed_cache)
         checks.register(recurring_checks.check_visibility_mapping, checks.Tags.models)
         receivers.connect_receivers()
         changelog.connect_change_log()

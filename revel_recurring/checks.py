@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.apps import apps
+from django.conf import settings
 from django.core import checks
 from django.core.exceptions import FieldDoesNotExist
 from django.db import models
@@ -199,6 +200,20 @@ def check_installed_apps(app_configs: Any = None, **kwargs: Any) -> list[checks.
                 "(manage.py revel_recurring_generate)."
             ),
             id="revel_recurring.E014",
+        )
+    ]
+
+
+def check_feed_cache(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """E015: REVEL_RECURRING_FEED_CACHE names a cache of ``CACHES``."""
+    alias = recurring_settings.FEED_CACHE
+    if alias is None or (isinstance(alias, str) and alias in settings.CACHES):
+        return []
+    return [
+        checks.Error(
+            f"REVEL_RECURRING_FEED_CACHE is {alias!r}, which is not a cache of CACHES.",
+            hint=f"Use one of {sorted(settings.CACHES)}, or None to build every feed anew.",
+            id="revel_recurring.E015",
         )
     ]
 

@@ -104,6 +104,16 @@ class RecurringSettings:
         return value
 
     @property
+    def FEED_CACHE(self) -> str | None:
+        """Alias of the Django cache that keeps built feed bodies by ETag (default: none).
+
+        A feed's ETag names its body exactly, so a body built once is served to every
+        client that asks for the same revision without building it again.
+        """
+        value: str | None = self._get("FEED_CACHE", None)
+        return value
+
+    @property
     def DELETED_FEED_DAYS(self) -> int:
         """Days the feed of a deleted series answers an empty calendar (default 90).
 

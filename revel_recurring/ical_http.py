@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Callable
 
+from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseGone
 from django.utils import timezone
 from django.utils.cache import get_conditional_response
@@ -63,9 +64,37 @@ def revision_response(
     )
     if conditional is not None and conditional is not headers:
         return conditional
-    feed = build()
+    feed = _built_once(revision, build)
     response = HttpResponse(feed.body, content_type=CONTENT_TYPE)
     return _with_validators(response, feed.etag, feed.last_modified, filename)
+
+
+#: How long a cached feed body is kept: its ETag holds the day of the past cutoff,
+#: so a body older than a day is never asked for again.
+FEED_CACHE_SECONDS = 24 * 60 * 60
+
+
+def _built_once(revision: FeedRevision, build: Callable[[], CalendarFeed]) -> CalendarFeed:
+    """``build()``, or the body built earlier for the same ETag from ``REVEL_RECURRING_FEED_CACHE``.
+
+    The ETag hashes everything the body depends on (the listed series and their
+    last changes, the name, the version, the day of the past cutoff), so two
+    requests with one ETag get one body: a large feed is built once per change,
+    not once per subscriber.
+    """
+    alias = recurring_settings.FEED_CACHE
+    if alias is None:
+        return build()
+    cache = caches[alias]
+    key = f"revel_recurring:feed:{revision.etag.strip(chr(34))}"
+    found = cache.get(key)
+    if found is not None:
+        body, last_modified = found
+        return CalendarFeed(body=body, last_modified=last_modified, etag=revision.etag)
+    feed = build()
+    if feed.etag == revision.etag:  # nothing changed while it was built
+        cache.set(key, (feed.body, feed.last_modified), FEED_CACHE_SECONDS)
+    return feed
 
 
 def deleted_series_response(

@@ -17,6 +17,7 @@ from revel_recurring import checks as recurring_checks
 from revel_recurring.checks import (
     check_dotted_paths,
     check_event_model,
+    check_feed_cache,
     check_installed_apps,
     check_setting_values,
     check_visibility_mapping,
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
     from pytest_django.fixtures import Settings
 
 # Every id asserted below; test_every_check_id_is_tested keeps this honest.
-TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 15)} | {
+TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 16)} | {
     "revel_recurring.W001",
     "revel_recurring.E020",
     "revel_recurring.E021",
@@ -52,6 +53,7 @@ def test_test_settings_pass_every_check() -> None:
     assert check_dotted_paths() == []
     assert check_setting_values() == []
     assert check_installed_apps() == []
+    assert check_feed_cache() == []
     assert check_visibility_mapping() == []
 
 
@@ -531,6 +533,22 @@ def test_w001_unique_together_of_copied_fields(isolated_apps: Apps, settings: Se
 
     assert ids(messages) == ["revel_recurring.W001"]
     assert "hall, code" in messages[0].msg
+
+
+# E015: the feed cache is one of CACHES
+
+
+def test_e015_feed_cache_must_name_a_configured_cache(settings: Settings) -> None:
+    settings.REVEL_RECURRING_FEED_CACHE = "feeds"
+
+    errors = check_feed_cache()
+
+    assert ids(errors) == ["revel_recurring.E015"]
+    assert "'default'" in errors[0].hint
+    settings.REVEL_RECURRING_FEED_CACHE = "default"
+    assert check_feed_cache() == []
+    settings.REVEL_RECURRING_FEED_CACHE = None
+    assert check_feed_cache() == []
 
 
 # E014: django_celery_beat must be installed

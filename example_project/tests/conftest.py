@@ -7,6 +7,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.core.cache import caches
 
 from example_project.events.models import Event, Organization, TicketTier
 from revel_recurring.models import EventSeries, RecurrenceRule
@@ -22,6 +23,12 @@ def feeds_show_the_fixtures_past(settings: Any) -> None:
     feed must not change as the calendar moves on. Tests of the 90-day default
     (``REVEL_RECURRING_FEED_PAST_DAYS``) set it themselves and pass ``now``."""
     settings.REVEL_RECURRING_FEED_PAST_DAYS = 3650
+
+
+@pytest.fixture(autouse=True)
+def empty_feed_cache() -> None:
+    """No test sees feed bodies an earlier one cached (REVEL_RECURRING_FEED_CACHE)."""
+    caches["default"].clear()
 
 
 @pytest.fixture

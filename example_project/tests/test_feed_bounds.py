@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
 import pytest
 import recurring_ical_events
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from example_project.events.models import Event, Organization
@@ -147,3 +149,56 @@ def test_the_series_url_is_asked_once_per_series_and_build(
 
     assert asked == [series.pk, series.pk]  # once in each build, not once per date
     assert b"URL:http://127.0.0.1:8000/series/long-run/" in body
+
+
+def _organization_feed(client: Client) -> tuple[int, Any]:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/organizations/runners/calendar.ics")
+    return len(queries.captured_queries), response
+
+
+def test_a_feed_is_built_once_per_revision_with_a_feed_cache(
+    organization: Organization, settings: Any
+) -> None:
+    assert settings.REVEL_RECURRING_FEED_CACHE == "default"
+    series = _weekly(organization, weeks=4)
+    client = Client()
+
+    built_queries, first = _organization_feed(client)
+    cached_queries, second = _organization_feed(client)  # another subscriber, no validators
+
+    assert (first.status_code, second.status_code) == (200, 200)
+    assert second.content == first.content
+    assert second["ETag"] == first["ETag"]
+    assert cached_queries < built_queries
+    # The same queries as a 304: the revision only, no event row.
+    assert cached_queries == _organization_feed_304_queries(client, first["ETag"])
+
+    renamed = Event.objects.filter(series=series, is_template=False).order_by("start").last()
+    assert renamed is not None
+    renamed.name = "Renamed run"
+    renamed.save()
+    _, changed = _organization_feed(client)
+    assert changed["ETag"] != first["ETag"]
+    assert b"Renamed run" in changed.content
+
+
+def _organization_feed_304_queries(client: Client, etag: str) -> int:
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/organizations/runners/calendar.ics", HTTP_IF_NONE_MATCH=etag)
+    assert response.status_code == 304
+    return len(queries.captured_queries)
+
+
+def test_without_a_feed_cache_every_request_builds(
+    organization: Organization, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_FEED_CACHE = None
+    _weekly(organization, weeks=4)
+    client = Client()
+
+    built_queries, first = _organization_feed(client)
+    again_queries, second = _organization_feed(client)
+
+    assert again_queries == built_queries
+    assert second.content == first.content
