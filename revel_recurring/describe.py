@@ -4,12 +4,14 @@
 feeds and the notebooks. Every word goes through gettext and every time and date
 is shown on the wall clock of the rule's own zone, which is named in the sentence:
 "Every 2 weeks on Monday and Wednesday at 18:30 (Europe/Vienna), until 1 June 2027".
+One date and time on its own is ``describe_instant``, which lives in ``instants.py``
+(the validators use it, and they are below the models this module refers to) and
+is importable from here as before.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -18,6 +20,7 @@ from django.utils.dates import MONTHS, WEEKDAYS
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
+from .instants import describe_instant
 from .rules import Frequency, MonthlyType, RuleSpec, to_utc
 
 if TYPE_CHECKING:
@@ -29,18 +32,6 @@ __all__ = ["describe_instant", "describe_rule", "describe_spec"]
 def describe_rule(rule: RecurrenceRule) -> str:
     """The rule as one translatable sentence, in the rule's own zone."""
     return describe_spec(rule.to_spec())
-
-
-def describe_instant(instant: dt.datetime, zone: str | None) -> str:
-    """One date as the series' people read it: "Thu 3 Dec 2026 18:30 (Europe/Berlin)".
-
-    ``zone`` is the rule's IANA zone (UTC when the series has no rule). Every
-    message naming a single date (the admin, the API's booked dates, the errors
-    of the services) goes through here, so they all read alike.
-    """
-    name = zone or "UTC"
-    local = instant.astimezone(zoneinfo.ZoneInfo(name))
-    return f"{formats.date_format(local, 'D j M Y H:i')} ({name})"
 
 
 def describe_spec(spec: RuleSpec) -> str:

@@ -16,8 +16,8 @@ from typing import Any
 
 from celery import shared_task
 
-from . import rules
 from .conf import recurring_settings
+from .instants import parse_aware_instant
 from .services.chunks import generate_series_chunk_events
 from .services.dispatch import dispatch_due_chunks, dispatch_due_series
 from .services.generation import generate_series_events
@@ -51,7 +51,9 @@ def max_total_backoff() -> float:
 
 
 def _parse_now(now: str | None) -> dt.datetime | None:
-    return rules.parse_instant(now) if now else None
+    # The one parser of typed instants: a naive or unreadable ``now`` fails the
+    # task at once with the words the API and the commands use.
+    return parse_aware_instant(now) if now else None
 
 
 @shared_task(name="revel_recurring.generate_all_series")

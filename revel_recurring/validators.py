@@ -14,6 +14,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 
+from .instants import describe_instant
 from .rules import (
     FIELDS_USED_BY,
     OPTIONAL_RULE_FIELDS,
@@ -224,8 +225,8 @@ def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
         raise ValidationError(
             {
                 "until": (
-                    f"The first occurrence is {first.isoformat()}, after 'until'; the "
-                    "series would have no occurrence. Move 'until' later."
+                    f"The first occurrence is {describe_instant(first, spec.timezone)}, "
+                    "after 'until'; the series would have no occurrence. Move 'until' later."
                 )
             }
         )

@@ -176,7 +176,7 @@ def test_cancelling_a_future_slot_not_generated_yet(admin_client: Any) -> None:
     ("view", "instant", "fragment"),
     [
         ("cancel-date", "2031-01-01T03:17:00Z", "is not an occurrence of series"),
-        ("cancel-date", "next tuesday", "is not a date and time"),
+        ("cancel-date", "next tuesday", "Not a date and time"),
         ("restore-date", "SLOT", "is not cancelled"),
     ],
 )

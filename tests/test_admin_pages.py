@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
@@ -11,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from revel_recurring.adapter import get_adapter
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import detect_cadence_drift
@@ -116,13 +118,40 @@ def test_change_page_lists_upcoming_dates_with_badges_and_links(admin_client: An
     for badge in ("revel-badge-modified", "revel-badge-drifted", "revel-badge-cancelled"):
         assert badge in page
     first = rows[0]
+    assert first.label == describe_instant(first.instant, "Europe/Vienna")
     assert first.label.startswith("Mon")
-    assert first.label.endswith(("CET", "CEST"))
+    assert first.label.endswith(" (Europe/Vienna)")
     assert f'href="/admin/testapp/event/{first.event_id}/change/"' in page
     assert "RRULE:FREQ=WEEKLY;BYDAY=TU" in page
     (exdate,) = series.exdate_instants
-    local = exdate.astimezone(series.recurrence_rule.to_spec().zone)  # type: ignore[union-attr]
-    assert f"<span>{local:%Y-%m-%d %H:%M} (Europe/Vienna)</span>" in page
+    assert f"<span>{describe_instant(exdate, 'Europe/Vienna')}</span>" in page
+
+
+def test_change_page_names_each_instant_one_way(admin_client: Any) -> None:
+    # The state fields, the upcoming list and the slot picker once showed the same
+    # instant as "2026-03-02 10:00 (Europe/Vienna)", "Mon 2 Mar 2026 10:00 CET" and
+    # (in messages) "Mon 2 Mar 2026 10:00 (Europe/Vienna)".
+    series = generated_series()
+    cancel_occurrence(series, occurrences(series)[2].starts_at)
+    series.refresh_from_db()
+    (exdate,) = series.exdate_instants
+    assert series.last_generated_until is not None
+    assert series.next_due_at is not None
+
+    response = admin_client.get(change_url(series))
+
+    page = response.content.decode()
+    for instant in (series.last_generated_until, series.next_due_at, exdate):
+        assert describe_instant(instant, "Europe/Vienna") in page
+    rows = response.context["upcoming"]
+    assert [row.label for row in rows] == [
+        describe_instant(row.instant, "Europe/Vienna") for row in rows
+    ]
+    slots = response.context["free_slots"]
+    assert slots
+    assert all(label.endswith(" (Europe/Vienna)") for _, label in slots)
+    assert re.search(r"\d{4}-\d\d-\d\d \d\d:\d\d", page) is None
+    assert re.search(r"\d\d:\d\d CES?T\b", page) is None
 
 
 def test_change_page_queries_do_not_grow_with_the_number_of_occurrences(

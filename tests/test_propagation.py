@@ -11,6 +11,7 @@ from django.core.exceptions import ValidationError
 from django.db.models.signals import post_save
 
 from revel_recurring.exceptions import InvalidPropagationError, SeriesNotReadyError
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
 from revel_recurring.notifications import event_notifications_suppressed
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
@@ -106,7 +107,8 @@ def test_one_invalid_occurrence_rolls_back_template_and_batch(series: EventSerie
     Event.objects.filter(pk=broken.pk).update(title="")  # a row the host's clean() rejects
     with pytest.raises(ValidationError) as excinfo:
         update_template(series, {"venue": "Hall"}, propagate="future_unmodified", now=LATER)
-    assert f"occurrence {broken.pk}" in excinfo.value.message_dict["title"][0]
+    when = describe_instant(broken.starts_at, "Europe/Vienna")
+    assert excinfo.value.message_dict["title"][0].startswith(f"occurrence {broken.pk} on {when}: ")
     assert template_of(series).venue == "Studio 2"
     assert [e.venue for e in occurrences(series)].count("Hall") == 0
 

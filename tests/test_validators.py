@@ -202,6 +202,21 @@ def test_until_equal_to_dtstart_in_another_zone_is_still_not_after_it() -> None:
     assert error_keys(rule(until=same_instant)) == {"until"}
 
 
+def test_a_first_occurrence_after_until_is_named_on_the_rules_clock() -> None:
+    # Monday 17 March 2025 10:00 Vienna; weekly on Wednesday until Tuesday.
+    data = rule(weekdays=[2], until=START + dt.timedelta(days=1))
+
+    with pytest.raises(ValidationError) as excinfo:
+        validate_rule(data)
+
+    assert excinfo.value.message_dict == {
+        "until": [
+            "The first occurrence is Wed 19 Mar 2025 10:00 (Europe/Vienna), after 'until'; "
+            "the series would have no occurrence. Move 'until' later."
+        ]
+    }
+
+
 def test_until_and_count_together_is_keyed_until() -> None:
     assert error_keys(rule(until=START + dt.timedelta(days=7), count=3)) == {"until"}
 

@@ -16,6 +16,7 @@ from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries, RecurringEventMixin
 from revel_recurring.querysets import RecurringEventQuerySet
 
@@ -249,7 +250,9 @@ class Event(RecurringEventMixin, models.Model):
         indexes = [models.Index(fields=["organization", "start"], name="events_event_org_start")]
 
     def __str__(self) -> str:
-        return f"{self.name} ({self.start:%Y-%m-%d %H:%M %Z})"
+        # In the site's zone: a one-off event has no rule, and reading an occurrence's
+        # rule here would cost a query per event in every list that names events.
+        return f"{self.name}, {describe_instant(self.start, timezone.get_current_timezone_name())}"
 
     def clean(self) -> None:
         errors: dict[str, str] = {}

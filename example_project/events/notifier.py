@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import logging
 from typing import Any
-from zoneinfo import ZoneInfo
 
 from django.core.mail import EmailMessage, get_connection
 from django.db import transaction
 from django.template.loader import render_to_string
 from django.urls import reverse
 
+from revel_recurring.instants import describe_instant
 from revel_recurring.notifications import SeriesDigest
 
 from .adapter import absolute_url
@@ -33,14 +33,14 @@ def digest_subject(digest: SeriesDigest) -> str:
 
 def digest_body(digest: SeriesDigest) -> str:
     """The e-mail text shared by every recipient: the dates in the series' zone, the link."""
-    zone = ZoneInfo(digest.timezone)
     return render_to_string(
         "events/email/series_events_generated.txt",
         {
             "series": digest.series,
             "count": digest.count,
-            "starts": [o.occurrence_start.astimezone(zone) for o in digest.occurrences],
-            "timezone": digest.timezone,
+            "starts": [
+                describe_instant(o.occurrence_start, digest.timezone) for o in digest.occurrences
+            ],
             "url": digest.url,
             "notifications_url": absolute_url(reverse("events:notifications")),
         },

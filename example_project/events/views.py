@@ -9,6 +9,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
 
 from .feeds import OPEN_SERIES, feed_url_for
@@ -52,11 +53,14 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
         .order_by("start")
         .only("occurrence_index", "start", "status")
     )
+    rule = series.recurrence_rule
+    zone = rule.timezone if rule is not None else None
     feed = feed_url_for(request, series, template)
     context = {
         "series": series,
         "template": template,
-        "occurrences": occurrences,
+        # Each start as the app names a date everywhere, in the rule's zone.
+        "occurrences": [(event, describe_instant(event.start, zone)) for event in occurrences],
         "feed_url": feed,
         # webcal:// makes the browser hand the URL to the calendar app as a subscription.
         "subscribe_url": feed and "webcal://" + feed.split("://", 1)[1],

@@ -88,7 +88,8 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
 
     assert result.returncode == 0, result.stderr
     dates = re.findall(
-        r"Tue \d{4}-\d{2}-\d{2} 18:30 CES?T = \d{4}-\d{2}-\d{2} 1[67]:30 UTC", result.stdout
+        r"Tue \d{1,2} \w{3} \d{4} 18:30 \(Europe/Vienna\) *= \d{4}-\d{2}-\d{2}T1[67]:30:00Z",
+        result.stdout,
     )
     assert len(dates) == 8, result.stdout
     assert "NOSERVE set" in result.stdout

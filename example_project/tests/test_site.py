@@ -34,6 +34,9 @@ def test_series_pages_list_the_materialized_dates(client: Client) -> None:
     assert b"Tuesday Evening Run" in listing.content
     assert page.status_code == 200
     assert page.content.count(b"18:30") == 8
+    # Named as the app names every date: the wall clock, then the rule's zone.
+    assert b"<td>Tue 2 Feb 2027 18:30 (Europe/Vienna)</td>" in page.content
+    assert page.content.count(b" 18:30 (Europe/Vienna)</td>") == 8
 
 
 @pytest.mark.django_db

@@ -23,6 +23,7 @@ from django.utils.translation import gettext_lazy as _
 
 from .. import rules
 from ..adapter import get_adapter
+from ..instants import AwareInstantField
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
 
@@ -64,6 +65,13 @@ class WallClockField(forms.SplitDateTimeField):
         if time in self.empty_values:
             raise ValidationError(self.error_messages["invalid_time"], code="invalid_time")
         return dt.datetime.combine(day, time)
+
+
+class DateButtonForm(forms.Form):
+    """What a *Cancel* or *Restore* button of the change page posts: one date of the
+    series as an instant, read by the app's one parser (``instants.py``)."""
+
+    instant = AwareInstantField(label=_("date"))
 
 
 class ZoneInput(forms.TextInput):

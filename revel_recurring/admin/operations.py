@@ -18,14 +18,15 @@ from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from .. import rules
-from ..describe import describe_instant
 from ..exceptions import OccurrenceHasBookingsError, RecurrenceError
+from ..instants import describe_instant
 from ..models import EventSeries
+from ..services.bookings import series_zone
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
 from ..services.generation import generate_series_events
 from ..services.lifecycle import pause_series, resume_series
+from .forms import DateButtonForm
 
 T = TypeVar("T")
 
@@ -54,8 +55,7 @@ def _run(request: HttpRequest, series: EventSeries, call: Callable[[], T]) -> tu
 
 def local_label(series: EventSeries, instant: dt.datetime) -> str:
     """``instant`` as the series' people read it: local date and time, and the zone."""
-    rule = series.recurrence_rule
-    return describe_instant(instant, rule.timezone if rule is not None else None)
+    return describe_instant(instant, series_zone(series))
 
 
 def generated_text(series: EventSeries, count: int) -> str:
@@ -67,8 +67,7 @@ def generated_text(series: EventSeries, count: int) -> str:
 
 
 def adopted_text(series: EventSeries, event: Any) -> str:
-    rule = series.recurrence_rule
-    when = describe_instant(event.occurrence_start, rule.timezone if rule is not None else None)
+    when = local_label(series, event.occurrence_start)
     return _(
         "%(event)s (%(when)s) is now the first occurrence of %(name)s: it starts on a date "
         "of the rule, so it joined the series (same event, bookings kept) instead of "
@@ -174,15 +173,16 @@ def cancel_stale(
 
 
 def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.datetime | None:
-    try:
-        return rules.parse_instant(value)
-    except ValueError:
-        messages.error(
-            request,
-            _("%(name)s: %(value)r is not a date and time; pick one from the list.")
-            % {"name": series.name, "value": value},
-        )
-        return None
+    form = DateButtonForm({"instant": value})
+    if form.is_valid():
+        instant: dt.datetime = form.cleaned_data["instant"]
+        return instant
+    messages.error(
+        request,
+        _("%(name)s: %(error)s Pick a date from the list.")
+        % {"name": series.name, "error": " ".join(map(str, form.errors["instant"]))},
+    )
+    return None
 
 
 def cancel_date(

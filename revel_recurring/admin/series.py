@@ -37,12 +37,13 @@ from ..services.lifecycle import (
 from .beat import beat_status
 from .buttons import SeriesButtonsMixin
 from .deletion import DeleteThroughServiceMixin
-from .forms import EventSeriesAddForm, EventSeriesForm, local_wall_clock
+from .forms import EventSeriesAddForm, EventSeriesForm
 from .operations import (
     adopted_text,
     error_text,
     generate_now,
     generated_text,
+    local_label,
     pause,
     report_each,
     resume,
@@ -301,14 +302,7 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
 
     def _local(self, obj: EventSeries, value: dt.datetime | None) -> str:
-        rule = obj.recurrence_rule
-        if value is None:
-            return "—"
-        if rule is None:
-            return value.isoformat()
-        local = local_wall_clock(value, rule.timezone)
-        assert local is not None
-        return f"{local:%Y-%m-%d %H:%M} ({rule.timezone})"
+        return "—" if value is None else local_label(obj, value)
 
     @admin.display(description=gettext_lazy("generated up to (cursor)"))
     def cursor(self, obj: EventSeries) -> str:

@@ -8,19 +8,18 @@ occurrences in one query, drift in one more, bookings in one more plus the host'
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from dataclasses import dataclass
 from typing import Any
 
 from django.contrib.admin import AdminSite
 from django.contrib.admin.utils import quote
 from django.urls import reverse
-from django.utils.formats import date_format
 
 from .. import rules
+from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.bookings import booked_ids
+from ..services.bookings import booked_ids, series_zone
 from ..services.drift import detect_cadence_drift
 
 #: At most this many rows in the upcoming list and the slot picker.
@@ -33,7 +32,8 @@ class UpcomingRow:
     """One line of the upcoming list: a materialized occurrence or a cancelled free slot."""
 
     instant: dt.datetime
-    local: dt.datetime
+    #: The instant as the page shows it (``describe_instant``, in the rule's zone).
+    label: str
     status: str
     event_id: Any
     admin_url: str | None
@@ -44,24 +44,9 @@ class UpcomingRow:
     booked: bool = False
 
     @property
-    def label(self) -> str:
-        """Local date, time and zone abbreviation (formatted here: templates would convert
-        an aware datetime to the site's zone)."""
-        return local_text(self.local)
-
-    @property
     def slot(self) -> str:
         """The instant the cancel / restore buttons post (the storage form, UTC)."""
         return rules.format_instant(self.instant)
-
-
-def local_text(local: dt.datetime) -> str:
-    return f"{date_format(local, 'D j M Y H:i')} {local.tzname()}"
-
-
-def _zone(series: EventSeries) -> zoneinfo.ZoneInfo:
-    rule = series.recurrence_rule
-    return zoneinfo.ZoneInfo(rule.timezone if rule is not None else "UTC")
 
 
 def upcoming_rows(
@@ -73,7 +58,9 @@ def upcoming_rows(
     listed too, so they can be restored from the same place.
     """
     model = get_event_model()
-    zone = _zone(series)
+    # Labels are formatted here, not in the template: a template would show an
+    # aware datetime in the site's zone, not the rule's.
+    zone = series_zone(series)
     start, status = model.RECURRING_START_FIELD, model.RECURRING_STATUS_FIELD
     values = list(
         model._default_manager.filter(
@@ -92,7 +79,7 @@ def upcoming_rows(
     rows = [
         UpcomingRow(
             instant=rules.to_utc(value),
-            local=value.astimezone(zone),
+            label=describe_instant(value, zone),
             status=str(state),
             event_id=pk,
             # quote(): the admin's own escaping of text keys holding "/" or "_".
@@ -116,7 +103,7 @@ def upcoming_rows(
         rows.append(
             UpcomingRow(
                 instant=instant,
-                local=instant.astimezone(zone),
+                label=describe_instant(instant, zone),
                 status=str(model.RECURRING_STATUS_CANCELLED),
                 event_id=None,
                 admin_url=None,
@@ -138,13 +125,12 @@ def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, str]
     rule: Any = series.recurrence_rule
     if rule is None:
         return []
-    zone = _zone(series)
     excluded = series.exdate_instants
     slots = rules.occurrences_between(
         rule.to_spec(), now, now + dt.timedelta(weeks=SLOT_PICKER_WEEKS), inclusive=True
     )
     return [
-        (rules.format_instant(slot), local_text(slot.astimezone(zone)))
+        (rules.format_instant(slot), describe_instant(slot, rule.timezone))
         for slot in slots
         if slot not in excluded
     ][:UPCOMING_LIMIT]

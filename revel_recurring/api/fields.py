@@ -12,56 +12,18 @@ from django.core import validators
 from django.core.exceptions import ImproperlyConfigured, ObjectDoesNotExist
 from django.db import models
 from django.db.models.fields import AutoFieldMixin
-from django.utils.dateparse import parse_datetime
 from django.utils.translation import gettext_lazy as _
 from drf_spectacular.extensions import OpenApiSerializerFieldExtension
 from drf_spectacular.plumbing import build_basic_type
 from drf_spectacular.types import OpenApiTypes
 from rest_framework import serializers
 
-from .. import rules
+# Re-exported: the schema imports the pattern from here.
+from ..instants import ACCEPTED_DATETIME_PATTERN as ACCEPTED_DATETIME_PATTERN
+from ..instants import InvalidInstantError, parse_aware_instant
 from ..models import get_event_model
 
 UTC = dt.UTC
-# Instants the API accepts. Every event schedule fits; near the ends of Python's
-# datetime range, the day-sized arithmetic of rule maths would overflow.
-EARLIEST = dt.datetime(1900, 1, 1, tzinfo=dt.UTC)
-LATEST = dt.datetime(3000, 1, 1, tzinfo=dt.UTC)
-# What the schema promises for an input instant (an OpenAPI ``pattern`` beside
-# ``format: date-time``): RFC 3339 with seconds (no leap second) and an offset, in
-# the years EARLIEST.year to LATEST.year - 1 as written. The parsers accept a few
-# more spellings (a space for T, no seconds) for people typing into forms.
-ACCEPTED_DATETIME_PATTERN = (
-    r"^(19|2[0-9])[0-9]{2}-[0-9]{2}-[0-9]{2}[Tt][0-9]{2}:[0-9]{2}:[0-5][0-9]"
-    r"([.][0-9]+)?([Zz]|[+-][0-9]{2}:[0-9]{2})$"
-)
-
-
-def parse_aware(value: str) -> dt.datetime | None:
-    """An ISO 8601 / RFC 3339 text as a datetime (aware or not), None if unreadable.
-
-    RFC 3339 allows a lowercase ``t`` and ``z``, which Python's parser does not read.
-    """
-    try:
-        return parse_datetime(value.strip().upper())
-    except ValueError:
-        return None
-
-
-def in_accepted_range(parsed: dt.datetime) -> dt.datetime | None:
-    """The aware ``parsed`` in UTC when its year, as written, is in the accepted range.
-
-    The year as written rather than the UTC instant's: the schema states the range
-    as a pattern over the text, and 1900-01-01T00:30+01:00 must not be refused for
-    being 1899 in UTC.
-    """
-    if not EARLIEST.year <= parsed.year < LATEST.year:
-        return None
-    try:
-        return parsed.astimezone(UTC)
-    except OverflowError:
-        return None
-
 
 # The range of the PositiveIntegerField columns behind counts and intervals; a
 # larger number would fail in the database instead of in validation.
@@ -72,39 +34,19 @@ class AwareDateTimeField(serializers.DateTimeField):
     """An ISO 8601 date and time *with* a UTC offset; rendered in UTC with ``Z``.
 
     DRF would read a naive value in the server's zone; a recurring schedule read an
-    hour off is worse than a 400, so naive input is refused.
+    hour off is worse than a 400, so naive input is refused. Read by the app's one
+    parser (``instants.parse_aware_instant``): its message and code are the 400's.
     """
-
-    default_error_messages = {
-        "naive": _(
-            "Give the date and time with a UTC offset, such as 2027-06-01T18:30:00+02:00 "
-            "or 2027-06-01T16:30:00Z."
-        ),
-        "invalid": _("Give an ISO 8601 date and time with a UTC offset."),
-        "overflow": _("Give a date and time from 1900 up to (not including) 3000."),
-    }
 
     def __init__(self, **kwargs: Any) -> None:
         kwargs.setdefault("default_timezone", UTC)
         super().__init__(**kwargs)
 
     def to_internal_value(self, value: Any) -> dt.datetime:
-        if isinstance(value, dt.datetime):
-            parsed: dt.datetime | None = value
-        elif isinstance(value, str):
-            parsed = parse_aware(value)
-        else:
-            parsed = None
-        if parsed is None:
-            self.fail("invalid")
-        assert parsed is not None
-        if not rules.is_aware(parsed):
-            self.fail("naive")
-        instant = in_accepted_range(parsed)
-        if instant is None:
-            self.fail("overflow")
-        assert instant is not None
-        return instant
+        try:
+            return parse_aware_instant(value)
+        except InvalidInstantError as exc:
+            raise serializers.ValidationError(exc.message, code=exc.code) from None
 
 
 # What reading a field's current value raises when the instance has none: DRF's

@@ -19,37 +19,14 @@ from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters.rest_framework import DjangoFilterBackend
 
-from .. import rules
+from ..instants import AwareInstantField
 from ..models import EventSeries, get_event_model
-from .fields import in_accepted_range, parse_aware
-
-
-class AwareDateTimeFormField(forms.DateTimeField):
-    """An ISO 8601 date and time that must carry its UTC offset."""
-
-    default_error_messages = {
-        "naive": _("Give the date and time with a UTC offset, e.g. 2027-06-01T00:00:00Z."),
-        "invalid": _("Give an ISO 8601 date and time with a UTC offset."),
-    }
-
-    def to_python(self, value: Any) -> dt.datetime | None:
-        if value in self.empty_values:
-            return None
-        parsed = parse_aware(str(value))
-        if parsed is None:
-            raise forms.ValidationError(self.error_messages["invalid"], code="invalid")
-        if not rules.is_aware(parsed):
-            raise forms.ValidationError(self.error_messages["naive"], code="naive")
-        instant = in_accepted_range(parsed)
-        if instant is None:
-            raise forms.ValidationError(
-                _("Give a date and time from 1900 up to (not including) 3000."), code="range"
-            )
-        return instant
 
 
 class AwareDateTimeFilter(django_filters.Filter):  # type: ignore[misc]
-    field_class = AwareDateTimeFormField
+    """An instant with its UTC offset, read by the app's one parser (``instants.py``)."""
+
+    field_class = AwareInstantField
 
 
 class StrictBooleanFormField(forms.Field):

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .. import rules
-from ..describe import describe_instant
+from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 
 

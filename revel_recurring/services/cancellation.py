@@ -19,6 +19,7 @@ from django.db.models import Q
 from .. import rules
 from ..context import suspend_modification_tracking
 from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
+from ..instants import describe_instant
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
@@ -102,7 +103,7 @@ def _locate(series: EventSeries, instant: dt.datetime) -> Any:
     event = _find_materialized(series, instant)
     if event is None and not _rule_has(series, instant):
         raise NotAnOccurrenceError(
-            f"{rules.format_instant(instant)} is not an occurrence of series "
+            f"{describe_instant(instant, series_zone(series))} is not an occurrence of series "
             f"'{series.name}': the rule has no slot then and no occurrence starts then."
         )
     return event
@@ -238,7 +239,7 @@ def restore_occurrence(
                 event, slots = None, {instant}
             if not (slots & excluded) and not event_cancelled:
                 raise NotCancelledError(
-                    f"The occurrence at {rules.format_instant(instant)} of series "
+                    f"The occurrence at {describe_instant(instant, series_zone(locked))} of series "
                     f"'{locked.name}' is not cancelled; there is nothing to restore."
                 )
             locked.exdates = rules.normalize_exdates(excluded - slots)

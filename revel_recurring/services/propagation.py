@@ -9,14 +9,15 @@ from typing import Any, Literal
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, ValidationError
 from django.db import transaction
 
-from .. import rules
 from ..context import suppress_event_notifications, suspend_modification_tracking
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
 from ..host_model import bulky_fields, is_managed_field
+from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import template_propagated
 from ..validators import validate_no_nul_characters
+from .bookings import series_zone
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .parking import unpark_series
 from .plumbing import now_utc, send_after_commit, utc_instants
@@ -131,7 +132,8 @@ def _saved_fields(model: Any, written: list[Any]) -> list[str]:
 
 def occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
     """``exc`` of one occurrence's full_clean, each message prefixed with which one."""
-    where = f"occurrence {event.pk} on {rules.format_instant(event.occurrence_start)}"
+    when = describe_instant(event.occurrence_start, series_zone(event.series))
+    where = f"occurrence {event.pk} on {when}"
     messages = exc.message_dict if hasattr(exc, "error_dict") else {NON_FIELD_ERRORS: exc.messages}
     return ValidationError(
         {key: [f"{where}: {message}" for message in values] for key, values in messages.items()}

@@ -3,15 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
+from ... import rules
 from ...exceptions import RecurrenceError
+from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries, get_event_model
 from ...services.generation import generate_series_events, preview_series_events
 
@@ -20,28 +20,14 @@ def _parse_until(value: str) -> dt.datetime:
     # Parsed in handle(), not as an argparse type: an error raised while Django
     # parses the arguments is printed as a traceback, one from handle() as one line.
     try:
-        parsed = parse_datetime(value)
-    except ValueError:
-        parsed = None
-    if parsed is None:
-        raise CommandError(
-            f"--until: '{value}' is not an ISO 8601 date and time, e.g. 2027-03-01T00:00Z."
-        )
-    if timezone.is_naive(parsed):
-        raise CommandError(
-            f"--until: '{value}' needs a time and a UTC offset, e.g. "
-            f"{parsed:%Y-%m-%dT%H:%M}Z or {parsed:%Y-%m-%dT%H:%M}+01:00."
-        )
-    return parsed
+        return parse_aware_instant(value)
+    except InvalidInstantError as exc:
+        raise CommandError(f"--until {value!r}: {exc.message}") from None
 
 
 def _when(instant: dt.datetime, zone_name: str | None) -> str:
-    """The UTC instant and, when the rule's zone is known, its wall clock there."""
-    text = instant.astimezone(dt.UTC).isoformat()
-    if not zone_name:
-        return text
-    local = instant.astimezone(zoneinfo.ZoneInfo(zone_name))
-    return f"{text} ({local:%a %Y-%m-%d %H:%M} {zone_name})"
+    """The wall clock in the rule's zone, then the UTC instant (as stored)."""
+    return f"{describe_instant(instant, zone_name)} = {rules.format_instant(instant)}"
 
 
 class Command(BaseCommand):
@@ -51,7 +37,7 @@ class Command(BaseCommand):
         parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
         parser.add_argument(
             "--until",
-            help="Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00Z.",
+            help="Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00:00Z.",
         )
         parser.add_argument(
             "--dry-run", action="store_true", help="Show what would be created; write nothing."

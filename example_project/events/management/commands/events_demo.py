@@ -17,7 +17,6 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
 from django.utils import timezone
-from django.utils.dateparse import parse_datetime
 
 from example_project.events.models import (
     Event,
@@ -28,6 +27,8 @@ from example_project.events.models import (
     SeriesFollow,
     TicketTier,
 )
+from revel_recurring import rules
+from revel_recurring.instants import InvalidInstantError, describe_instant, parse_aware_instant
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.notifications import SeriesDigest
 from revel_recurring.services.generation import generate_series_events
@@ -124,13 +125,13 @@ class Command(BaseCommand):
             f"{len(occurrences)} materialized in total ({ZONE_NAME} wall clock = UTC):"
         )
         new = {event.pk for event in created}
+        local = {event.pk: describe_instant(event.start, ZONE_NAME) for event in occurrences}
+        width = max(map(len, local.values()), default=0)
         for event in occurrences:
-            local = event.start.astimezone(ZONE)
-            utc = event.start.astimezone(dt.UTC)
             marker = "*" if event.pk in new else " "
             self.stdout.write(
-                f" {marker}#{event.occurrence_index:<3} {local:%a %Y-%m-%d %H:%M %Z}"
-                f" = {utc:%Y-%m-%d %H:%M} UTC  {event.status}"
+                f" {marker}#{event.occurrence_index:<3} {local[event.pk]:<{width}}"
+                f" = {rules.format_instant(event.start)}  {event.status}"
             )
         self.stdout.write(f"Series page: http://127.0.0.1:8000/series/{series.slug}/")
         self.stdout.write(
@@ -165,10 +166,10 @@ class Command(BaseCommand):
 
 
 def _parse_now(value: str) -> dt.datetime:
-    parsed = parse_datetime(value)
-    if parsed is None or timezone.is_naive(parsed):
-        raise CommandError(f"--now must be an ISO 8601 datetime with an offset, got {value!r}.")
-    return parsed
+    try:
+        return parse_aware_instant(value)
+    except InvalidInstantError as exc:
+        raise CommandError(f"--now {value!r}: {exc.message}") from None
 
 
 def _demo_organization() -> Organization:
