@@ -114,7 +114,7 @@ def generate_locked(
     since = min(window.search_from for _, window in windows)
     taken = read_taken_slots([series.pk for series, _ in windows], since)
     # Every slot a plan looks at (its window, the next due moment after it) lies
-    # at or after the lowest window start; the pending slots came with the taken ones.
+    # at or after its window's lower bound; the pending slots came with the taken ones.
     excluded = excluded_for_series(
         [series for series, _ in windows],
         min(window.lower for _, window in windows),
