@@ -135,6 +135,7 @@ class _SeriesExport:
         self.cutoff = rows.cutoff
         self.rule = series.recurrence_rule
         self.template = rows.templates.get(series.pk)
+        self.excluded = rows.excluded[series.pk]
         self.occurrences = sorted(
             rows.occurrences.get(series.pk, []), key=lambda r: (r.recurrence_id is None, r.pk)
         )
@@ -288,7 +289,7 @@ class _SeriesExport:
             hidden |= set(generated) - set(materialized)
         hidden |= {
             instant
-            for instant in series.exdate_instants
+            for instant in self.excluded
             if instant >= first and rules.is_occurrence(exported, instant)
         }
         base = self._details(self.template)
@@ -347,7 +348,7 @@ def _build(
     components: list[icalendar.Event] = []
     revisions: dict[Any, dt.datetime] = {}
     series_list = list(series_list)
-    rows = FeedRows([series.pk for series in series_list], adapter, now=now)
+    rows = FeedRows(series_list, adapter, now=now)
     with building_feed():
         for series in series_list:
             export = _SeriesExport(series, adapter, rows)

@@ -5,7 +5,8 @@ three ways, so a poll costs the same whatever the number of series and however
 long their history:
 
 - rows: one query for the templates of every listed series, one for their
-  occurrences, from ``REVEL_RECURRING_FEED_PAST_DAYS`` ago onwards;
+  occurrences, from ``REVEL_RECURRING_FEED_PAST_DAYS`` ago onwards, one for
+  their excluded slots (:func:`~revel_recurring.exclusions.excluded_for_series`);
 - columns: the ones the export needs (start, end, status, visibility, slot) and
   the ones the adapter says its iCal hooks read (``get_ical_fields``); related
   rows come from ``prefetch_ical_events``, once for the whole feed;
@@ -17,6 +18,7 @@ long their history:
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Sequence
 from typing import Any
 
 from django.db import connections, models
@@ -25,6 +27,7 @@ from django.db.models.functions import MD5
 
 from .adapter import DefaultRecurringAdapter
 from .conf import recurring_settings
+from .exclusions import Exclusions, excluded_for_series
 from .host_model import bulky_fields
 from .models import EventSeries, OccurrenceChange, get_event_model
 
@@ -91,9 +94,9 @@ class FeedRows:
 
     One query reads the templates, one the occurrences of all the series (only
     the columns the export reads, only from the past cutoff on), one aggregate
-    their revisions; the adapter's ``prefetch_ical_events`` runs once on all of
-    them. Only occurrences whose long texts were edited on their own add
-    queries, one per ``DIFFERING_BATCH``.
+    their revisions, one their excluded slots; the adapter's
+    ``prefetch_ical_events`` runs once on all of them. Only occurrences whose
+    long texts were edited on their own add queries, one per ``DIFFERING_BATCH``.
 
     Long texts (``host_model.bulky_fields``) are read once, from the template:
     an occurrence whose texts equal its template's (the database compares them)
@@ -102,13 +105,19 @@ class FeedRows:
     """
 
     def __init__(
-        self, series_pks: list[Any], adapter: DefaultRecurringAdapter, *, now: dt.datetime
+        self,
+        series_list: Sequence[EventSeries],
+        adapter: DefaultRecurringAdapter,
+        *,
+        now: dt.datetime,
     ) -> None:
         self.model = get_event_model()
         self.cutoff = past_cutoff(now)
         self.templates: dict[Any, Any] = {}
         self.occurrences: dict[Any, list[Any]] = {}
         self.revisions: dict[Any, dt.datetime] = {}
+        self.excluded: dict[Any, Exclusions] = {}
+        series_pks = [series.pk for series in series_list]
         if not series_pks:
             return
         manager = self.model._default_manager
@@ -121,6 +130,9 @@ class FeedRows:
         for occurrence in occurrences:
             self.occurrences.setdefault(occurrence.series_id, []).append(occurrence)
         self.revisions = series_revisions(EventSeries.objects.filter(pk__in=series_pks))
+        # Whole series, not from the past cutoff on: a moved row may keep the
+        # exported rule starting before it.
+        self.excluded = excluded_for_series(series_list)
         adapter.prefetch_ical_events([*self.templates.values(), *occurrences])
 
     def _light_occurrences(self, series_pks: list[Any], fields: list[str]) -> list[Any]:

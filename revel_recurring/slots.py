@@ -2,9 +2,9 @@
 
 Shared by the API's ``preview/`` and whoever else wants to show a schedule: each
 slot is *materialized* (a host event holds it as its original slot, even if it
-was moved), *excluded* (an exdate: cancelled or deleted; this wins over
-materialized, since a cancelled occurrence will not take place) or *pending*
-(generation will create it when the slot enters the window).
+was moved), *excluded* (cancelled or deleted, see :mod:`~revel_recurring.exclusions`;
+this wins over materialized, since a cancelled occurrence will not take place) or
+*pending* (generation will create it when the slot enters the window).
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from typing import Literal
 from django.utils import timezone
 
 from . import rules
+from .exclusions import ExclusionReason, excluded_between
 from .models import EventSeries, RecurrenceRule, get_event_model
 
 SlotState = Literal["materialized", "excluded", "pending"]
@@ -24,17 +25,21 @@ SlotState = Literal["materialized", "excluded", "pending"]
 
 @dataclass(frozen=True)
 class UpcomingSlot:
-    """One slot: its UTC instant, the same instant on the rule zone's clock, its state."""
+    """One slot: its UTC instant, the same instant on the rule zone's clock, its state.
+
+    ``excluded_because`` says why an excluded slot is excluded (None otherwise).
+    """
 
     start: dt.datetime
     local_start: dt.datetime
     state: SlotState
+    excluded_because: ExclusionReason | None = None
 
 
 def upcoming_slots(
     series: EventSeries, *, count: int, now: dt.datetime | None = None
 ) -> list[UpcomingSlot]:
-    """The first ``count`` slots of the rule at or after ``now`` (two queries at most).
+    """The first ``count`` slots of the rule at or after ``now`` (three queries at most).
 
     Empty for a series without a rule or an exhausted one. ``count`` is taken as
     given; callers facing the public cap it.
@@ -66,13 +71,14 @@ def upcoming_slots(
         .values_list("recurrence_id", flat=True)
     )
     taken = {rules.to_utc(value) for value in taken if value is not None}
-    excluded = series.exdate_instants
+    excluded = excluded_between(series, instants[0], instants[-1])
     result = []
     for instant in instants:
+        reason = excluded.reason(instant)
         state: SlotState = (
-            "excluded" if instant in excluded else "materialized" if instant in taken else "pending"
+            "excluded" if reason is not None else "materialized" if instant in taken else "pending"
         )
-        result.append(UpcomingSlot(instant, instant.astimezone(spec.zone), state))
+        result.append(UpcomingSlot(instant, instant.astimezone(spec.zone), state, reason))
     return result
 
 

@@ -25,6 +25,7 @@ from django.utils.translation import gettext_lazy
 from ..adapter import get_adapter
 from ..describe import describe_rule
 from ..exceptions import RecurrenceError
+from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
@@ -198,11 +199,15 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         series = self.get_object(request, object_id)
         if series is not None:
             now = _now()
-            rows, truncated = upcoming_rows(series, admin_site=self.admin_site, now=now)
+            # Read once for both lists below.
+            excluded = excluded_between(series, now)
+            rows, truncated = upcoming_rows(
+                series, admin_site=self.admin_site, now=now, excluded=excluded
+            )
             context.update(
                 upcoming=rows,
                 upcoming_truncated=truncated,
-                free_slots=free_slots(series, now=now),
+                free_slots=free_slots(series, now=now, excluded=excluded),
                 has_template=series.get_template() is not None,
                 can_operate=self.has_change_permission(request, series),
             )

@@ -2,7 +2,8 @@
 
 Reads only, in a fixed number of queries whatever the number of occurrences (the
 occurrences in one query, drift in one more, bookings in one more plus the host's
-``booked_among``); everything else is rule maths.
+``booked_among``, the excluded slots in one more unless the caller read them);
+everything else is rule maths.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from django.contrib.admin.utils import quote
 from django.urls import reverse
 
 from .. import rules
+from ..exclusions import ExclusionReason, Exclusions, excluded_between
 from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
@@ -42,6 +44,9 @@ class UpcomingRow:
     cancelled: bool
     #: The host says it holds bookings: cancelling it needs "with its bookings".
     booked: bool = False
+    #: Why a cancelled slot that was never materialized (or whose occurrence was
+    #: deleted) is excluded; None for the rows of occurrences.
+    excluded_because: ExclusionReason | None = None
 
     @property
     def slot(self) -> str:
@@ -50,12 +55,18 @@ class UpcomingRow:
 
 
 def upcoming_rows(
-    series: EventSeries, *, admin_site: AdminSite, now: dt.datetime
+    series: EventSeries,
+    *,
+    admin_site: AdminSite,
+    now: dt.datetime,
+    excluded: Exclusions | None = None,
 ) -> tuple[list[UpcomingRow], bool]:
     """The next occurrences from ``now`` in start order, and whether the list was cut.
 
-    Cancelled slots that were never materialized (exdates ahead of ``now``) are
-    listed too, so they can be restored from the same place.
+    Excluded slots ahead of ``now`` without an occurrence (cancelled before they
+    were materialized, or their occurrence deleted) are listed too, as cancelled,
+    so they can be restored from the same place. ``excluded`` are the series'
+    exclusions from ``now`` on when the caller read them already.
     """
     model = get_event_model()
     # Labels are formatted here, not in the template: a template would show an
@@ -97,7 +108,9 @@ def upcoming_rows(
         row.instant for row in rows
     }
     last = rows[-1].instant if truncated else None
-    for instant in sorted(series.exdate_instants):
+    if excluded is None:
+        excluded = excluded_between(series, now, last)
+    for instant, exclusion in excluded.items():
         if instant < now or instant in taken or (last is not None and instant > last):
             continue
         rows.append(
@@ -110,25 +123,29 @@ def upcoming_rows(
                 modified=False,
                 drifted=False,
                 cancelled=True,
+                excluded_because=exclusion.reason,
             )
         )
     rows.sort(key=lambda row: row.instant)
     return rows, truncated
 
 
-def free_slots(series: EventSeries, *, now: dt.datetime) -> list[tuple[str, str]]:
-    """The rule's next slots that are not cancelled: (posted value, local label) pairs.
+def free_slots(
+    series: EventSeries, *, now: dt.datetime, excluded: Exclusions | None = None
+) -> list[tuple[str, str]]:
+    """The rule's next slots that are not excluded: (posted value, local label) pairs.
 
     The date picker of "Cancel a date" offers exactly these, so an organiser can
-    only pick a date the rule really has (materialized or not yet).
+    only pick a date the rule really has (materialized or not yet). ``excluded``
+    are the series' exclusions from ``now`` on when the caller read them already.
     """
     rule: Any = series.recurrence_rule
     if rule is None:
         return []
-    excluded = series.exdate_instants
-    slots = rules.occurrences_between(
-        rule.to_spec(), now, now + dt.timedelta(weeks=SLOT_PICKER_WEEKS), inclusive=True
-    )
+    horizon = now + dt.timedelta(weeks=SLOT_PICKER_WEEKS)
+    if excluded is None:
+        excluded = excluded_between(series, now, horizon)
+    slots = rules.occurrences_between(rule.to_spec(), now, horizon, inclusive=True)
     return [
         (rules.format_instant(slot), describe_instant(slot, rule.timezone))
         for slot in slots

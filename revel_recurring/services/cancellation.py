@@ -19,12 +19,13 @@ from django.db.models import Q
 from .. import rules
 from ..context import suspend_modification_tracking
 from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
+from ..exclusions import FOLDED, excluded_between
 from ..instants import describe_instant
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
 from .bookings import booked_date, booked_ids, series_zone
-from .exdates import absorb_pending_exdates, merge_exdates
+from .exdates import absorb_pending_exdates, drop_exdates, merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .propagation import occurrence_error, reapply_template
@@ -229,20 +230,20 @@ def restore_occurrence(
             # Cancelled by its moved start, restored by its slot (or the reverse).
             moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
             slots = _slot_instants(locked, instant, event, *moved_to)
-            excluded = locked.exdate_instants
+            excluded = excluded_between(locked, pending=FOLDED)
             event_cancelled = (
                 event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
             )
-            if event is not None and not event_cancelled and not slots & excluded:
+            if event is not None and not event_cancelled and not slots & excluded.instants:
                 # A live occurrence was moved onto a slot that is itself cancelled:
                 # the instant names that slot, not the occurrence sitting on it.
                 event, slots = None, {instant}
-            if not (slots & excluded) and not event_cancelled:
+            if not (slots & excluded.instants) and not event_cancelled:
                 raise NotCancelledError(
                     f"The occurrence at {describe_instant(instant, series_zone(locked))} of series "
                     f"'{locked.name}' is not cancelled; there is nothing to restore."
                 )
-            locked.exdates = rules.normalize_exdates(excluded - slots)
+            drop_exdates(locked, slots)
             cursor = locked.last_generated_until
             if event is None and cursor is not None and moment <= instant <= cursor:
                 # Generation resumes strictly after the cursor; step back just before

@@ -15,6 +15,7 @@ from typing import Any
 from django.db import transaction
 
 from .. import rules
+from ..exclusions import excluded_between, pending_exdate_at
 from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
@@ -25,18 +26,31 @@ from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
 
+#: A candidate as read: (id, start, whether a pending exdate of its series sits on its start).
+Candidate = tuple[Any, dt.datetime, bool]
 
-def _candidates(series_ids: Collection[int], now: dt.datetime) -> Any:
+
+def _candidates(series_ids: Collection[int], now: dt.datetime, *first: str) -> Any:
+    """Rows ``(*first, id, start, on_pending_exdate)`` of the candidates, in start order.
+
+    Each row also says whether a pending exdate of its series sits on its start:
+    only such a pending slot can change the answer, so the pending rows are read
+    in the same statement instead of a query of their own.
+    """
     model = get_event_model()
-    return upcoming_occurrences(
-        model._default_manager.filter(series_id__in=series_ids, is_modified=False), now=now
-    ).order_by(model.RECURRING_START_FIELD, "pk")
+    start = model.RECURRING_START_FIELD
+    return (
+        upcoming_occurrences(
+            model._default_manager.filter(series_id__in=series_ids, is_modified=False), now=now
+        )
+        .annotate(_revel_pending_exdate=pending_exdate_at(start))
+        .order_by(start, "pk")
+        .values_list(*first, "pk", start, "_revel_pending_exdate")
+    )
 
 
 def _off_rule(
-    candidates: list[tuple[Any, dt.datetime]],
-    rule: RecurrenceRule | None,
-    exdates: frozenset[dt.datetime],
+    candidates: list[Candidate], series: EventSeries, rule: RecurrenceRule | None
 ) -> list[tuple[Any, dt.datetime]]:
     """The (id, start) pairs whose start is no occurrence of ``rule`` or is excluded.
 
@@ -45,13 +59,16 @@ def _off_rule(
     """
     if not candidates or rule is None:
         return []
-    instants = [(pk, rules.to_utc(value)) for pk, value in candidates]
+    instants = [(pk, rules.to_utc(value)) for pk, value, _ in candidates]
     earliest = min(instant for _, instant in instants)
     latest = max(instant for _, instant in instants)
-    # Exdates are subtracted, not ignored: an occurrence still sitting on an
+    pending = [rules.to_utc(value) for _, value, on_pending in candidates if on_pending]
+    excluded = excluded_between(series, earliest, latest, pending=pending)
+    # Exclusions are subtracted, not ignored: an occurrence still sitting on an
     # excluded slot is exactly the stale row the organiser needs to see.
     expected = (
-        set(rules.occurrences_between(rule.to_spec(), earliest, latest, inclusive=True)) - exdates
+        set(rules.occurrences_between(rule.to_spec(), earliest, latest, inclusive=True))
+        - excluded.instants
     )
     return [(pk, instant) for pk, instant in instants if instant not in expected]
 
@@ -59,12 +76,9 @@ def _off_rule(
 def _drifted(
     series: EventSeries, rule: RecurrenceRule | None, now: dt.datetime
 ) -> list[tuple[Any, dt.datetime]]:
-    start = get_event_model().RECURRING_START_FIELD
     # One query whatever the number of candidates; everything else is pure maths.
-    candidates: list[tuple[Any, dt.datetime]] = list(
-        _candidates([series.pk], now).values_list("pk", start)
-    )
-    return _off_rule(candidates, rule, series.exdate_instants)
+    candidates: list[Candidate] = list(_candidates([series.pk], now))
+    return _off_rule(candidates, series, rule)
 
 
 def drifted_ids_by_series(
@@ -75,19 +89,16 @@ def drifted_ids_by_series(
     Each series' ``recurrence_rule`` should be loaded (``select_related``); the
     result maps every given series' id to its drifted occurrence ids in start order.
     """
-    start = get_event_model().RECURRING_START_FIELD
     by_id = {item.pk: item for item in series}
-    found: dict[int, list[tuple[Any, dt.datetime]]] = {pk: [] for pk in by_id}
+    found: dict[int, list[Candidate]] = {pk: [] for pk in by_id}
     if by_id:
-        for series_id, pk, value in _candidates(list(by_id), now_utc(now)).values_list(
-            "series_id", "pk", start
-        ):
-            found[series_id].append((pk, value))
+        for series_id, pk, value, on_pending in _candidates(list(by_id), now_utc(now), "series_id"):
+            found[series_id].append((pk, value, on_pending))
     result: dict[int, list[Any]] = {}
     for series_id, candidates in found.items():
         item = by_id[series_id]
         rule = item.recurrence_rule if item.recurrence_rule_id is not None else None
-        result[series_id] = [pk for pk, _ in _off_rule(candidates, rule, item.exdate_instants)]
+        result[series_id] = [pk for pk, _ in _off_rule(candidates, item, rule)]
     return result
 
 
@@ -97,7 +108,8 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     Candidates are occurrences (never the template) starting at or after ``now``,
     not cancelled and not modified by an organiser (those were moved on purpose).
     A candidate drifts when its start, as a UTC instant, is not an occurrence of
-    the current rule or sits on an exdate; comparing instants keeps a wall-clock
+    the current rule or is excluded (an exdate, or the slot of a deleted
+    occurrence not folded in yet); comparing instants keeps a wall-clock
     time across a DST change from looking like drift. Reads the candidates in one
     query (plus the rule when ``series.recurrence_rule`` is not loaded yet).
     Returns ids in start order; empty for a series without a rule.

@@ -1,6 +1,8 @@
-"""A series' excluded slots: the one merge, and folding in the pending ones under the lock.
+"""A series' excluded slots: the one merge and removal, and folding in the pending ones.
 
-Recording slots without the lock is :mod:`~revel_recurring.services.pending_exdates`.
+The writers of ``EventSeries.exdates``; reading which slots are excluded is
+:mod:`revel_recurring.exclusions`. Recording slots without the lock is
+:mod:`~revel_recurring.services.pending_exdates`.
 :func:`~revel_recurring.services.locking.lock_series` only locks: every service
 whose work depends on the excluded dates calls :func:`absorb_pending_exdates`
 itself, right after taking the lock.
@@ -25,6 +27,19 @@ def merge_exdates(series: EventSeries, instants: Iterable[dt.datetime | str]) ->
     if merged == series.exdates:
         return False
     series.exdates = merged
+    return True
+
+
+def drop_exdates(series: EventSeries, instants: Collection[dt.datetime]) -> bool:
+    """Remove ``instants`` from ``series.exdates``; not saved.
+
+    The undo of :func:`merge_exdates`, with the same contract: returns whether
+    the list changed; the caller holds the series lock.
+    """
+    kept = rules.normalize_exdates(series.exdate_instants - {rules.to_utc(i) for i in instants})
+    if kept == series.exdates:
+        return False
+    series.exdates = kept
     return True
 
 

@@ -11,6 +11,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from .. import rules
+from ..exclusions import FOLDED, excluded_between
 from ..mixins import OCCURRENCE_STATE_FIELDS, RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
@@ -117,7 +118,7 @@ def _adopt(series: EventSeries, event: RecurringEventMixin) -> RecurringEventMix
     if rule is None or not rules.is_occurrence(rule.to_spec(), slot):
         return None
     # The series was created in this transaction: it has no pending exdates yet.
-    if slot in locked.exdate_instants:
+    if slot in excluded_between(locked, slot, slot, pending=FOLDED):
         return None
     index = locked.last_occurrence_index + 1
     # QuerySet.update(): no save() signals, so is_modified stays False and the

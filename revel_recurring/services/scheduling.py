@@ -10,6 +10,7 @@ from django.db import transaction
 
 from .. import rules
 from ..exceptions import SeriesNotFoundError
+from ..exclusions import FOLDED, Exclusions, excluded_between
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from .locking import lock_series
 from .plumbing import now_utc
@@ -84,15 +85,18 @@ def next_due_moment(
     *,
     after: dt.datetime,
     materialized: Collection[dt.datetime],
+    excluded: Exclusions,
 ) -> dt.datetime | None:
     """When the first slot after ``after`` still to be materialized enters the window.
 
-    Stored as "slot minus window" so the dispatcher's query is a plain range scan.
-    None when the rule is exhausted (by count or until) or the series has no rule.
+    Slots ``materialized`` or ``excluded`` (the series' exclusions from ``after``
+    on, at least) are passed over. Stored as "slot minus window" so the
+    dispatcher's query is a plain range scan. None when the rule is exhausted (by
+    count or until) or the series has no rule.
     """
     if rule is None:
         return None
-    skip = set(series.exdate_instants) | set(materialized)
+    skip = set(excluded.instants) | set(materialized)
     slot = rules.first_occurrence_after(rule.to_spec(), after, skip=skip)
     return None if slot is None else slot - window_length(series)
 
@@ -101,7 +105,10 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     """Recompute ``series.next_due_at`` (not saved) after a rule, cursor or exdate change.
 
     Slots before ``now`` are never materialized by the dispatcher, so the search
-    starts at the later of ``now`` and the cursor.
+    starts at the later of ``now`` and the cursor. The caller holds the series
+    lock and has folded its pending exdates (``absorb_pending_exdates``): the
+    excluded slots are read from the series row alone. (One not folded yet makes
+    the series due a slot early at worst; generation reads it and skips it.)
     """
     rule = series.recurrence_rule
     after = max(now, series.last_generated_until) if series.last_generated_until else now
@@ -110,7 +117,10 @@ def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime
     # nothing has been generated yet; step back one microsecond to include it.
     if series.last_generated_until is None or series.last_generated_until < now:
         after = after - dt.timedelta(microseconds=1)
-    series.next_due_at = next_due_moment(series, rule, after=after, materialized=materialized)
+    excluded = excluded_between(series, after, pending=FOLDED)
+    series.next_due_at = next_due_moment(
+        series, rule, after=after, materialized=materialized, excluded=excluded
+    )
     return series.next_due_at
 
 

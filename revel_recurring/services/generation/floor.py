@@ -20,8 +20,9 @@ from django.db import DatabaseError, connections, transaction
 from django.db.models import OuterRef
 from django.utils import timezone
 
+from ...exclusions import Exclusions, excluded_for_series, pending_instants_of, read_pending
 from ...mixins import RecurringEventMixin
-from ...models import EventSeries, PendingExdate, RecurrenceRule, get_event_model
+from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
 from ..exdates import absorb_pending_exdates
 from ..parking import PARKING_COLUMNS, clear_parking
@@ -112,6 +113,13 @@ def generate_locked(
     # slots, cut back to its window in _build.
     since = min(window.search_from for _, window in windows)
     taken = read_taken_slots([series.pk for series, _ in windows], since)
+    # Every slot a plan looks at (its window, the next due moment after it) lies
+    # at or after its window's lower bound; the pending slots came with the taken ones.
+    excluded = excluded_for_series(
+        [series for series, _ in windows],
+        min(window.lower for _, window in windows),
+        pending={pk: state.pending for pk, state in taken.items()},
+    )
     batches: list[SeriesBatch] = []
     failed: list[tuple[int, Exception]] = []
     for series, window in windows:
@@ -122,7 +130,9 @@ def generate_locked(
             continue
         absorb_pending_exdates(series, pending=state.pending)
         try:
-            occurrences = _build(series, state, window, now=now, backfill=backfill)
+            occurrences = _build(
+                series, state, window, excluded[series.pk], now=now, backfill=backfill
+            )
         except Exception as exc:
             # A database error leaves the transaction unusable: it always propagates.
             if not chunk or isinstance(exc, DatabaseError):
@@ -154,6 +164,7 @@ def _build(
     series: EventSeries,
     state: TakenSlots,
     window: GenerationWindow,
+    excluded: Exclusions,
     *,
     now: dt.datetime,
     backfill: bool,
@@ -166,6 +177,7 @@ def _build(
         now=now,
         backfill=backfill,
         window=window,
+        excluded=excluded,
     )
     occurrences = build_occurrences(series, state.template, plan.slots)
     apply_plan(series, plan, created=len(occurrences))
@@ -215,7 +227,7 @@ def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int,
         taken = manager.filter(series_id=OuterRef("series_id"), recurrence_id__gte=since).values(
             "recurrence_id"
         )
-        pending = PendingExdate.objects.filter(series_id=OuterRef("series_id")).values("instant")
+        pending = pending_instants_of(OuterRef("series_id"))
         return {
             int(template.series_id): TakenSlots(
                 template,
@@ -233,11 +245,7 @@ def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int,
     ).values_list("series_id", "recurrence_id"):
         if slot is not None:
             materialized[series_id].add(slot)
-    pending_by_series: dict[int, list[dt.datetime]] = {pk: [] for pk in templates}
-    for series_id, instant in PendingExdate.objects.filter(
-        series_id__in=list(templates)
-    ).values_list("series_id", "instant"):
-        pending_by_series[series_id].append(instant)
+    pending_by_series = read_pending(list(templates))
     return {
         pk: TakenSlots(template, materialized[pk], pending_by_series[pk])
         for pk, template in templates.items()

@@ -7,11 +7,13 @@ reads those and plans without a lock.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Collection
 from dataclasses import dataclass
 
 from ... import rules
 from ...conf import recurring_settings
 from ...exceptions import GenerationWindowError
+from ...exclusions import Exclusions, excluded_between
 from ...models import EventSeries, RecurrenceRule
 from ..plumbing import load_rule, now_utc
 from ..scheduling import GenerationWindow, generation_window, materialized_slots, next_due_moment
@@ -62,25 +64,29 @@ def plan_generation(
     until: dt.datetime | None = None,
     backfill: bool = False,
     window: GenerationWindow | None = None,
+    excluded: Exclusions | None = None,
 ) -> GenerationPlan:
     """Decide which slots to materialize; pure given the series state and the slots taken.
 
     The window runs from the cursor (exclusive) or dtstart (inclusive, first run)
     to the horizon (inclusive). Because the next run starts exclusively at the
     same horizon, a slot exactly on it is generated exactly once. Slots before
-    ``now`` are left out unless ``backfill``; exdates and ``materialized`` slots
-    (by original UTC slot, so moved or deleted occurrences stay gone) too.
+    ``now`` are left out unless ``backfill``; excluded slots and ``materialized``
+    ones (by original UTC slot, so moved or deleted occurrences stay gone) too.
     ``window`` is the run's window when the caller computed it already (from the
-    same ``until`` and ``backfill``); otherwise it is computed here.
+    same ``until`` and ``backfill``); otherwise it is computed here. ``excluded``
+    are the series' exclusions from ``window.lower`` on when the caller read them
+    already; otherwise they are read here (one query).
     """
     if window is None:
         window = generation_window(series, rule, now=now, until=until, backfill=backfill)
+    if excluded is None:
+        excluded = excluded_between(series, window.lower)
     # The new cursor: a run never moves it backwards (an `until` or a shrunk window
     # below it asks for dates already generated), so the next due moment is
     # searched from the later of the two as well.
     cursor = series.last_generated_until
     reached = window.horizon if cursor is None else max(cursor, window.horizon)
-    exdates = series.exdate_instants
     slots = tuple(
         slot
         for slot in rules.occurrences_between(
@@ -88,14 +94,14 @@ def plan_generation(
         )
         if (window.inclusive or slot > window.lower)
         and (backfill or slot >= now)
-        and slot not in exdates
+        and slot not in excluded
         and slot not in materialized
     )
     return GenerationPlan(
         slots=slots,
         horizon=reached,
         next_due_at=next_due_moment(
-            series, rule, after=reached, materialized=materialized | set(slots)
+            series, rule, after=reached, materialized=materialized | set(slots), excluded=excluded
         ),
     )
 
@@ -106,10 +112,14 @@ def preview_series_events(
     until: dt.datetime | None = None,
     now: dt.datetime | None = None,
     backfill: bool = False,
+    pending: Collection[dt.datetime] | None = None,
 ) -> list[dt.datetime]:
     """The slots (UTC) a call to ``generate_series_events`` would create now.
 
-    Reads only; takes no lock, so a concurrent run may get there first.
+    Reads only; takes no lock, so a concurrent run may get there first. Slots of
+    deleted occurrences not folded into the exdates yet are left out too (one
+    query), unless ``pending`` gives them (:data:`~revel_recurring.exclusions.FOLDED`
+    for a caller that holds the lock and folded them).
     """
     moment = now_utc(now)
     check_until(until, moment)
@@ -120,6 +130,12 @@ def preview_series_events(
     window = generation_window(series, rule, now=moment, until=until, backfill=backfill)
     materialized = materialized_slots(series, window.search_from)
     plan = plan_generation(
-        series, rule, materialized=materialized, now=moment, backfill=backfill, window=window
+        series,
+        rule,
+        materialized=materialized,
+        now=moment,
+        backfill=backfill,
+        window=window,
+        excluded=excluded_between(series, window.lower, pending=pending),
     )
     return list(plan.slots)
