@@ -112,20 +112,18 @@ class DefaultRecurringAdapter:
         events = model._default_manager.filter(series__isnull=True)
         return events if self.can_create_series(user) else events.none()
 
-    def get_template_serializer_class(self) -> type[Any]:
+    def get_template_serializer_class(self) -> type[Any] | None:
         """The DRF serializer validating and showing a series' template in the API.
 
-        Default: a ModelSerializer of the host event over its editable fields, minus
-        the mixin's per-occurrence fields, with the status read-only and the start
-        optional (it defaults to the rule's dtstart). Hosts subclass it to scope
-        choices to the requesting user (``self.context["request"]``). Only the API
-        calls this, so DRF is imported here and nowhere else in the adapter.
+        Default: None, which the API reads as its own default, a ModelSerializer of
+        the host event over its editable fields, minus the mixin's per-occurrence
+        fields, with the status read-only and the start optional (it defaults to the
+        rule's dtstart). Hosts subclass that default
+        (``revel_recurring.api.serializers.default_template_serializer_class()``) to
+        scope choices to the requesting user (``self.context["request"]``). The
+        adapter itself never imports DRF: the API sits above it.
         """
-        # Imported here, not at the top: the services import this module, and a
-        # site that never mounts the API must not load DRF (a test proves it).
-        from .api.templates import default_template_serializer_class
-
-        return default_template_serializer_class()
+        return None
 
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""

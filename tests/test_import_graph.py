@@ -111,7 +111,6 @@ def test_the_graph_sees_relative_and_function_level_imports() -> None:
     assert "revel_recurring.rules" in graph["revel_recurring.models"]
     assert "revel_recurring.services.locking" in graph["revel_recurring.services.generation.single"]
     assert "revel_recurring.models" in graph["revel_recurring.services.generation.floor"]
-    assert "revel_recurring.api.templates" in graph["revel_recurring.adapter"]
 
 
 def test_only_the_known_imports_of_the_package_wait_inside_functions() -> None:
@@ -120,9 +119,7 @@ def test_only_the_known_imports_of_the_package_wait_inside_functions() -> None:
         ("revel_recurring.apps", f"revel_recurring.{name}")
         for name in ("beat", "changelog", "checks", "receivers")
     }
-    drf_only = {("revel_recurring.adapter", "revel_recurring.api.templates")}
-
-    assert function_level_imports() == apps_ready | drf_only
+    assert function_level_imports() == apps_ready
 
 
 def test_no_import_cycle_inside_the_package() -> None:
@@ -143,3 +140,16 @@ def test_both_generation_paths_stand_on_the_one_floor() -> None:
         "revel_recurring.services.exdates",
     }
     assert helpers & graph["revel_recurring.services.chunks"] == set()
+
+
+def test_the_api_and_the_admin_sit_above_everything_else() -> None:
+    # Nothing below them imports them: services, adapter, models, feeds... They
+    # import each other only where the admin shows what the API defines (never).
+    graph = import_graph()
+    for face in ("revel_recurring.api", "revel_recurring.admin"):
+        below = {
+            module: sorted(t for t in targets if t == face or t.startswith(f"{face}."))
+            for module, targets in graph.items()
+            if not (module == face or module.startswith(f"{face}."))
+        }
+        assert {module: found for module, found in below.items() if found} == {}, face

@@ -1,9 +1,9 @@
 """The default serializer of a series' template: a ModelSerializer of the host event.
 
-Its own module because the adapter's ``get_template_serializer_class`` hook
-builds it, while the series serializers ask the adapter for it: both import
-this module, neither imports the other. ``revel_recurring.api.serializers``
-re-exports its names.
+:func:`template_serializer_class` is the one the API uses: the adapter's
+``get_template_serializer_class()`` when it names one, else this default. The
+adapter never imports the API (it sits below it). ``revel_recurring.api.serializers``
+re-exports these names.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from typing import Any
 from django.db import models
 from rest_framework import serializers
 
+from ..adapter import get_adapter
 from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import get_event_model
 from .fields import AwareDateTimeField, StrictFieldsMixin
@@ -83,4 +84,14 @@ def default_template_serializer_class() -> type[DefaultTemplateSerializer]:
     return _template_serializer_for(get_event_model())
 
 
-__all__ = ["DefaultTemplateSerializer", "default_template_serializer_class", "template_fields"]
+def template_serializer_class() -> type[Any]:
+    """The API's template serializer: the adapter's, else the default one."""
+    return get_adapter().get_template_serializer_class() or default_template_serializer_class()
+
+
+__all__ = [
+    "DefaultTemplateSerializer",
+    "default_template_serializer_class",
+    "template_fields",
+    "template_serializer_class",
+]

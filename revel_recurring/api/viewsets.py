@@ -37,13 +37,14 @@ from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
-from .actions.template import TemplateActionMixin, template_serializer_class
+from .actions.template import TemplateActionMixin
 from .errors import create_errors, ical_create_errors, translate, update_errors
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
 from .pagination import SeriesPagination
 from .permissions import SeriesPermission
 from .renderers import ICalendarRenderer
 from .schema import READ_ERRORS, WRITE_ERRORS, error_responses, extend_schema
+from .templates import template_serializer_class
 
 
 @extend_schema_view(

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
@@ -12,16 +10,11 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ...adapter import get_adapter
 from ...services.propagation import update_template
 from ..schema import READ_ERRORS, WRITE_ERRORS, extend_schema
 from ..serializers.actions import PropagateQuerySerializer
+from ..templates import template_serializer_class
 from .base import SeriesViewBase
-
-
-def template_serializer_class() -> type[serializers.Serializer[Any]]:
-    """The serializer of the host's event, as the adapter names it."""
-    return get_adapter().get_template_serializer_class()
 
 
 class TemplateActionMixin(SeriesViewBase):

@@ -8,10 +8,10 @@ from django.utils.translation import gettext_lazy as _
 from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
-from ...adapter import get_adapter
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..templates import template_serializer_class
 from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer, sends_ical
 
 
@@ -147,7 +147,7 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
-        fields["template"] = get_adapter().get_template_serializer_class()()
+        fields["template"] = template_serializer_class()()
         return fields
 
     def to_internal_value(self, data: Any) -> Any:
