@@ -24,7 +24,7 @@ from ..exceptions import OccurrenceHasBookingsError, RecurrenceError
 from ..models import EventSeries
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
-from ..services.generation import generate_series_events
+from ..services.generation import generate_series_events, generation_readiness
 from ..services.lifecycle import pause_series, resume_series
 
 T = TypeVar("T")
@@ -77,18 +77,14 @@ def adopted_text(series: EventSeries, event: Any) -> str:
 
 
 def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
-    """Materialize the series' window now; returns the number of occurrences created."""
-    if not series.is_active:
-        messages.warning(
-            request,
-            _("%(name)s is paused; nothing generated. Resume it first.") % {"name": series.name},
-        )
-        return 0
-    if series.get_template() is None:
-        messages.warning(
-            request,
-            _("%(name)s has no template event; nothing can be generated.") % {"name": series.name},
-        )
+    """Materialize the series' window now; returns the number of occurrences created.
+
+    A series that cannot generate (paused, no rule, no template) is a warning with
+    the sentence the API's ``generate/`` answers in its 409.
+    """
+    readiness = generation_readiness(series)
+    if not readiness.ready:
+        messages.warning(request, readiness.message)
         return 0
     ok, created = _run(request, series, lambda: generate_series_events(series, now=now))
     if not ok or created is None:
