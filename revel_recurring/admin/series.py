@@ -172,10 +172,10 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
                 revel_next=Min(f"events__{start}", filter=upcoming),
             )
         )
-        if not request.user.is_superuser:
-            visible = get_adapter().get_visible_series(request.user)
-            queryset = queryset.filter(pk__in=visible.values("pk"))
-        return queryset
+        # Superusers too: the adapter decides in the admin as in the API (its
+        # default lets every user with the model permissions see everything).
+        visible = get_adapter().get_visible_series(request.user)
+        return queryset.filter(pk__in=visible.values("pk"))
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return SeriesChangeList
@@ -208,9 +208,16 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         return super().change_view(request, object_id, form_url, extra_context=context)
 
     def _editable(self, request: HttpRequest, obj: EventSeries) -> bool:
-        if request.user.is_superuser:
-            return True
-        return get_adapter().get_editable_series(request.user).filter(pk=obj.pk).exists()
+        # Asked several times per page (form, buttons, links): one query per series.
+        known: dict[Any, bool] = request.__dict__.setdefault("_revel_editable", {})
+        if obj.pk not in known:
+            editable = get_adapter().get_editable_series(request.user)
+            known[obj.pk] = editable.filter(pk=obj.pk).exists()
+        return known[obj.pk]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        allowed = super().has_add_permission(request)
+        return allowed and get_adapter().can_create_series(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: EventSeries | None = None) -> bool:
         allowed = super().has_change_permission(request, obj)
