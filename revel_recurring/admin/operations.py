@@ -181,58 +181,54 @@ def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.dateti
         return None
 
 
-def cancel_date(
+def change_date(
     request: HttpRequest,
     series: EventSeries,
     value: str,
     *,
+    cancel: bool,
     include_booked: bool = False,
     now: dt.datetime,
 ) -> bool:
-    """Cancel one date; a booked one only when the person ticked "with its bookings"."""
+    """Cancel (``cancel=True``) or restore one date of ``series``; whether it was done.
+
+    ``value`` is the instant as the page posted it. A booked date is cancelled only
+    when the person ticked "with its bookings" (``include_booked``).
+    """
     instant = _instant(request, series, value)
     if instant is None:
         return False
-
-    def call() -> Any:
-        try:
-            return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
-        except OccurrenceHasBookingsError as exc:
-            # The service names the API's flag; a person here ticks a box instead.
-            dates = ", ".join(date.display for date in exc.booked)
-            raise OccurrenceHasBookingsError(
-                _(
-                    "%(date)s has bookings and was not cancelled; tick “with its "
-                    "bookings” to cancel it with them."
-                )
-                % {"date": dates},
-                booked=exc.booked,
-            ) from exc
-
-    ok, _event = _run(request, series, call)
+    if cancel:
+        done = _("%(date)s cancelled for %(name)s.")
+        ok, _event = _run(
+            request, series, lambda: _cancel(series, instant, include_booked, now=now)
+        )
+    else:
+        done = _("%(date)s restored for %(name)s.")
+        ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
     if ok:
         messages.success(
-            request,
-            _("%(date)s cancelled for %(name)s.")
-            % {"date": local_label(series, instant), "name": series.name},
+            request, done % {"date": local_label(series, instant), "name": series.name}
         )
     return ok
 
 
-def restore_date(
-    request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime
-) -> bool:
-    instant = _instant(request, series, value)
-    if instant is None:
-        return False
-    ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
-    if ok:
-        messages.success(
-            request,
-            _("%(date)s restored for %(name)s.")
-            % {"date": local_label(series, instant), "name": series.name},
-        )
-    return ok
+def _cancel(
+    series: EventSeries, instant: dt.datetime, include_booked: bool, *, now: dt.datetime
+) -> Any:
+    try:
+        return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
+    except OccurrenceHasBookingsError as exc:
+        # The service names the API's flag; a person here ticks a box instead.
+        dates = ", ".join(date.display for date in exc.booked)
+        raise OccurrenceHasBookingsError(
+            _(
+                "%(date)s has bookings and was not cancelled; tick “with its "
+                "bookings” to cancel it with them."
+            )
+            % {"date": dates},
+            booked=exc.booked,
+        ) from exc
 
 
 def report_each(
