@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any
 
 import pytest
@@ -224,9 +225,17 @@ def test_unticking_active_pauses_through_the_service(admin_client: Any) -> None:
 @pytest.mark.parametrize(
     ("changes", "field", "fragment"),
     [
-        ({"frequency": "DAILY", "weekdays": ["0"]}, "weekdays", "not used by a DAILY rule"),
-        ({"frequency": "MONTHLY", "weekdays": []}, "monthly_type", "needs monthly_type"),
-        ({"count": 5, "until_0": "2027-01-01", "until_1": "10:00"}, "until", "not both"),
+        ({"frequency": "DAILY", "weekdays": ["0"]}, "weekdays", "A daily rule does not use"),
+        (
+            {"frequency": "MONTHLY", "weekdays": []},
+            "monthly_type",
+            "Choose whether the monthly rule is by day of month or by weekday.",
+        ),
+        (
+            {"count": 5, "until_0": "2027-01-01", "until_1": "10:00"},
+            "until",
+            "Give an end or a number of dates, not both.",
+        ),
         ({"interval": 0}, "interval", "whole number from 1"),
         ({"timezone": "Mars/Olympus"}, "timezone", "Unknown time zone"),
         ({"generation_window_weeks": 99}, "generation_window_weeks", "52"),
@@ -243,9 +252,30 @@ def test_invalid_rule_input_is_reported_on_its_field(
     assert response.status_code == 200
     errors = response.context["adminform"].form.errors
     assert fragment in " ".join(errors.get(field, [])), errors
+    shown = " ".join(message for messages in errors.values() for message in messages)
+    assert not CODE_SPEAK.findall(shown), shown
     series.refresh_from_db()
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.rrule_string == rule_before
+
+
+# Field names and API values an organiser never sees on the page.
+CODE_SPEAK = re.compile(r"\b[a-z]+_[a-z_]+\b|\b[A-Z]{2,}_[A-Z_]+\b|dtstart|'until'|'count'")
+
+
+def test_the_forms_speak_of_the_rule_not_of_its_fields(admin_client: Any) -> None:
+    series = generated_series()
+    for url in (ADD, change_url(series)):
+        form = admin_client.get(url).context["adminform"].form
+        words = [
+            str(text)
+            for field in form.fields.values()
+            for text in (field.label, field.help_text)
+            if text
+        ]
+        words += [str(label) for _value, label in form.fields["monthly_type"].choices]
+        assert not CODE_SPEAK.findall(" ".join(words)), words
+        assert "Nth" not in " ".join(words)
 
 
 def test_a_change_the_service_refuses_is_an_error_on_the_form_not_a_500(

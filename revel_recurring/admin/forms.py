@@ -52,6 +52,10 @@ NTH_CHOICES = [
     (-4, _("fourth to last")),
     (-5, _("fifth to last")),
 ]
+MONTHLY_CHOICES = [
+    (RecurrenceRule.MonthlyType.DAY_OF_MONTH.value, _("by day of month (such as the 15th)")),
+    (RecurrenceRule.MonthlyType.NTH_WEEKDAY.value, _("by weekday (such as the second Tuesday)")),
+]
 SERIES_FIELDS = (
     "name",
     "slug",
@@ -114,58 +118,102 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
     #: The user the page is for; set by the ModelAdmin (``get_form``).
     user: Any = None
 
-    frequency = forms.ChoiceField(label=_("frequency"), choices=RecurrenceRule.Frequency.choices)
-    interval = forms.IntegerField(label=_("interval"), initial=1, help_text=_("Every N periods."))
+    frequency = forms.ChoiceField(label=_("repeats"), choices=RecurrenceRule.Frequency.choices)
+    interval = forms.IntegerField(
+        label=_("every"),
+        initial=1,
+        help_text=_(
+            "How many days, weeks, months or years apart: 1 for every one, 2 for every "
+            "other one, and so on."
+        ),
+    )
     weekdays = forms.TypedMultipleChoiceField(
-        label=_("weekdays"),
+        label=_("on"),
         coerce=int,
         choices=WEEKDAY_CHOICES,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=_("Weekly rules only."),
+        help_text=_(
+            "Weekly rules only. Tick none to repeat on the weekday of the first occurrence."
+        ),
     )
     monthly_type = forms.ChoiceField(
-        label=_("monthly type"),
-        choices=[("", "---------"), *RecurrenceRule.MonthlyType.choices],
+        label=_("monthly"),
+        choices=[("", "---------"), *MONTHLY_CHOICES],
         required=False,
-        help_text=_("Monthly rules only."),
+        help_text=_("Monthly rules only: the same day number every month, or the same weekday."),
     )
     day_of_month = forms.IntegerField(
-        label=_("day of month"),
+        label=_("day of the month"),
         required=False,
-        help_text=_("1 to 31, or -1 for the last day (monthly, by day of the month)."),
+        help_text=_(
+            "Monthly by day of month: 1 to 31, or -1 for the last day. A month without "
+            "that day (the 31st in April) is skipped."
+        ),
     )
     nth_weekday = _optional_int(
-        label=_("which weekday of the month"),
+        label=_("which one"),
         choices=NTH_CHOICES,
-        help_text=_("Monthly, by nth weekday."),
+        help_text=_("Monthly by weekday: the first, second, ... or last of that weekday."),
     )
     weekday = _optional_int(
-        label=_("weekday"),
+        label=_("day of the week"),
         choices=[("", "---------"), *WEEKDAY_CHOICES],
-        help_text=_("Monthly, by nth weekday."),
+        help_text=_("Monthly by weekday."),
     )
     dtstart = WallClockField(
-        label=_("first occurrence"),
-        help_text=_("Date and wall-clock time in the rule's time zone."),
+        label=_("starts"),
+        help_text=_(
+            "The first date and its time, as a clock in the time zone below shows it. "
+            "Every date keeps this time of day."
+        ),
     )
     until = WallClockField(
-        label=_("until"),
+        label=_("ends"),
         required=False,
-        help_text=_("Last possible occurrence (inclusive), in the rule's time zone."),
+        help_text=_(
+            "Optional: no date after this moment (in the time zone below). Give an end "
+            "or a number of dates, not both; with neither, the series goes on."
+        ),
     )
     count = forms.IntegerField(
-        label=_("count"), required=False, help_text=_("Number of occurrences; or give until.")
+        label=_("number of dates"),
+        required=False,
+        help_text=_("Optional: stop after this many dates, counted from the first."),
     )
     timezone = forms.CharField(
         label=_("time zone"),
         widget=ZoneInput,
-        help_text=_("IANA name, e.g. Europe/Vienna. Occurrences keep their wall clock here."),
+        help_text=_(
+            "Where the times are meant, such as Europe/Vienna: a class at 18:30 stays "
+            "at 18:30 there when the clocks change."
+        ),
     )
 
     class Meta:
         model = EventSeries
         fields = SERIES_FIELDS
+        labels = {
+            "slug": _("short name for links"),
+            "is_active": _("active"),
+            "auto_publish": _("publish new dates"),
+            "generation_window_weeks": _("weeks ahead"),
+        }
+        help_texts = {
+            "slug": _("Used in the series' web address; made from the name when left empty."),
+            "is_active": _(
+                "Untick to pause: no new dates are created until it is ticked again. "
+                "Dates already created stay."
+            ),
+            "auto_publish": _(
+                "Tick to open new dates at once; unticked, they are created as drafts "
+                "for you to publish."
+            ),
+            "generation_window_weeks": _(
+                "How far ahead dates are created, 1 to 52 weeks; each day adds the dates "
+                "that come into reach."
+            ),
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

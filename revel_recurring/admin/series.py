@@ -252,7 +252,7 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         rule = obj.recurrence_rule
         return describe_rule(rule) if rule is not None else "—"
 
-    @admin.display(description=gettext_lazy("RRULE"))
+    @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
     def rrule_string(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
         return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
@@ -267,15 +267,15 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         assert local is not None
         return f"{local:%Y-%m-%d %H:%M} ({rule.timezone})"
 
-    @admin.display(description=gettext_lazy("generated up to (cursor)"))
+    @admin.display(description=gettext_lazy("dates created up to"))
     def cursor(self, obj: EventSeries) -> str:
         return self._local(obj, obj.last_generated_until)
 
-    @admin.display(description=gettext_lazy("next due"))
+    @admin.display(description=gettext_lazy("next dates added on"))
     def next_due_local(self, obj: EventSeries) -> str:
         return self._local(obj, obj.next_due_at)
 
-    @admin.display(description=gettext_lazy("cancelled dates (exdates)"))
+    @admin.display(description=gettext_lazy("cancelled dates"))
     def exdates_local(self, obj: EventSeries) -> str:
         instants = sorted(obj.exdate_instants)
         if not instants:
