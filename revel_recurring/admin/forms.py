@@ -118,9 +118,9 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
     #: The user the page is for; set by the ModelAdmin (``get_form``).
     user: Any = None
 
-    frequency = forms.ChoiceField(label=_("repeats"), choices=RecurrenceRule.Frequency.choices)
+    frequency = forms.ChoiceField(label=_("Repeats"), choices=RecurrenceRule.Frequency.choices)
     interval = forms.IntegerField(
-        label=_("every"),
+        label=_("Every"),
         initial=1,
         help_text=_(
             "How many days, weeks, months or years apart: 1 for every one, 2 for every "
@@ -128,7 +128,7 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         ),
     )
     weekdays = forms.TypedMultipleChoiceField(
-        label=_("on"),
+        label=_("On"),
         coerce=int,
         choices=WEEKDAY_CHOICES,
         required=False,
@@ -138,13 +138,13 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         ),
     )
     monthly_type = forms.ChoiceField(
-        label=_("monthly"),
+        label=_("Monthly"),
         choices=[("", "---------"), *MONTHLY_CHOICES],
         required=False,
         help_text=_("Monthly rules only: the same day number every month, or the same weekday."),
     )
     day_of_month = forms.IntegerField(
-        label=_("day of the month"),
+        label=_("Day of the month"),
         required=False,
         help_text=_(
             "Monthly by day of month: 1 to 31, or -1 for the last day. A month without "
@@ -152,24 +152,24 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         ),
     )
     nth_weekday = _optional_int(
-        label=_("which one"),
+        label=_("Which one"),
         choices=NTH_CHOICES,
         help_text=_("Monthly by weekday: the first, second, ... or last of that weekday."),
     )
     weekday = _optional_int(
-        label=_("day of the week"),
+        label=_("Day of the week"),
         choices=[("", "---------"), *WEEKDAY_CHOICES],
         help_text=_("Monthly by weekday."),
     )
     dtstart = WallClockField(
-        label=_("starts"),
+        label=_("Starts"),
         help_text=_(
             "The first date and its time, as a clock in the time zone below shows it. "
             "Every date keeps this time of day."
         ),
     )
     until = WallClockField(
-        label=_("ends"),
+        label=_("Ends"),
         required=False,
         help_text=_(
             "Optional: no date after this moment (in the time zone below). Give an end "
@@ -177,12 +177,12 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         ),
     )
     count = forms.IntegerField(
-        label=_("number of dates"),
+        label=_("Number of dates"),
         required=False,
         help_text=_("Optional: stop after this many dates, counted from the first."),
     )
     timezone = forms.CharField(
-        label=_("time zone"),
+        label=_("Time zone"),
         widget=ZoneInput,
         help_text=_(
             "Where the times are meant, such as Europe/Vienna: a class at 18:30 stays "
@@ -194,10 +194,10 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         model = EventSeries
         fields = SERIES_FIELDS
         labels = {
-            "slug": _("short name for links"),
-            "is_active": _("active"),
-            "auto_publish": _("publish new dates"),
-            "generation_window_weeks": _("weeks ahead"),
+            "slug": _("Short name for links"),
+            "is_active": _("Active"),
+            "auto_publish": _("Publish new dates"),
+            "generation_window_weeks": _("Weeks ahead"),
         }
         help_texts = {
             "slug": _("Used in the series' web address; made from the name when left empty."),
@@ -306,7 +306,7 @@ class EventSeriesAddForm(EventSeriesForm):
     """
 
     template_source: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
-        label=_("copy the template from"),
+        label=_("Copy the template from"),
         queryset=None,
         help_text=_(
             "The series' template is a draft copy of this one-off event (its fields and "

@@ -128,7 +128,8 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
             "name",
             "slug",
             "description",
-            ("is_active", "auto_publish"),
+            "is_active",
+            "auto_publish",
             "generation_window_weeks",
         )
         if obj is None:
