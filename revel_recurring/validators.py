@@ -1,7 +1,9 @@
-"""Validation of recurrence rule fields, shared by ``RecurrenceRule.clean()`` and the API.
+"""Validation of recurrence rule fields, shared by the model, the API and the admin.
 
 Every problem is reported under the key of the field a person has to change, with a
-message that says what would be accepted.
+message that says what would be accepted. The messages are read by organisers in
+the admin and by API clients, so they speak of what the rule means ("the day of
+the month") rather than of field names; the key says which field.
 """
 
 from __future__ import annotations
@@ -30,6 +32,15 @@ from .rules import (
 
 # Weekday labels, 0 = Monday; the admin builds its weekday choices from them.
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
+
+# What each optional field means, for "a daily rule does not use ..." messages.
+_FIELD_WORDS = {
+    "weekdays": "weekdays",
+    "monthly_type": "a choice between day of month and weekday",
+    "day_of_month": "a day of the month",
+    "nth_weekday": "which weekday of the month",
+    "weekday": "a day of the week",
+}
 
 
 # A series' window, in weeks; the model field, the services and check E006 use these.
@@ -68,16 +79,14 @@ def validate_timezone(value: object) -> str:
     absolute path raise ValueError there, so they are refused before it is asked.
     """
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("Enter an IANA time zone name such as 'Europe/Vienna'.")
+        raise ValidationError("Give a time zone name such as 'Europe/Vienna'.")
     name = value.strip()
     if name != value:
         # The stored value is used verbatim later; ZoneInfo(" Europe/Vienna") fails.
         raise ValidationError(f"Remove the spaces around the time zone name: use '{name}'.")
     if name.startswith("/") or ".." in name.split("/") or "\\" in name or "\x00" in name:
         raise ValidationError(f"'{value}' is not a time zone name; use one like 'Europe/Vienna'.")
-    unknown = ValidationError(
-        f"Unknown time zone '{value}'; use an IANA name such as 'Europe/Vienna'."
-    )
+    unknown = ValidationError(f"Unknown time zone '{value}'; use a name such as 'Europe/Vienna'.")
     if name in _NOT_IANA_NAMES or name.startswith(_NOT_IANA_PREFIXES):
         raise unknown
     try:
@@ -137,20 +146,28 @@ def validate_rule(data: Mapping[str, Any]) -> None:
     except ValueError:
         frequency = None
         choices = ", ".join(f.value for f in Frequency)
-        add("frequency", f"Frequency must be one of {choices}, got {frequency_raw!r}.")
+        add(
+            "frequency",
+            f"Choose how often the series repeats ({choices}), got {frequency_raw!r}.",
+        )
 
     interval = data.get("interval", 1)
     if not _is_int(interval) or not 1 <= interval <= MAX_INTERVAL:
         add(
             "interval",
-            f"Interval must be a whole number from 1 to {MAX_INTERVAL}, got {interval!r}.",
+            f"Give how many days, weeks, months or years apart the dates are: a whole "
+            f"number from 1 to {MAX_INTERVAL}, got {interval!r}.",
         )
 
     if frequency is not None:
         used = FIELDS_USED_BY[frequency]
         for name in OPTIONAL_RULE_FIELDS:
             if name not in used and _is_set(name, data.get(name)):
-                add(name, f"'{name}' is not used by a {frequency.value} rule; leave it empty.")
+                add(
+                    name,
+                    f"A {frequency.value.lower()} rule does not use {_FIELD_WORDS[name]}; "
+                    "leave it empty.",
+                )
         if frequency is Frequency.WEEKLY:
             _check_weekdays(data.get("weekdays"), add)
         if frequency is Frequency.MONTHLY:
@@ -158,13 +175,13 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     dtstart = data.get("dtstart")
     if not isinstance(dtstart, dt.datetime):
-        add("dtstart", "Start (dtstart) is required and must be a date and time.")
+        add("dtstart", "Give the date and time of the first occurrence.")
         dtstart = None
     elif not is_aware(dtstart):
-        add("dtstart", "Start (dtstart) must include a time zone offset.")
+        add("dtstart", "Give the start with its time zone offset (such as +01:00).")
         dtstart = None
     elif not _in_range(dtstart):
-        add("dtstart", _range_message("Start (dtstart)"))
+        add("dtstart", _range_message("The start"))
         dtstart = None
     else:
         # Stored and read to the whole second (see RecurrenceRule.save); validate
@@ -173,16 +190,19 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     until, count = data.get("until"), data.get("count")
     if until is not None and count is not None:
-        add("until", "Set either 'until' or 'count', not both.")
+        add("until", "Give an end or a number of dates, not both.")
     if until is not None:
         if not isinstance(until, dt.datetime) or not is_aware(until):
-            add("until", "'until' must be a date and time with a time zone offset.")
+            add("until", "Give the end as a date and time with its time zone offset.")
         elif not _in_range(until):
-            add("until", _range_message("'until'"))
+            add("until", _range_message("The end"))
         elif dtstart is not None and until <= dtstart:
-            add("until", "'until' must be later than the start (dtstart).")
+            add("until", "The end must be later than the start.")
     if count is not None and (not _is_int(count) or not 1 <= count <= MAX_COUNT):
-        add("count", f"Count must be a whole number from 1 to {MAX_COUNT}, got {count!r}.")
+        add(
+            "count",
+            f"Give the number of dates as a whole number from 1 to {MAX_COUNT}, got {count!r}.",
+        )
 
     zone_name: str | None = None
     try:
@@ -225,8 +245,8 @@ def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
         raise ValidationError(
             {
                 "until": (
-                    f"The first occurrence is {describe_instant(first, spec.timezone)}, "
-                    "after 'until'; the series would have no occurrence. Move 'until' later."
+                    f"The first date of this rule is {describe_instant(first, spec.timezone)}, "
+                    "after the end; the series would have no date at all. Move the end later."
                 )
             }
         )
@@ -291,52 +311,66 @@ def _check_weekdays(value: object, add: Any) -> None:
     if value in (None, []):
         return
     if not isinstance(value, (list, tuple)):
-        add("weekdays", "Weekdays must be a list of numbers from 0 (Monday) to 6 (Sunday).")
+        add("weekdays", "Give the weekdays as a list of numbers from 0 (Monday) to 6 (Sunday).")
         return
     for item in value:
         if not _is_int(item) or not 0 <= item <= 6:
             add("weekdays", f"Each weekday must be 0 (Monday) to 6 (Sunday), got {item!r}.")
     if len(set(map(repr, value))) != len(value):
-        add("weekdays", "Weekdays must not repeat.")
+        add("weekdays", "Give each weekday once.")
 
 
 def _check_monthly(data: Mapping[str, Any], add: Any) -> None:
     monthly_type = data.get("monthly_type")
     day_of_month = data.get("day_of_month")
     nth_weekday, weekday = data.get("nth_weekday"), data.get("weekday")
+    choose = "Choose whether the monthly rule is by day of month or by weekday"
     if monthly_type in (None, ""):
-        add("monthly_type", "A MONTHLY rule needs monthly_type: DAY_OF_MONTH or NTH_WEEKDAY.")
+        add("monthly_type", f"{choose}.")
         return
     try:
         kind = MonthlyType(monthly_type)
     except ValueError:
-        add(
-            "monthly_type",
-            f"monthly_type must be DAY_OF_MONTH or NTH_WEEKDAY, got {monthly_type!r}.",
-        )
+        add("monthly_type", f"{choose}, got {monthly_type!r}.")
         return
     if kind is MonthlyType.DAY_OF_MONTH:
         if day_of_month is None:
-            add("day_of_month", "Give day_of_month (1 to 31, or -1 for the last day).")
+            add("day_of_month", "Give the day of the month: 1 to 31, or -1 for the last day.")
         elif not _is_int(day_of_month) or not (1 <= day_of_month <= 31 or day_of_month == -1):
             add(
                 "day_of_month",
-                f"day_of_month must be 1 to 31 or -1 (last day), got {day_of_month!r}.",
+                f"The day of the month must be 1 to 31, or -1 for the last day, "
+                f"got {day_of_month!r}.",
             )
         for name, value in (("nth_weekday", nth_weekday), ("weekday", weekday)):
             if value is not None:
-                add(name, f"'{name}' is only used with monthly_type NTH_WEEKDAY; leave it empty.")
+                add(
+                    name,
+                    f"A monthly rule by day of month does not use {_FIELD_WORDS[name]}; "
+                    "leave it empty.",
+                )
         return
     if day_of_month is not None:
-        add("day_of_month", "'day_of_month' is only used with monthly_type DAY_OF_MONTH.")
+        add(
+            "day_of_month",
+            "A monthly rule by weekday does not use a day of the month; leave it empty.",
+        )
     if nth_weekday is None:
-        add("nth_weekday", "Give nth_weekday: 1 to 5, or -1 to -5 counting from the month's end.")
+        add(
+            "nth_weekday",
+            "Choose which weekday of the month: 1 to 5 (first to fifth), or -1 to -5 "
+            "counting from the month's end (-1 is the last).",
+        )
     elif not _is_int(nth_weekday) or nth_weekday == 0 or not -5 <= nth_weekday <= 5:
-        add("nth_weekday", f"nth_weekday must be 1 to 5 or -1 to -5, got {nth_weekday!r}.")
+        add(
+            "nth_weekday",
+            f"Which weekday of the month must be 1 to 5, or -1 to -5 from the month's end, "
+            f"got {nth_weekday!r}.",
+        )
     if weekday is None:
-        add("weekday", "Give weekday: 0 (Monday) to 6 (Sunday).")
+        add("weekday", "Choose the day of the week: 0 (Monday) to 6 (Sunday).")
     elif not _is_int(weekday) or not 0 <= weekday <= 6:
-        add("weekday", f"weekday must be 0 (Monday) to 6 (Sunday), got {weekday!r}.")
+        add("weekday", f"The day of the week must be 0 (Monday) to 6 (Sunday), got {weekday!r}.")
 
 
 def validate_generation_window_weeks(value: object) -> None:
@@ -348,8 +382,7 @@ def validate_generation_window_weeks(value: object) -> None:
     """
     if not _is_int(value) or not WINDOW_WEEKS_MIN <= value <= WINDOW_WEEKS_MAX:  # type: ignore[operator]
         raise ValidationError(
-            f"The generation window must be {WINDOW_WEEKS_MIN} to {WINDOW_WEEKS_MAX} weeks, "
-            f"got {value!r}."
+            f"Generate {WINDOW_WEEKS_MIN} to {WINDOW_WEEKS_MAX} weeks ahead, got {value!r}."
         )
 
 

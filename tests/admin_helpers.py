@@ -13,6 +13,19 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.factories import make_series, occurrences
+from tests.form_helpers import form_data, form_errors, series_locks
+
+__all__ = [
+    "ADD",
+    "CHANGELIST",
+    "change_url",
+    "form_data",
+    "form_errors",
+    "generated_series",
+    "mixed_series",
+    "series_locks",
+    "texts",
+]
 
 CHANGELIST = "/admin/revel_recurring/eventseries/"
 ADD = "/admin/revel_recurring/eventseries/add/"

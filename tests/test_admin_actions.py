@@ -78,7 +78,7 @@ def test_generate_now_on_a_series_without_template_is_a_warning(admin_client: An
     response = run_action(admin_client, "generate_now_action", yoga)
 
     assert response.status_code == 200
-    assert "Yoga has no template event; nothing can be generated." in texts(response)
+    assert "Yoga has no template event, so nothing can be generated." in texts(response)
 
 
 def test_pause_and_resume_actions(admin_client: Any) -> None:
@@ -93,7 +93,7 @@ def test_pause_and_resume_actions(admin_client: Any) -> None:
 
     assert "Yoga paused." in texts(paused)
     assert "Yoga was already paused." in texts(again)
-    assert "Yoga is paused; nothing generated. Resume it first." in texts(blocked)
+    assert "Yoga is paused, so nothing was generated. Resume it first." in texts(blocked)
     assert "Yoga resumed." in texts(resumed)
     yoga.refresh_from_db()
     assert yoga.is_active

@@ -152,7 +152,7 @@ def test_rrule_string_pads_years_before_1000() -> None:
     "name", ["right/Europe/Vienna", "posix/Europe/Vienna", "posixrules", "localtime", "Factory"]
 )
 def test_zone_keys_that_are_not_iana_names_are_refused(name: str) -> None:
-    assert "IANA" in _errors(timezone=name)["timezone"][0]
+    assert "Unknown time zone" in _errors(timezone=name)["timezone"][0]
 
 
 @pytest.mark.parametrize("name", ["UTC", "Etc/GMT+5", "US/Eastern", "America/Argentina/Salta"])

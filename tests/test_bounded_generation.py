@@ -124,7 +124,7 @@ def test_the_task_parks_a_series_that_fails_for_good_and_due_skips_it(
 
     series.refresh_from_db()
     assert series.parked_at == NOW
-    assert series.parked_reason.startswith("GenerationTooLargeError: Series ")
+    assert series.parked_reason.startswith("GenerationTooLargeError: Lecture would write ")
     assert series.next_due_at == NOW  # still due by its dates, left out for the parking
     assert not EventSeries.objects.due(now=NOW + dt.timedelta(days=3)).exists()
     assert list(EventSeries.objects.parked()) == [series]

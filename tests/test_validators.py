@@ -211,8 +211,8 @@ def test_a_first_occurrence_after_until_is_named_on_the_rules_clock() -> None:
 
     assert excinfo.value.message_dict == {
         "until": [
-            "The first occurrence is Wed 19 Mar 2025 10:00 (Europe/Vienna), after 'until'; "
-            "the series would have no occurrence. Move 'until' later."
+            "The first date of this rule is Wed 19 Mar 2025 10:00 (Europe/Vienna), after the "
+            "end; the series would have no date at all. Move the end later."
         ]
     }
 

@@ -125,3 +125,59 @@ def test_admin_generate_now_and_cancel_a_date(
     assert slot in detail  # the cancelled date, among the exdates
     assert f'"last_occurrence_index": {generated}' in detail
     screenshot(page, "05-api-series-detail")
+
+
+@pytest.fixture
+def long_class(django_user_model: Any) -> Event:
+    """A one-off event whose description is too long to copy onto eight weeks of dates."""
+    owner = django_user_model.objects.create_user("teacher")
+    organization = Organization.objects.create(name="Dance", slug="dance", owner=owner)
+    start = next_tuesday_evening() + dt.timedelta(days=1)
+    return Event.objects.create(
+        organization=organization,
+        name="Salsa",
+        slug="salsa",
+        description="Steps. " * 30_000,
+        start=start,
+        end=start + dt.timedelta(hours=1),
+    )
+
+
+def test_a_refused_add_shows_the_error_beside_the_field_and_keeps_the_rule(
+    live_server: Any, superuser: Any, long_class: Event, settings: Any, browser_page: Any
+) -> None:
+    # One run may write 1 MB; eight weekly copies of a 210 kB description do not fit.
+    settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1024 * 1024
+    page = browser_page
+    page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/add/")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#id_template_source")
+
+    page.fill("#id_name", "Salsa nights")
+    page.select_option("#id_template_source", str(long_class.pk))
+    page.select_option("#id_frequency", "WEEKLY")
+    page.fill("#id_interval", "1")
+    page.check("#id_weekdays_2")  # Wednesday
+    page.check("#id_weekdays_4")  # Friday
+    local = long_class.start.astimezone(VIENNA)
+    page.fill("#id_dtstart_0", local.strftime("%Y-%m-%d"))
+    page.fill("#id_dtstart_1", "19:30")
+    page.fill("#id_timezone", "Europe/Vienna")
+    page.fill("#id_generation_window_weeks", "8")
+    page.click("input[name=_save]")
+
+    page.wait_for_selector(".errornote")
+    row = page.locator(".form-row.field-template_source")
+    assert "Salsa nights would write" in row.locator(".errorlist").inner_text()
+    assert "Shorten 'description'" in row.inner_text()
+    assert page.locator(".errorlist").count() == 1
+    assert page.input_value("#id_name") == "Salsa nights"
+    assert page.input_value("#id_template_source") == str(long_class.pk)
+    ticked = [day for day in range(7) if page.is_checked(f"#id_weekdays_{day}")]
+    assert ticked == [2, 4]
+    assert page.input_value("#id_dtstart_1") == "19:30"
+    assert page.input_value("#id_timezone") == "Europe/Vienna"
+    screenshot(page, "06-add-refused-input-kept")
+    assert read_db(lambda: EventSeries.objects.count()) == 0

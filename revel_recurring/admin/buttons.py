@@ -20,16 +20,15 @@ from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, get_event_model
 from ..services.bookings import booked_ids
 from ..services.drift import drifted_ids_by_series
+from .clock import current_time as _now
 from .operations import (
-    cancel_date,
     cancel_stale,
+    change_date,
     generate_now,
     local_label,
     pause,
-    restore_date,
     resume,
 )
-from .operations import current_time as _now
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -188,18 +187,20 @@ class SeriesButtonsMixin(_Base):
 
     @method_decorator(require_POST)
     def cancel_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
-        series = self._series_for_operation(request, object_id)
-        cancel_date(
-            request,
-            series,
-            request.POST.get("instant", ""),
-            include_booked=request.POST.get("include_booked") == "yes",
-            now=_now(),
-        )
-        return self._back(series)
+        return self._change_date(request, object_id, cancel=True)
 
     @method_decorator(require_POST)
     def restore_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        return self._change_date(request, object_id, cancel=False)
+
+    def _change_date(self, request: HttpRequest, object_id: str, *, cancel: bool) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        restore_date(request, series, request.POST.get("instant", ""), now=_now())
+        change_date(
+            request,
+            series,
+            request.POST.get("instant", ""),
+            cancel=cancel,
+            include_booked=cancel and request.POST.get("include_booked") == "yes",
+            now=_now(),
+        )
         return self._back(series)

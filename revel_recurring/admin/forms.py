@@ -5,6 +5,12 @@ fields are declared here and validated with the same ``validate_rule`` the model
 and the API use; each error lands on the field a person has to change. Start and
 until are entered as wall-clock times in the rule's own zone, the way organisers
 think of them ("18:30 in Vienna"), whatever the site's TIME_ZONE is.
+
+Validating a bound form saves it: once every field is valid, the form calls its
+service (``update_series`` on the change page, ``create_series_from_event`` on
+the add page) in a savepoint, and a refusal becomes errors on this bound form,
+so the page shows them beside what the organiser typed
+(docs/decisions/0031-admin-form-path.md).
 """
 
 from __future__ import annotations
@@ -16,6 +22,7 @@ from typing import Any
 from django import forms
 from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import ValidationError
+from django.db import router, transaction
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
@@ -23,9 +30,14 @@ from django.utils.translation import gettext_lazy as _
 
 from .. import rules
 from ..adapter import get_adapter
+from ..exceptions import RecurrenceError
 from ..instants import AwareInstantField
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
+from ..services.editing import SeriesUpdate, update_series
+from ..services.from_event import SeriesFromEvent, create_series_from_event
 from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
+from .clock import current_time
+from .errors import add_service_error
 
 WEEKDAY_CHOICES = [(number, _(name)) for number, name in enumerate(WEEKDAY_NAMES)]
 NTH_CHOICES = [
@@ -40,6 +52,10 @@ NTH_CHOICES = [
     (-3, _("third to last")),
     (-4, _("fourth to last")),
     (-5, _("fifth to last")),
+]
+MONTHLY_CHOICES = [
+    (RecurrenceRule.MonthlyType.DAY_OF_MONTH.value, _("by day of month (such as the 15th)")),
+    (RecurrenceRule.MonthlyType.NTH_WEEKDAY.value, _("by weekday (such as the second Tuesday)")),
 ]
 SERIES_FIELDS = (
     "name",
@@ -100,64 +116,117 @@ def local_wall_clock(value: dt.datetime | None, zone_name: str) -> dt.datetime |
 
 
 class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
-    """Series and rule together; ``rule_values`` holds the validated rule after is_valid()."""
+    """Series and rule together, saved through ``update_series`` when it validates.
 
-    frequency = forms.ChoiceField(label=_("frequency"), choices=RecurrenceRule.Frequency.choices)
-    interval = forms.IntegerField(label=_("interval"), initial=1, help_text=_("Every N periods."))
+    After ``is_valid()``: ``rule_values`` holds the validated rule and ``outcome``
+    what the service did (None when the form has errors); ``save(commit=False)``
+    returns the saved series and writes nothing more.
+    """
+
+    #: The user the page is for; set by the ModelAdmin (``get_form``).
+    user: Any = None
+
+    frequency = forms.ChoiceField(label=_("Repeats"), choices=RecurrenceRule.Frequency.choices)
+    interval = forms.IntegerField(
+        label=_("Every"),
+        initial=1,
+        help_text=_(
+            "How many days, weeks, months or years apart: 1 for every one, 2 for every "
+            "other one, and so on."
+        ),
+    )
     weekdays = forms.TypedMultipleChoiceField(
-        label=_("weekdays"),
+        label=_("On"),
         coerce=int,
         choices=WEEKDAY_CHOICES,
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=_("Weekly rules only."),
+        help_text=_(
+            "Weekly rules only. Tick none to repeat on the weekday of the first occurrence."
+        ),
     )
     monthly_type = forms.ChoiceField(
-        label=_("monthly type"),
-        choices=[("", "---------"), *RecurrenceRule.MonthlyType.choices],
+        label=_("Monthly"),
+        choices=[("", "---------"), *MONTHLY_CHOICES],
         required=False,
-        help_text=_("Monthly rules only."),
+        help_text=_("Monthly rules only: the same day number every month, or the same weekday."),
     )
     day_of_month = forms.IntegerField(
-        label=_("day of month"),
+        label=_("Day of the month"),
         required=False,
-        help_text=_("1 to 31, or -1 for the last day (monthly, by day of the month)."),
+        help_text=_(
+            "Monthly by day of month: 1 to 31, or -1 for the last day. A month without "
+            "that day (the 31st in April) is skipped."
+        ),
     )
     nth_weekday = _optional_int(
-        label=_("which weekday of the month"),
+        label=_("Which one"),
         choices=NTH_CHOICES,
-        help_text=_("Monthly, by nth weekday."),
+        help_text=_("Monthly by weekday: the first, second, ... or last of that weekday."),
     )
     weekday = _optional_int(
-        label=_("weekday"),
+        label=_("Day of the week"),
         choices=[("", "---------"), *WEEKDAY_CHOICES],
-        help_text=_("Monthly, by nth weekday."),
+        help_text=_("Monthly by weekday."),
     )
     dtstart = WallClockField(
-        label=_("first occurrence"),
-        help_text=_("Date and wall-clock time in the rule's time zone."),
+        label=_("Starts"),
+        help_text=_(
+            "The first date and its time, as a clock in the time zone below shows it. "
+            "Every date keeps this time of day."
+        ),
     )
     until = WallClockField(
-        label=_("until"),
+        label=_("Ends"),
         required=False,
-        help_text=_("Last possible occurrence (inclusive), in the rule's time zone."),
+        help_text=_(
+            "Optional: no date after this moment (in the time zone below). Give an end "
+            "or a number of dates, not both; with neither, the series goes on."
+        ),
     )
     count = forms.IntegerField(
-        label=_("count"), required=False, help_text=_("Number of occurrences; or give until.")
+        label=_("Number of dates"),
+        required=False,
+        help_text=_("Optional: stop after this many dates, counted from the first."),
     )
     timezone = forms.CharField(
-        label=_("time zone"),
+        label=_("Time zone"),
         widget=ZoneInput,
-        help_text=_("IANA name, e.g. Europe/Vienna. Occurrences keep their wall clock here."),
+        help_text=_(
+            "Where the times are meant, such as Europe/Vienna: a class at 18:30 stays "
+            "at 18:30 there when the clocks change."
+        ),
     )
 
     class Meta:
         model = EventSeries
         fields = SERIES_FIELDS
+        labels = {
+            "slug": _("Short name for links"),
+            "is_active": _("Active"),
+            "auto_publish": _("Publish new dates"),
+            "generation_window_weeks": _("Weeks ahead"),
+        }
+        help_texts = {
+            "slug": _("Used in the series' web address; made from the name when left empty."),
+            "is_active": _(
+                "Untick to pause: no new dates are created until it is ticked again. "
+                "Dates already created stay."
+            ),
+            "auto_publish": _(
+                "Tick to open new dates at once; unticked, they are created as drafts "
+                "for you to publish."
+            ),
+            "generation_window_weeks": _(
+                "How far ahead dates are created, 1 to 52 weeks; each day adds the dates "
+                "that come into reach."
+            ),
+        }
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rule_values: dict[str, Any] = {}
+        self.outcome: SeriesUpdate | SeriesFromEvent | None = None
         rule = self.instance.recurrence_rule if self.instance.pk else None
         if rule is not None:
             for name in RULE_FIELDS:
@@ -193,12 +262,59 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         self.rule_values = values
         return cleaned
 
+    def _post_clean(self) -> None:
+        # After the model's own validation (the instance, a slug another series
+        # holds), so that nothing is written while any field still has an error;
+        # Django's UserCreationForm validates the password in this hook too.
+        super()._post_clean()  # type: ignore[misc]  # not in django-stubs
+        if self.errors:
+            return
+        try:
+            # A savepoint inside the admin's transaction: a refusal rolls back to it
+            # and the page (its log entry, its messages) can still use the database.
+            with transaction.atomic(using=router.db_for_write(EventSeries)):
+                self.outcome = self.save_through_service(now=current_time())
+        except (RecurrenceError, ValidationError) as exc:
+            self.outcome = None
+            self.show_service_error(exc)
+
+    def save_through_service(self, *, now: dt.datetime) -> SeriesUpdate | SeriesFromEvent:
+        """Write the form in one ``update_series`` call: one lock, one transaction.
+
+        ``is_active`` is passed only when the person changed it: resuming unparks a
+        series, and saving an unrelated field must not.
+        """
+        data = self.cleaned_data
+        return update_series(
+            self.instance,
+            name=data["name"],
+            slug=data["slug"],
+            description=data["description"],
+            is_active=data["is_active"] if "is_active" in self.changed_data else None,
+            auto_publish=data["auto_publish"],
+            generation_window_weeks=data["generation_window_weeks"],
+            rule_changes=self.rule_values,
+            now=now,
+        )
+
+    def show_service_error(self, exc: RecurrenceError | ValidationError) -> None:
+        """The service's refusal on this form: each message under its field, else on top."""
+        add_service_error(self, exc, own_keys=self.fields)
+
+
+#: What a create error may name of this form; every other key is the template's.
+_CREATE_KEYS = frozenset({*RULE_FIELDS, "generation_window_weeks", "auto_publish", "is_active"})
+
 
 class EventSeriesAddForm(EventSeriesForm):
-    """The add form: a new series needs a template, copied from an existing one-off event."""
+    """The add form: a new series needs a template, copied from an existing one-off event.
+
+    Saved through ``create_series_from_event`` when it validates; ``instance`` is
+    then the new series. The slug is filled from the name (editable afterwards).
+    """
 
     template_source: forms.ModelChoiceField[Any] = forms.ModelChoiceField(
-        label=_("copy the template from"),
+        label=_("Copy the template from"),
         queryset=None,
         help_text=_(
             "The series' template is a draft copy of this one-off event (its fields and "
@@ -207,10 +323,6 @@ class EventSeriesAddForm(EventSeriesForm):
             "left as it is."
         ),
     )
-
-    #: The user the add page is for; set by the ModelAdmin (``get_form``), so the
-    #: choices are the adapter's ``get_template_sources(user)``.
-    user: Any = None
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
@@ -224,3 +336,23 @@ class EventSeriesAddForm(EventSeriesForm):
         source.queryset = sources.filter(series__isnull=True).order_by(
             model.RECURRING_START_FIELD, "pk"
         )
+
+    def save_through_service(self, *, now: dt.datetime) -> SeriesUpdate | SeriesFromEvent:
+        """Create the series, its template copied from the chosen event, and its first window."""
+        data = self.cleaned_data
+        result = create_series_from_event(
+            data["template_source"],
+            rule_data=self.rule_values,
+            name=data["name"],
+            description=data["description"],
+            auto_publish=data["auto_publish"],
+            generation_window_weeks=data["generation_window_weeks"],
+            is_active=data["is_active"],
+            now=now,
+        )
+        self.instance = result.series
+        return result
+
+    def show_service_error(self, exc: RecurrenceError | ValidationError) -> None:
+        """Errors about the copied template go under the event it is copied from."""
+        add_service_error(self, exc, own_keys=_CREATE_KEYS, elsewhere="template_source")

@@ -14,7 +14,6 @@ from typing import Any, TypeVar
 from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
-from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -24,16 +23,11 @@ from ..models import EventSeries
 from ..services.bookings import series_zone
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
-from ..services.generation import generate_series_events
+from ..services.generation import generate_series_events, generation_readiness
 from ..services.lifecycle import pause_series, resume_series
 from .forms import DateButtonForm
 
 T = TypeVar("T")
-
-
-def current_time() -> dt.datetime:
-    """The admin's clock (one place, so every operation of a request agrees)."""
-    return timezone.now()
 
 
 def error_text(exc: Exception) -> str:
@@ -76,18 +70,14 @@ def adopted_text(series: EventSeries, event: Any) -> str:
 
 
 def generate_now(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> int:
-    """Materialize the series' window now; returns the number of occurrences created."""
-    if not series.is_active:
-        messages.warning(
-            request,
-            _("%(name)s is paused; nothing generated. Resume it first.") % {"name": series.name},
-        )
-        return 0
-    if series.get_template() is None:
-        messages.warning(
-            request,
-            _("%(name)s has no template event; nothing can be generated.") % {"name": series.name},
-        )
+    """Materialize the series' window now; returns the number of occurrences created.
+
+    A series that cannot generate (paused, no rule, no template) is a warning with
+    the sentence the API's ``generate/`` answers in its 409.
+    """
+    readiness = generation_readiness(series)
+    if not readiness.ready:
+        messages.warning(request, readiness.message)
         return 0
     ok, created = _run(request, series, lambda: generate_series_events(series, now=now))
     if not ok or created is None:
@@ -185,58 +175,54 @@ def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.dateti
     return None
 
 
-def cancel_date(
+def change_date(
     request: HttpRequest,
     series: EventSeries,
     value: str,
     *,
+    cancel: bool,
     include_booked: bool = False,
     now: dt.datetime,
 ) -> bool:
-    """Cancel one date; a booked one only when the person ticked "with its bookings"."""
+    """Cancel (``cancel=True``) or restore one date of ``series``; whether it was done.
+
+    ``value`` is the instant as the page posted it. A booked date is cancelled only
+    when the person ticked "with its bookings" (``include_booked``).
+    """
     instant = _instant(request, series, value)
     if instant is None:
         return False
-
-    def call() -> Any:
-        try:
-            return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
-        except OccurrenceHasBookingsError as exc:
-            # The service names the API's flag; a person here ticks a box instead.
-            dates = ", ".join(date.display for date in exc.booked)
-            raise OccurrenceHasBookingsError(
-                _(
-                    "%(date)s has bookings and was not cancelled; tick “with its "
-                    "bookings” to cancel it with them."
-                )
-                % {"date": dates},
-                booked=exc.booked,
-            ) from exc
-
-    ok, _event = _run(request, series, call)
+    if cancel:
+        done = _("%(date)s cancelled for %(name)s.")
+        ok, _event = _run(
+            request, series, lambda: _cancel(series, instant, include_booked, now=now)
+        )
+    else:
+        done = _("%(date)s restored for %(name)s.")
+        ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
     if ok:
         messages.success(
-            request,
-            _("%(date)s cancelled for %(name)s.")
-            % {"date": local_label(series, instant), "name": series.name},
+            request, done % {"date": local_label(series, instant), "name": series.name}
         )
     return ok
 
 
-def restore_date(
-    request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime
-) -> bool:
-    instant = _instant(request, series, value)
-    if instant is None:
-        return False
-    ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
-    if ok:
-        messages.success(
-            request,
-            _("%(date)s restored for %(name)s.")
-            % {"date": local_label(series, instant), "name": series.name},
-        )
-    return ok
+def _cancel(
+    series: EventSeries, instant: dt.datetime, include_booked: bool, *, now: dt.datetime
+) -> Any:
+    try:
+        return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
+    except OccurrenceHasBookingsError as exc:
+        # The service names the API's flag; a person here ticks a box instead.
+        dates = ", ".join(date.display for date in exc.booked)
+        raise OccurrenceHasBookingsError(
+            _(
+                "%(date)s has bookings and was not cancelled; tick “with its "
+                "bookings” to cancel it with them."
+            )
+            % {"date": dates},
+            booked=exc.booked,
+        ) from exc
 
 
 def report_each(

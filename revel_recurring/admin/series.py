@@ -1,9 +1,10 @@
 """``EventSeriesAdmin``: series, their rule, their upcoming dates and the operator's buttons.
 
-Nothing here writes series state itself: saving goes through
-``update_series_recurrence`` (and pause / resume), creating through
-``create_series_from_event``, each action and button through one service, so the
-series lock, the cursor reset and the exdates are handled as they are for the API.
+Nothing here writes series state itself: the form saves through one service when
+it validates (``update_series`` on the change page, ``create_series_from_event``
+on the add page; see ``forms.py``), each action and button through one service,
+so the series lock, the cursor reset and the exdates are handled as they are for
+the API, and a refusal shows on the form beside what the organiser typed.
 """
 
 from __future__ import annotations
@@ -13,10 +14,9 @@ from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.views.main import ChangeList
-from django.core.exceptions import ValidationError
-from django.db import transaction
+from django.db import router, transaction
 from django.db.models import Count, Min, QuerySet
-from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
+from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
@@ -24,24 +24,18 @@ from django.utils.translation import gettext_lazy
 
 from ..adapter import get_adapter
 from ..describe import describe_rule
-from ..exceptions import RecurrenceError
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
-from ..services.from_event import create_series_from_event
-from ..services.lifecycle import (
-    pause_series,
-    resume_series,
-    update_series_recurrence,
-)
+from ..services.from_event import SeriesFromEvent
 from .beat import beat_status
 from .buttons import SeriesButtonsMixin
+from .clock import current_time as _now
 from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm
 from .operations import (
     adopted_text,
-    error_text,
     generate_now,
     generated_text,
     local_label,
@@ -49,7 +43,6 @@ from .operations import (
     report_each,
     resume,
 )
-from .operations import current_time as _now
 from .selection import editable_selection
 from .upcoming import free_slots, upcoming_rows
 
@@ -137,12 +130,15 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
             "name",
             "slug",
             "description",
-            ("is_active", "auto_publish"),
+            "is_active",
+            "auto_publish",
             "generation_window_weeks",
         )
         if obj is None:
+            # A new series' slug is made from its name; it can be changed afterwards.
+            added = tuple(field for field in series if field != "slug")
             return [
-                (None, {"fields": (*series, "template_source")}),
+                (None, {"fields": (*added, "template_source")}),
                 (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
             ]
         return [
@@ -157,9 +153,9 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     def get_form(
         self, request: Any, obj: EventSeries | None = None, change: bool = False, **kwargs: Any
     ) -> Any:
-        if obj is None:
-            # The add form offers the adapter's template sources for this user only.
-            kwargs["form"] = type(self.add_form.__name__, (self.add_form,), {"user": request.user})
+        # The add form offers the adapter's template sources for this user only.
+        form = self.add_form if obj is None else self.form
+        kwargs["form"] = type(form.__name__, (form,), {"user": request.user})
         return super().get_form(request, obj, change=change, **kwargs)
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[EventSeries]:
@@ -174,10 +170,10 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
                 revel_next=Min(f"events__{start}", filter=upcoming),
             )
         )
-        if not request.user.is_superuser:
-            visible = get_adapter().get_visible_series(request.user)
-            queryset = queryset.filter(pk__in=visible.values("pk"))
-        return queryset
+        # Superusers too: the adapter decides in the admin as in the API (its
+        # default lets every user with the model permissions see everything).
+        visible = get_adapter().get_visible_series(request.user)
+        return queryset.filter(pk__in=visible.values("pk"))
 
     def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return SeriesChangeList
@@ -214,9 +210,16 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         return super().change_view(request, object_id, form_url, extra_context=context)
 
     def _editable(self, request: HttpRequest, obj: EventSeries) -> bool:
-        if request.user.is_superuser:
-            return True
-        return get_adapter().get_editable_series(request.user).filter(pk=obj.pk).exists()
+        # Asked several times per page (form, buttons, links): one query per series.
+        known: dict[Any, bool] = request.__dict__.setdefault("_revel_editable", {})
+        if obj.pk not in known:
+            editable = get_adapter().get_editable_series(request.user)
+            known[obj.pk] = editable.filter(pk=obj.pk).exists()
+        return known[obj.pk]
+
+    def has_add_permission(self, request: HttpRequest) -> bool:
+        allowed = super().has_add_permission(request)
+        return allowed and get_adapter().can_create_series(request.user)
 
     def has_change_permission(self, request: HttpRequest, obj: EventSeries | None = None) -> bool:
         allowed = super().has_change_permission(request, obj)
@@ -227,81 +230,36 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         return allowed and (obj is None or self._editable(request, obj))
 
     def save_model(self, request: HttpRequest, obj: EventSeries, form: Any, change: bool) -> None:
-        now = _now()
-        data = form.cleaned_data
-        try:
-            if change:
-                # The locked row is the truth; only the columns a form owns are written
-                # back, never exdates or the cursor a generation run may have moved.
-                update_series_recurrence(
-                    obj,
-                    rule_changes=form.rule_values,
-                    auto_publish=data["auto_publish"],
-                    generation_window_weeks=data["generation_window_weeks"],
-                    now=now,
-                )
-                if "is_active" in form.changed_data:
-                    (resume_series if data["is_active"] else pause_series)(obj, now=now)
-                obj.save(update_fields=["name", "slug", "description", "updated_at"])
-                return
-            result = create_series_from_event(
-                data["template_source"],
-                rule_data=form.rule_values,
-                name=data["name"],
-                description=data["description"],
-                auto_publish=data["auto_publish"],
-                generation_window_weeks=data["generation_window_weeks"],
-                is_active=data["is_active"],
-                now=now,
-            )
-        except (RecurrenceError, ValidationError) as exc:
-            transaction.set_rollback(True)
-            request.revel_save_failed = True  # type: ignore[attr-defined]
-            messages.error(request, error_text(exc))
-            return
-        series = result.series
-        obj.pk, obj.slug = series.pk, series.slug
-        obj._state.adding = False
-        obj._state.db = series._state.db
-        if result.adopted is not None:
-            messages.info(request, adopted_text(series, result.adopted))
-        messages.info(request, generated_text(series, len(result.created)))
+        """Nothing left to write: the form saved through its service when it validated."""
+        outcome = form.outcome
+        if isinstance(outcome, SeriesFromEvent):
+            if outcome.adopted is not None:
+                messages.info(request, adopted_text(outcome.series, outcome.adopted))
+            messages.info(request, generated_text(outcome.series, len(outcome.created)))
 
-    def response_add(
-        self, request: HttpRequest, obj: EventSeries, post_url_continue: str | None = None
+    def render_change_form(
+        self,
+        request: HttpRequest,
+        context: dict[str, Any],
+        add: bool = False,
+        change: bool = False,
+        form_url: str = "",
+        obj: EventSeries | None = None,
     ) -> HttpResponse:
-        if getattr(request, "revel_save_failed", False):
-            return HttpResponseRedirect(request.path)
-        return super().response_add(request, obj, post_url_continue)
-
-    def response_change(self, request: HttpRequest, obj: EventSeries) -> HttpResponse:
-        if getattr(request, "revel_save_failed", False):
-            return HttpResponseRedirect(request.path)
-        return super().response_change(request, obj)
-
-    # After a failed save the transaction is marked for rollback: any further query
-    # (related rows, the admin's log entry) would raise instead of showing the error.
-    def save_related(self, request: HttpRequest, form: Any, formsets: Any, change: bool) -> None:
-        if getattr(request, "revel_save_failed", False):
-            return
-        super().save_related(request, form, formsets, change)
-
-    def log_addition(self, request: HttpRequest, obj: Any, message: Any) -> Any:
-        if getattr(request, "revel_save_failed", False):
-            return None
-        return super().log_addition(request, obj, message)
-
-    def log_change(self, request: HttpRequest, obj: Any, message: Any) -> Any:
-        if getattr(request, "revel_save_failed", False):
-            return None
-        return super().log_change(request, obj, message)
+        response = super().render_change_form(request, context, add, change, form_url, obj)
+        if getattr(context["adminform"].form, "outcome", None) is not None:
+            # The form saved, yet the page is shown again: an inline formset (of a
+            # subclass) refused. Nothing of the save may stay: the admin's
+            # transaction rolls back as the view returns (the page renders after it).
+            transaction.set_rollback(True, using=router.db_for_write(EventSeries))
+        return response
 
     @admin.display(description=gettext_lazy("rule"))
     def rule_description(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
         return describe_rule(rule) if rule is not None else "—"
 
-    @admin.display(description=gettext_lazy("RRULE"))
+    @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
     def rrule_string(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
         return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
@@ -309,15 +267,15 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     def _local(self, obj: EventSeries, value: dt.datetime | None) -> str:
         return "—" if value is None else local_label(obj, value)
 
-    @admin.display(description=gettext_lazy("generated up to (cursor)"))
+    @admin.display(description=gettext_lazy("dates created up to"))
     def cursor(self, obj: EventSeries) -> str:
         return self._local(obj, obj.last_generated_until)
 
-    @admin.display(description=gettext_lazy("next due"))
+    @admin.display(description=gettext_lazy("next dates added on"))
     def next_due_local(self, obj: EventSeries) -> str:
         return self._local(obj, obj.next_due_at)
 
-    @admin.display(description=gettext_lazy("cancelled dates (exdates)"))
+    @admin.display(description=gettext_lazy("cancelled dates"))
     def exdates_local(self, obj: EventSeries) -> str:
         instants = sorted(obj.exdate_instants)
         if not instants:

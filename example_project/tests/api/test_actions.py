@@ -39,9 +39,12 @@ def test_pause_and_resume_toggle_generation_and_are_idempotent(
         assert response.status_code == 200
         assert response.json()["is_active"] is False
     assert not EventSeries.objects.get(pk=series.pk).is_active
+    # A paused series is refused with the reason the admin's Generate now shows.
     generated = client.post(url(series, "generate"), {}, format="json")
-    assert generated.status_code == 200
-    assert generated.json()["created"] == []
+    assert generated.status_code == 409
+    assert generated.json()["detail"] == (
+        f"{series.name} is paused, so nothing was generated. Resume it first."
+    )
     for _ in range(2):
         response = client.post(url(series, "resume"))
         assert response.status_code == 200
@@ -439,7 +442,9 @@ def test_a_series_without_rule_or_template_answers_with_409_and_404(
     patched = client.patch(url(bare), {"recurrence": {"interval": 2}}, format="json")
     assert patched.status_code == 409
     assert client.get(url(bare, "template")).status_code == 404
-    assert client.post(url(bare, "generate"), {}, format="json").json()["created"] == []
+    generated = client.post(url(bare, "generate"), {}, format="json")
+    assert generated.status_code == 409
+    assert generated.json()["detail"] == "Bare has no recurrence rule, so nothing can be generated."
     assert client.get(url(bare, "preview")).json() == {"timezone": None, "count": 0, "slots": []}
     cancel = client.post(
         url(bare, "cancel-occurrence"), {"occurrence": "2027-01-01T10:00:00Z"}, format="json"

@@ -6,7 +6,8 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ...services.generation import generate_series_events
+from ...exceptions import SeriesNotReadyError
+from ...services.generation import generate_series_events, generation_readiness
 from ...services.lifecycle import pause_series, resume_series
 from ..reads import occurrence_rows
 from ..schema import WRITE_ERRORS, error_responses, extend_schema
@@ -45,6 +46,12 @@ class LifecycleActionsMixin(SeriesViewBase):
 
     @extend_schema(
         summary="Materialize the window now (or up to `until`); returns what was created",
+        description=(
+            "A series that cannot generate answers 409 with the reason as `detail`: it is "
+            "paused, or has no recurrence rule or no template (the admin's *Generate now* "
+            "shows the same sentence). A parked series generates, and is unparked when "
+            "the run creates occurrences."
+        ),
         responses={200: GenerateResultSerializer, **WRITE_ERRORS},
     )
     @action(detail=True, methods=["post"])
@@ -52,6 +59,9 @@ class LifecycleActionsMixin(SeriesViewBase):
         """Materialize the rolling window now, or up to `until`."""
         series = self.get_object()
         body = self._body()
+        readiness = generation_readiness(series)
+        if not readiness.ready:
+            raise SeriesNotReadyError(readiness.message)
         created = generate_series_events(series, until=body.get("until"))
         return Response(
             {

@@ -4,7 +4,8 @@
 - :mod:`.floor`: what that path and the daily pass's chunks
   (:mod:`revel_recurring.services.chunks`) share, from the taken slots to the cursors;
 - :mod:`.plan`: which slots a run creates (pure), and the read-only preview;
-- :mod:`.rows`: the occurrence rows: built, weighed, inserted in bulk.
+- :mod:`.rows`: the occurrence rows: built, weighed, inserted in bulk;
+- :mod:`.readiness`: whether "generate now" can run, and why not.
 
 The names below are the package's public surface, importable from here as they
 were when it was one module.
@@ -14,6 +15,7 @@ from ...notifications import SeriesDigest
 from ..scheduling import GenerationWindow
 from .floor import TakenSlots, apply_plan, disarm_series, read_taken_slots, write_cursors
 from .plan import GenerationPlan, plan_generation, preview_series_events
+from .readiness import GenerationReadiness, NotReadyReason, generation_readiness
 from .rows import (
     build_occurrences,
     bulk_insert,
@@ -25,7 +27,9 @@ from .single import generate_series_events
 
 __all__ = [
     "GenerationPlan",
+    "GenerationReadiness",
     "GenerationWindow",
+    "NotReadyReason",
     "SeriesDigest",
     "TakenSlots",
     "apply_plan",
@@ -35,6 +39,7 @@ __all__ = [
     "check_next_run_size",
     "disarm_series",
     "generate_series_events",
+    "generation_readiness",
     "insert_batches",
     "plan_generation",
     "preview_series_events",

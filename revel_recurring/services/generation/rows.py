@@ -123,7 +123,7 @@ def _refuse_oversized(
         return
     name, size = sizer.largest_field(template, type(template))
     raise GenerationTooLargeError(
-        f"Series {series.pk} would write {count} occurrences of about "
+        f"{series.name} would write {count} occurrences of about "
         f"{_megabytes(total / count)} each ({_megabytes(total)} in all; the "
         f"template's '{name}' alone is {_megabytes(size)}), over the "
         f"{_megabytes(limit)} REVEL_RECURRING_MAX_GENERATION_BYTES allows for one run. "
