@@ -36,8 +36,7 @@ import datetime as dt
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse, urlunparse
@@ -46,6 +45,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.memory import heap_tracing  # noqa: E402  (needs ROOT on the path when run as a script)
+from bench.queries import counting  # noqa: E402
 
 SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_FEEDS_DB", "revel_bench_feeds")
@@ -79,28 +79,6 @@ def _prepare_database() -> None:
     setup_test_environment(debug=False)
     # The host's notifier is host work, not the feed's; no digest is built without it.
     settings.REVEL_RECURRING_NOTIFIER = None
-
-
-class QueryCounter:
-    """Counts the statements run; keeps nothing of them (unlike CaptureQueriesContext)."""
-
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(
-        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
-    ) -> Any:
-        self.count += 1
-        return execute(sql, params, many, context)
-
-
-@contextmanager
-def counting() -> Iterator[QueryCounter]:
-    from django.db import connection
-
-    counter = QueryCounter()
-    with connection.execute_wrapper(counter):
-        yield counter
 
 
 def _slot(start: dt.datetime, number: int) -> dt.datetime:

@@ -26,14 +26,14 @@ import datetime as dt
 import os
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+
+from bench.queries import counting  # noqa: E402  (needs ROOT on the path when run as a script)
 
 SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_DB", "revel_bench")
@@ -63,26 +63,6 @@ def _prepare_database() -> None:
     # not generation: it is switched off so all three approaches write the same
     # rows. With no notifier and no receiver, no digest is built at all.
     settings.REVEL_RECURRING_NOTIFIER = None
-
-
-class QueryCounter:
-    def __init__(self) -> None:
-        self.count = 0
-
-    def __call__(
-        self, execute: Callable[..., Any], sql: str, params: Any, many: bool, context: Any
-    ) -> Any:
-        self.count += 1
-        return execute(sql, params, many, context)
-
-
-@contextmanager
-def counting() -> Iterator[QueryCounter]:
-    from django.db import connection
-
-    counter = QueryCounter()
-    with connection.execute_wrapper(counter):
-        yield counter
 
 
 def _weekday_start(base: dt.datetime, number: int) -> dt.datetime:
