@@ -18,8 +18,9 @@ from django.test.utils import override_settings
 from rest_framework.test import APIClient
 
 from example_project.events.models import CalendarToken, Event, Membership, Organization
+from example_project.tests.helpers import tuesday_run
 from revel_recurring.models import DeletedSeries, EventSeries
-from revel_recurring.services.lifecycle import create_recurring_series, delete_series
+from revel_recurring.services.lifecycle import delete_series
 
 pytestmark = pytest.mark.django_db
 
@@ -28,25 +29,7 @@ NOW = dt.datetime(2027, 2, 1, 9, 0, tzinfo=VIENNA)
 
 
 def _series(organization: Organization, slug: str, visibility: str) -> EventSeries:
-    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
-    return create_recurring_series(
-        name=slug.replace("-", " ").title(),
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "timezone": "Europe/Vienna",
-            "dtstart": start,
-        },
-        template_data={
-            "organization": organization,
-            "name": slug.replace("-", " ").title(),
-            "slug": slug,
-            "end": start + dt.timedelta(hours=1),
-            "visibility": visibility,
-        },
-        auto_publish=True,
-        now=NOW,
-    )
+    return tuesday_run(organization, slug, visibility, now=NOW)
 
 
 def _events(body: bytes) -> list[Any]:

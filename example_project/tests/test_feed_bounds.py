@@ -14,10 +14,10 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from example_project.events.models import Event, Organization
+from example_project.tests.helpers import tuesday_run
 from revel_recurring.ical import calendar_feed, feed_revision, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
 
@@ -32,25 +32,7 @@ def ninety_days(settings: object) -> None:
 
 def _weekly(organization: Organization, *, weeks: int) -> EventSeries:
     """A Tuesday series generated every week for ``weeks`` weeks from NOW (a long history)."""
-    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
-    series = create_recurring_series(
-        name="Long run",
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "timezone": "Europe/Vienna",
-            "dtstart": start,
-        },
-        template_data={
-            "organization": organization,
-            "name": "Long run",
-            "slug": "long-run",
-            "end": start + dt.timedelta(hours=1),
-            "visibility": Event.Visibility.PUBLIC,
-        },
-        auto_publish=True,
-        now=NOW,
-    )
+    series = tuesday_run(organization, "long-run", Event.Visibility.PUBLIC, now=NOW)
     generate_series_events(series, until=NOW + dt.timedelta(weeks=weeks), now=NOW)
     series.refresh_from_db()
     return series
@@ -102,7 +84,7 @@ def test_the_validators_agree_with_the_build_when_rows_are_left_out(
     # An old row changes: the stamp moves although the row is not shown.
     old = Event.objects.filter(series=series, is_template=False).order_by("start").first()
     assert old is not None
-    old.name = "Long run (renamed)"
+    old.name = "Long Run (renamed)"
     old.save()
 
     built = calendar_feed([series], name="Runners", now=later)

@@ -11,8 +11,8 @@ import recurring_ical_events
 from django.test import Client
 
 from example_project.events.models import Event, Organization
+from example_project.tests.helpers import tuesday_run
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
 
@@ -29,25 +29,7 @@ NARROWED = {
 
 
 def _public_series(organization: Organization) -> EventSeries:
-    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
-    series = create_recurring_series(
-        name="Open Run",
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "timezone": "Europe/Vienna",
-            "dtstart": start,
-        },
-        template_data={
-            "organization": organization,
-            "name": "Open Run",
-            "slug": "open-run",
-            "end": start + dt.timedelta(hours=1),
-            "visibility": Event.Visibility.PUBLIC,
-        },
-        auto_publish=True,
-        now=NOW,
-    )
+    series = tuesday_run(organization, "open-run", Event.Visibility.PUBLIC, now=NOW)
     for day, visibility in NARROWED.items():
         row = Event.objects.occurrences().get(series=series, start__date=day)
         row.visibility = visibility

@@ -15,9 +15,9 @@ from django.test.utils import CaptureQueriesContext
 from django.utils.timezone import now as django_now
 
 from example_project.events.models import CalendarToken, Event, Membership, Organization
+from example_project.tests.helpers import tuesday_run
 from revel_recurring.models import EventSeries, OccurrenceChange, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence
-from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
 
@@ -27,25 +27,7 @@ WINDOW = (dt.datetime(2027, 1, 1, tzinfo=dt.UTC), dt.datetime(2027, 4, 1, tzinfo
 
 
 def _series(organization: Organization, slug: str, visibility: str, **options: Any) -> EventSeries:
-    start = dt.datetime(2027, 2, 2, 18, 30, tzinfo=VIENNA)
-    return create_recurring_series(
-        name=slug.replace("-", " ").title(),
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "timezone": "Europe/Vienna",
-            "dtstart": start,
-        },
-        template_data={
-            "organization": organization,
-            "name": slug.replace("-", " ").title(),
-            "slug": slug,
-            "end": start + dt.timedelta(hours=1),
-            "visibility": visibility,
-        },
-        auto_publish=options.pop("auto_publish", True),
-        now=NOW,
-    )
+    return tuesday_run(organization, slug, visibility, now=NOW, **options)
 
 
 @pytest.fixture
