@@ -148,5 +148,26 @@ class SeriesBusyError(RecurrenceError):
     """
 
 
+class PlanOutdatedError(RecurrenceError):
+    """A change plan no longer matches the series: something changed since it was computed.
+
+    ``plan`` is the fresh plan (a ``RecurrencePlan``) computed under the lock, for
+    the person to review and apply instead. Nothing was written.
+    """
+
+    default_field = "plan_hash"
+
+    def __init__(
+        self,
+        message: str = "",
+        *,
+        plan: Any = None,
+        field: str | None = None,
+        errors: Mapping[str, Sequence[str]] | None = None,
+    ) -> None:
+        super().__init__(message, field=field, errors=errors)
+        self.plan = plan
+
+
 class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
     """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""

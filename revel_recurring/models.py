@@ -81,13 +81,27 @@ class RecurrenceRule(models.Model):
         # computed for it and generation would fail later, far from the cause.
         validate_rule(self.field_values())
         also_saved = ["rrule_string", "updated_at", "dtstart", "until", "weekdays", "monthly_type"]
+        also_saved += self.normalize()
+        update_fields = kwargs.get("update_fields")
+        if update_fields is not None:
+            kwargs["update_fields"] = {*update_fields, *also_saved}
+        super().save(*args, **kwargs)
+
+    def normalize(self) -> list[str]:
+        """Put the values in the form they are stored in (in memory); what ``save()`` does first.
+
+        Returns the names of the optional integer fields an empty text was cleared
+        from. A change plan calls it on an unsaved copy, so the rule it describes
+        is the rule that would be saved.
+        """
+        cleared = []
         # The validators read None and "" as "not set"; store the column's own empty.
         self.weekdays = list(self.weekdays or [])
         self.monthly_type = self.monthly_type or ""
         for name in ("day_of_month", "nth_weekday", "weekday"):
             if getattr(self, name) == "":
                 setattr(self, name, None)
-                also_saved.append(name)
+                cleared.append(name)
         # RFC 5545 times are whole seconds and dateutil drops the fraction, so the
         # first occurrence would fall just before dtstart and a generation window
         # starting at dtstart would skip it. Both instants go in as UTC: any Python
@@ -96,10 +110,7 @@ class RecurrenceRule(models.Model):
         if self.until is not None:
             self.until = rules.to_utc(self.until)
         self.rrule_string = rules.to_rrule_string(self.to_spec())
-        update_fields = kwargs.get("update_fields")
-        if update_fields is not None:
-            kwargs["update_fields"] = {*update_fields, *also_saved}
-        super().save(*args, **kwargs)
+        return cleared
 
     def field_values(self) -> dict[str, Any]:
         """The rule's fields (:data:`~revel_recurring.rules.RULE_FIELDS`) as a dict."""

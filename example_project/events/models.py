@@ -324,6 +324,21 @@ class Event(RecurringEventMixin, models.Model):
             .distinct()
         )
 
+    @classmethod
+    def count_bookings_among(cls, events: Sequence[Event]) -> dict[Any, int]:
+        # Tickets sold over all tiers of each event, in one aggregate query.
+        if not events:
+            return {}
+        return dict(
+            TicketTier.objects.filter(
+                event_id__in=[event.pk for event in events], quantity_sold__gt=0
+            )
+            .order_by()
+            .values("event_id")
+            .annotate(sold=models.Sum("quantity_sold"))
+            .values_list("event_id", "sold")
+        )
+
 
 class TicketTier(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="ticket_tiers")

@@ -151,54 +151,15 @@ def cancel_stale_occurrences(
     receiver reading one costs a query).
     """
     moment = now_utc(now)
-    model = get_event_model()
     wanted = None if ids is None else set(ids)
 
     def attempt() -> tuple[EventSeries, list[Any], list[BookedDate]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            absorb_pending_exdates(locked)
             rule = load_rule(locked)
-            stale = [
-                pk for pk, _ in _drifted(locked, rule, moment) if wanted is None or pk in wanted
-            ]
-            if not stale:
-                return locked, [], []
-            # Cancelling writes the status alone (update_fields): long texts copied
-            # onto every row are not read.
-            events: list[Any] = list(
-                lock_rows(
-                    model._default_manager.filter(pk__in=stale, is_modified=False)
-                    .defer(*bulky_fields(model))
-                    .order_by("pk")
-                )
+            events, kept = cancel_stale_locked(
+                locked, rule, ids=wanted, include_booked=include_booked, now=moment
             )
-            order = {pk: position for position, pk in enumerate(stale)}
-            events.sort(key=lambda event: order[event.pk])
-            kept: list[BookedDate] = []
-            if include_booked is not True:
-                # Asked under the row locks: a booking taken since the organiser
-                # looked still keeps its date.
-                named = set() if include_booked is False else set(include_booked)
-                booked = booked_ids(events) - named
-                zone = rule.timezone if rule is not None else None
-                kept = [booked_date(event, zone) for event in events if event.pk in booked]
-                events = [event for event in events if event.pk not in booked]
-            if not events:
-                return locked, [], kept
-            for event in events:
-                event.save(update_fields=event.mark_cancelled())
-            slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
-            merge_exdates(locked, slots)
-            refresh_next_due_at(locked, now=moment)
-            locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
-            for event in events:
-                send_after_commit(
-                    occurrence_cancelled,
-                    series=locked,
-                    instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
-                    occurrence=event,
-                )
         return locked, events, kept
 
     locked, events, kept = retry_on_lock_conflict(attempt, series_ids=[series.pk])
@@ -206,8 +167,67 @@ def cancel_stale_occurrences(
     return StaleCancellation(cancelled=[event.pk for event in events], kept_booked=kept)
 
 
+def cancel_stale_locked(
+    locked: EventSeries,
+    rule: RecurrenceRule | None,
+    *,
+    ids: Collection[Any] | None,
+    include_booked: bool | Collection[Any],
+    now: dt.datetime,
+) -> tuple[list[Any], list[BookedDate]]:
+    """:func:`cancel_stale_occurrences` inside the caller's transaction and series lock.
+
+    ``rule`` is the series' current rule (as the caller just wrote it). Returns
+    the cancelled events and the booked dates kept, both in start order; the
+    series' ``exdates`` and ``next_due_at`` are saved when anything was cancelled,
+    and ``occurrence_cancelled`` is sent after commit for each cancelled row.
+    """
+    model = get_event_model()
+    absorb_pending_exdates(locked)
+    stale = [pk for pk, _ in _drifted(locked, rule, now) if ids is None or pk in ids]
+    if not stale:
+        return [], []
+    # Cancelling writes the status alone (update_fields): long texts copied
+    # onto every row are not read.
+    events: list[Any] = list(
+        lock_rows(
+            model._default_manager.filter(pk__in=stale, is_modified=False)
+            .defer(*bulky_fields(model))
+            .order_by("pk")
+        )
+    )
+    order = {pk: position for position, pk in enumerate(stale)}
+    events.sort(key=lambda event: order[event.pk])
+    kept: list[BookedDate] = []
+    if include_booked is not True:
+        # Asked under the row locks: a booking taken since the organiser
+        # looked still keeps its date.
+        named = set() if include_booked is False else set(include_booked)
+        booked = booked_ids(events) - named
+        zone = rule.timezone if rule is not None else None
+        kept = [booked_date(event, zone) for event in events if event.pk in booked]
+        events = [event for event in events if event.pk not in booked]
+    if not events:
+        return [], kept
+    for event in events:
+        event.save(update_fields=event.mark_cancelled())
+    slots = [event.recurrence_id for event in events if event.recurrence_id is not None]
+    merge_exdates(locked, slots)
+    refresh_next_due_at(locked, now=now)
+    locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+    for event in events:
+        send_after_commit(
+            occurrence_cancelled,
+            series=locked,
+            instant=rules.to_utc(event.recurrence_id or event.occurrence_start),
+            occurrence=event,
+        )
+    return events, kept
+
+
 __all__ = [
     "StaleCancellation",
+    "cancel_stale_locked",
     "cancel_stale_occurrences",
     "detect_cadence_drift",
     "drifted_ids_by_series",

@@ -68,7 +68,9 @@ class SeriesUpdate:
 
 
 @dataclass(frozen=True)
-class _ScheduleChange:
+class ScheduleChange:
+    """What :func:`change_schedule` did: the fields changed, the columns to save, the reset."""
+
     changed: frozenset[str]
     columns: frozenset[str]
     cursor_reset: bool
@@ -135,7 +137,7 @@ def update_series(
                 flipped, written = _switch_active(locked, active=is_active, now=moment)
                 changed |= flipped
                 columns |= written
-            schedule = _change_schedule(
+            schedule = change_schedule(
                 locked,
                 rule_changes=changes,
                 auto_publish=auto_publish,
@@ -159,7 +161,7 @@ def update_series(
             changed=frozenset(changed | schedule.changed),
             cursor_reset=schedule.cursor_reset,
         )
-        # The rule is attached by _change_schedule only when rule_changes were given.
+        # The rule is attached by change_schedule only when rule_changes were given.
         return locked, result, locked.recurrence_rule if changes else None
 
     locked, result, rule = retry_on_lock_conflict(attempt, series_ids=[series.pk])
@@ -241,10 +243,14 @@ def _normalized(name: str, value: Any) -> Any:
     return value
 
 
-def _merged_rule(
+def merge_rule_changes(
     rule: RecurrenceRule, changes: Mapping[str, Any]
 ) -> tuple[dict[str, Any], set[str]]:
-    """The rule's values with ``changes`` applied and validated, and the fields that differ."""
+    """The rule's values with ``changes`` applied and validated, and the fields that differ.
+
+    Changing ``frequency`` clears the optional fields the new one does not read
+    (unless ``changes`` sets them). ``ValidationError`` keyed by field.
+    """
     old = rule.field_values()
     merged = {**old, **changes}
     new_frequency = merged["frequency"]
@@ -265,15 +271,20 @@ def _merged_rule(
     return merged, changed
 
 
-def _change_schedule(
+def change_schedule(
     locked: EventSeries,
     *,
     rule_changes: Mapping[str, Any],
     auto_publish: bool | None,
     generation_window_weeks: int | None,
     now: dt.datetime,
-) -> _ScheduleChange:
-    """Apply rule, window and auto-publish changes to the locked series (the rule is saved)."""
+) -> ScheduleChange:
+    """Apply rule, window and auto-publish changes to the locked series (the rule is saved).
+
+    The caller holds the series lock and saves ``columns`` of the series. Used by
+    :func:`update_series` and by applying a change plan
+    (:mod:`revel_recurring.services.plans`).
+    """
     changed: set[str] = set()
     if rule_changes:
         if locked.recurrence_rule_id is None:
@@ -282,7 +293,7 @@ def _change_schedule(
             )
         rule = load_rule(locked)
         assert rule is not None
-        merged, changed = _merged_rule(rule, rule_changes)
+        merged, changed = merge_rule_changes(rule, rule_changes)
         if changed:
             for name in changed:
                 setattr(rule, name, merged[name])
@@ -309,9 +320,16 @@ def _change_schedule(
         check_next_run_size(locked, now=now)
         refresh_next_due_at(locked, now=now)
         columns |= {"last_generated_until", "next_due_at"}
-    return _ScheduleChange(
+    return ScheduleChange(
         changed=frozenset(changed), columns=frozenset(columns), cursor_reset=cursor_reset
     )
 
 
-__all__ = ["PLAIN_COLUMNS", "SeriesUpdate", "update_series"]
+__all__ = [
+    "PLAIN_COLUMNS",
+    "ScheduleChange",
+    "SeriesUpdate",
+    "change_schedule",
+    "merge_rule_changes",
+    "update_series",
+]

@@ -135,6 +135,18 @@ class Lesson(RecurringEventMixin, models.Model):
             .distinct()
         )
 
+    @classmethod
+    def count_bookings_among(cls, events: Sequence[Lesson]) -> dict[Any, int]:
+        # One Booking row per pupil.
+        if not events:
+            return {}
+        return dict(
+            Booking.objects.filter(lesson__in=[event.pk for event in events])
+            .values("lesson_id")
+            .annotate(pupils=models.Count("pk"))
+            .values_list("lesson_id", "pupils")
+        )
+
 
 class Booking(models.Model):
     """A pupil's place in one lesson: the paid data a series deletion must not destroy."""

@@ -63,6 +63,18 @@ class Event(RecurringEventMixin, models.Model):
             .distinct()
         )
 
+    @classmethod
+    def count_bookings_among(cls, events: Sequence[Event]) -> dict[Any, int]:
+        # A seat's "booked" is how many places of it are taken.
+        if not events:
+            return {}
+        return dict(
+            Seat.objects.filter(event__in=[event.pk for event in events], booked__gt=0)
+            .values("event_id")
+            .annotate(taken=models.Sum("booked"))
+            .values_list("event_id", "taken")
+        )
+
 
 class Seat(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="seats")

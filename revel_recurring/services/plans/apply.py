@@ -1,0 +1,197 @@
+"""Applying a change plan: exactly the plan a person saw, or nothing."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Collection, Mapping
+from typing import Any, Literal
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+
+from ...context import suppress_event_notifications
+from ...exceptions import InvalidArgumentError, PlanOutdatedError
+from ...models import EventSeries
+from ...signals import series_recurrence_changed
+from ..bookings import BookedDate
+from ..drift import cancel_stale_locked
+from ..editing import change_schedule
+from ..generation.floor import CURSOR_COLUMNS, generate_locked
+from ..locking import lock_series, retry_on_lock_conflict
+from ..plumbing import mirror_columns, now_utc, send_after_commit
+from .compute import compute_plan, split_changes
+from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
+from .state import read_plan_state
+
+#: What ``cancel_drift`` accepts besides a collection of ids.
+CancelDriftMode = Literal["none", "unbooked", "all"]
+CANCEL_DRIFT_MODES: tuple[str, ...] = ("none", "unbooked", "all")
+
+
+def plan_recurrence_change(
+    series: EventSeries,
+    changes: Mapping[str, Any] | None = None,
+    *,
+    now: dt.datetime | None = None,
+) -> RecurrencePlan:
+    """What changing ``series``' rule or window by ``changes`` would do, written nowhere.
+
+    ``changes`` holds rule fields (as ``update_series_recurrence``'s
+    ``rule_changes``) and optionally ``generation_window_weeks``. A pure read: the
+    series with its rule, the rows the plan judges, the pending exdates and the
+    bookings of the judged rows, four queries whatever the number of occurrences;
+    no lock. ``ValidationError`` keyed by field for a change the validators
+    refuse (as the change itself would be), ``SeriesNotReadyError`` for a series
+    without a rule. Pass the plan's ``hash`` to :func:`apply_recurrence_plan`.
+    """
+    moment = now_utc(now)
+    rule_changes, window = split_changes(changes)
+    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
+    state = read_plan_state(fresh, now=moment)
+    return compute_plan(fresh, rule, state, rule_changes=rule_changes, window=window, now=moment)
+
+
+def apply_recurrence_plan(
+    series: EventSeries,
+    plan_hash: str,
+    changes: Mapping[str, Any] | None = None,
+    *,
+    cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    generate: bool = True,
+    now: dt.datetime | None = None,
+) -> AppliedPlan:
+    """Apply ``changes`` if the series is still in the state its plan (``plan_hash``) saw.
+
+    Under the series lock, in one transaction: the plan is computed again; when
+    its hash differs from ``plan_hash`` (anything it depends on was committed in
+    between: another change, a cancel or restore, an occurrence edited, a
+    generation run) :class:`~revel_recurring.exceptions.PlanOutdatedError` is
+    raised carrying the fresh plan, and nothing is written. Otherwise:
+
+    - the rule and window change as ``update_series_recurrence`` changes them
+      (``series_recurrence_changed`` is sent once, after commit);
+    - drifted dates are cancelled per ``cancel_drift``: ``"none"``; ``"unbooked"``
+      (booked dates kept and named in ``kept_booked``); ``"all"`` (booked ones
+      too); or a collection of ids naming exactly the drifted dates to cancel
+      (booked ones among them included: the person ticked them). Dates moved or
+      edited by hand are never cancelled here and are named in ``kept_modified``;
+      each cancelled date becomes an exdate and sends ``occurrence_cancelled``;
+    - with ``generate`` (and an active series), the plan's ``new`` dates are
+      materialized in the same transaction, with one digest after commit.
+    """
+    moment = now_utc(now)
+    rule_changes, window = split_changes(changes)
+    mode = _cancel_mode(cancel_drift)
+    if not isinstance(plan_hash, str) or not plan_hash.strip():
+        raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
+
+    def attempt() -> tuple[EventSeries, AppliedPlan]:
+        with transaction.atomic():
+            locked = lock_series(series.pk, with_rule=True)
+            rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+            state = read_plan_state(locked, now=moment)
+            plan = compute_plan(
+                locked, rule, state, rule_changes=rule_changes, window=window, now=moment
+            )
+            if plan.hash != plan_hash.strip():
+                raise PlanOutdatedError(
+                    f"{locked.name} changed since this plan was made; "
+                    "review the fresh plan and apply that one.",
+                    plan=plan,
+                )
+            schedule = change_schedule(
+                locked,
+                rule_changes=rule_changes,
+                auto_publish=None,
+                generation_window_weeks=window,
+                now=moment,
+            )
+            if schedule.columns:
+                locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
+            if schedule.changed:
+                send_after_commit(
+                    series_recurrence_changed,
+                    series=locked,
+                    changed_fields=schedule.changed,
+                    cursor_reset=schedule.cursor_reset,
+                )
+            cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, now=moment)
+            created: list[Any] = []
+            if generate and locked.is_active:
+                with suppress_event_notifications():
+                    run = generate_locked([locked], now=moment)
+                if run.batches:
+                    created = run.batches[0].occurrences
+        return locked, AppliedPlan(
+            plan=plan,
+            changed=schedule.changed,
+            cursor_reset=schedule.cursor_reset,
+            created=created,
+            cancelled=cancelled,
+            kept_booked=kept_booked,
+            kept_modified=kept_modified,
+        )
+
+    locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
+    mirror_columns(series, locked, "exdates", "generation_window_weeks", *CURSOR_COLUMNS)
+    series.recurrence_rule = locked.recurrence_rule
+    return applied
+
+
+def _cancel_mode(value: object) -> str | frozenset[Any]:
+    if isinstance(value, str):
+        if value not in CANCEL_DRIFT_MODES:
+            raise InvalidArgumentError(
+                f"'cancel_drift' must be one of {', '.join(CANCEL_DRIFT_MODES)} "
+                f"or a list of drifted occurrence ids, got {value!r}.",
+                field="cancel_drift",
+            )
+        return value
+    if isinstance(value, Collection):
+        return frozenset(value)
+    raise InvalidArgumentError(
+        f"'cancel_drift' must be one of {', '.join(CANCEL_DRIFT_MODES)} "
+        f"or a list of drifted occurrence ids, got {value!r}.",
+        field="cancel_drift",
+    )
+
+
+def _cancel_drift(
+    locked: EventSeries,
+    plan: RecurrencePlan,
+    mode: str | frozenset[Any],
+    *,
+    now: dt.datetime,
+) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
+    """Cancel the plan's drifted dates ``mode`` asks for; the ids cancelled and the dates kept."""
+    kept_modified = [row for row in plan.drift if row.is_modified]
+    candidates = [row.id for row in plan.drift if not row.is_modified]
+    if isinstance(mode, frozenset):
+        by_text = {str(pk): pk for pk in candidates}
+        unknown = sorted(str(pk) for pk in mode if str(pk) not in by_text)
+        if unknown:
+            raise ValidationError(
+                {
+                    "cancel_drift": [
+                        f"Not a drifted date of this plan: {', '.join(unknown)}. "
+                        "Name only dates the plan lists under drift."
+                    ]
+                }
+            )
+        named = {by_text[str(pk)] for pk in mode}
+        ids: list[Any] = [pk for pk in candidates if pk in named]
+        include: bool | Collection[Any] = named
+    elif mode == "none":
+        return [], [], kept_modified
+    else:
+        ids, include = candidates, mode == "all"
+    if not ids:
+        return [], [], kept_modified
+    events, kept = cancel_stale_locked(
+        locked, locked.recurrence_rule, ids=set(ids), include_booked=include, now=now
+    )
+    return [event.pk for event in events], kept, kept_modified
+
+
+__all__ = ["CANCEL_DRIFT_MODES", "apply_recurrence_plan", "plan_recurrence_change"]

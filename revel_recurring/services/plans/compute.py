@@ -1,0 +1,278 @@
+"""The plan of a cadence change, and its hash: pure functions of the state read.
+
+Nothing here queries the database except the host's booking count (one call,
+when asked for): :func:`~revel_recurring.services.plans.state.read_plan_state`
+read the rows and pending exdates already. The same function computes the plan
+a person looks at and, under the series lock, the plan an apply checks its hash
+against, so the two can only differ when the state did.
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import hashlib
+import json
+import zoneinfo
+from collections.abc import Mapping
+from typing import Any
+
+from ... import rules
+from ...describe import describe_spec
+from ...exceptions import SeriesNotReadyError
+from ...exclusions import excluded_between
+from ...instants import describe_instant
+from ...models import EventSeries, RecurrenceRule, get_event_model
+from ...validators import validate_rule_keys, validate_series_options
+from ..editing import merge_rule_changes
+from ..generation.plan import plan_generation
+from ..scheduling import generation_window
+from .result import ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
+from .state import PlanRow, PlanState
+
+#: The key of the window size in a ``changes`` mapping (every other key is a rule field).
+WINDOW_KEY = "generation_window_weeks"
+
+#: Bumped whenever what the hash covers changes, so an old hash never matches.
+_HASH_VERSION = 1
+
+
+def split_changes(changes: Mapping[str, Any] | None) -> tuple[dict[str, Any], int | None]:
+    """``changes`` as (rule field changes, window size or None), keys and window checked."""
+    rule_changes = dict(changes or {})
+    window = rule_changes.pop(WINDOW_KEY, None)
+    validate_rule_keys(rule_changes)
+    validate_series_options(generation_window_weeks=window)
+    return rule_changes, window
+
+
+def compute_plan(
+    series: EventSeries,
+    rule: RecurrenceRule | None,
+    state: PlanState,
+    *,
+    rule_changes: Mapping[str, Any],
+    window: int | None,
+    now: dt.datetime,
+) -> RecurrencePlan:
+    """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it.
+
+    Raises ``SeriesNotReadyError`` for a series without a rule and
+    ``ValidationError`` (keyed by field) for a change the validators refuse.
+    Bookings are counted with the host's hook (one call for every date judged).
+    """
+    if rule is None:
+        raise SeriesNotReadyError(
+            f"Series {series.pk} has no recurrence rule to change; create one first."
+        )
+    if rule_changes:
+        merged, changed = merge_rule_changes(rule, rule_changes)
+    else:
+        merged, changed = rule.field_values(), set()
+    new_rule = RecurrenceRule(**merged)
+    new_rule.normalize()
+    target = copy.copy(series)
+    if window is not None and window != series.generation_window_weeks:
+        changed.add(WINDOW_KEY)
+        target.generation_window_weeks = window
+    cursor_reset = bool(changed) and series.last_generated_until is not None
+    if changed:
+        target.last_generated_until = None
+    spec = new_rule.to_spec()
+    zone = new_rule.timezone
+
+    upcoming = state.upcoming(now)
+    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
+    live = [row for row in upcoming if row.status != cancelled]
+    fitting = _fitting(target, spec, live, state)
+    counts = _count_bookings(live)
+    stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
+    drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
+
+    run = generation_window(target, new_rule, now=now)
+    in_window = excluded_between(target, run.lower, pending=state.pending)
+    new: tuple[dt.datetime, ...] = ()
+    if series.is_active and state.has_template:
+        materialized = {
+            row.slot for row in state.rows if row.slot is not None and row.slot >= run.search_from
+        }
+        new = plan_generation(
+            target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
+        ).slots
+    cancelled_slots = {row.slot for row in upcoming if row.status == cancelled}
+    excluded = tuple(
+        _date(
+            instant,
+            zone,
+            reason=(
+                ExcludedBecause.CANCELLED if instant in cancelled_slots else ExcludedBecause.EXDATE
+            ),
+        )
+        for instant in _skipped(target, spec, state, now=now, horizon=run.horizon)
+    )
+    digest = _hash(
+        series,
+        rule,
+        new_rule,
+        target.generation_window_weeks,
+        state,
+        new=new,
+        cursor_reset=cursor_reset,
+    )
+    return RecurrencePlan(
+        series_id=series.pk,
+        changed=frozenset(changed),
+        cursor_reset=cursor_reset,
+        description=describe_spec(spec),
+        rrule_string=new_rule.rrule_string,
+        timezone=zone,
+        generation_window_weeks=target.generation_window_weeks,
+        horizon=run.horizon,
+        stay=stay,
+        drift=drift,
+        new=tuple(_date(instant, zone) for instant in new),
+        excluded=excluded,
+        hash=digest,
+    )
+
+
+def _judged_instant(row: PlanRow) -> dt.datetime:
+    """The instant a row is judged by: its original slot when moved by hand, else its start.
+
+    An occurrence not modified starts on its slot (drift detection reads the start,
+    so the plan agrees with it); one an organiser moved is judged by the date it
+    stands for, as generation does (it never recreates a slot that is taken).
+    """
+    if row.is_modified and row.slot is not None:
+        return row.slot
+    return row.start
+
+
+def _fitting(
+    target: EventSeries, spec: rules.RuleSpec, live: list[PlanRow], state: PlanState
+) -> set[Any]:
+    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded."""
+    if not live:
+        return set()
+    instants = {row.id: _judged_instant(row) for row in live}
+    earliest, latest = min(instants.values()), max(instants.values())
+    excluded = excluded_between(target, earliest, latest, pending=state.pending)
+    expected = (
+        set(rules.occurrences_between(spec, earliest, latest, inclusive=True)) - excluded.instants
+    )
+    return {pk for pk, instant in instants.items() if instant in expected}
+
+
+def _skipped(
+    target: EventSeries,
+    spec: rules.RuleSpec,
+    state: PlanState,
+    *,
+    now: dt.datetime,
+    horizon: dt.datetime,
+) -> list[dt.datetime]:
+    """The new rule's dates from ``now`` to the horizon that an exclusion skips."""
+    if horizon < now:
+        return []
+    excluded = excluded_between(target, now, horizon, pending=state.pending)
+    if not excluded:
+        return []
+    return [
+        instant
+        for instant in rules.occurrences_between(spec, now, horizon, inclusive=True)
+        if instant in excluded
+    ]
+
+
+def _count_bookings(live: list[PlanRow]) -> dict[Any, int]:
+    if not live:
+        return {}
+    model = get_event_model()
+    return {
+        pk: int(count)
+        for pk, count in model.count_bookings_among([row.event for row in live]).items()
+    }
+
+
+def _local(instant: dt.datetime, zone: str) -> dt.datetime:
+    return instant.astimezone(zoneinfo.ZoneInfo(zone))
+
+
+def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccurrence:
+    return PlannedOccurrence(
+        id=row.id,
+        start=row.start,
+        local=_local(row.start, zone),
+        display=describe_instant(row.start, zone),
+        slot=row.slot,
+        status=row.status,
+        is_modified=row.is_modified,
+        bookings=counts.get(row.id, 0),
+    )
+
+
+def _date(instant: dt.datetime, zone: str, *, reason: ExcludedBecause | None = None) -> PlannedDate:
+    return PlannedDate(
+        start=instant,
+        local=_local(instant, zone),
+        display=describe_instant(instant, zone),
+        reason=reason,
+    )
+
+
+def _stamp(value: Any) -> Any:
+    if isinstance(value, dt.datetime):
+        return rules.to_utc(value).isoformat() if rules.is_aware(value) else value.isoformat()
+    if isinstance(value, list | tuple):
+        return sorted(value)
+    return value
+
+
+def _hash(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    new_rule: RecurrenceRule,
+    window: int,
+    state: PlanState,
+    *,
+    new: tuple[dt.datetime, ...],
+    cursor_reset: bool,
+) -> str:
+    """A digest of everything the plan depends on, and of what it found.
+
+    The rule before and after, the series' flags and windows, every excluded
+    instant (exdates and pending ones, as one set: folding a pending slot in
+    changes nothing), each row read (id, start, slot, status, modified flag and
+    the host's change stamp) and the dates it would create: any committed change
+    of these between a plan and its apply gives another hash.
+    """
+    excluded = sorted(
+        {rules.parse_instant(value) for value in series.exdates or ()} | set(state.pending)
+    )
+    payload = {
+        "version": _HASH_VERSION,
+        "series": str(series.pk),
+        "rule": {name: _stamp(value) for name, value in rule.field_values().items()},
+        "new_rule": {name: _stamp(value) for name, value in new_rule.field_values().items()},
+        "flags": [series.is_active, series.auto_publish, series.generation_window_weeks, window],
+        "excluded": [instant.isoformat() for instant in excluded],
+        "template": state.has_template,
+        "rows": [
+            [
+                str(row.id),
+                row.start.isoformat(),
+                _stamp(row.slot),
+                row.status,
+                row.is_modified,
+                _stamp(row.stamp),
+            ]
+            for row in state.rows
+        ],
+        "new": [instant.isoformat() for instant in new],
+        "cursor_reset": cursor_reset,
+    }
+    encoded = json.dumps(payload, sort_keys=True, default=str).encode()
+    return hashlib.sha256(encoded).hexdigest()
+
+
+__all__ = ["WINDOW_KEY", "compute_plan", "split_changes"]

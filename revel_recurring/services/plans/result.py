@@ -1,0 +1,116 @@
+"""What a change plan says and what applying it did: plain, frozen values.
+
+Instants are UTC; each date also carries its wall clock in the rule's zone
+(``local``) and the sentence a person reads (``display``, from
+:func:`~revel_recurring.instants.describe_instant`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from ..bookings import BookedDate
+
+
+class ExcludedBecause(enum.StrEnum):
+    """Why a date of the new rule is skipped (the values are stable: clients may read them)."""
+
+    #: An occurrence on that date was cancelled (its slot is an exdate).
+    CANCELLED = "cancelled"
+    #: An exdate with no occurrence behind it: a deleted occurrence's slot, or an
+    #: exdate set by hand.
+    EXDATE = "exdate"
+
+
+@dataclass(frozen=True)
+class PlannedOccurrence:
+    """A materialized future occurrence as the plan sees it."""
+
+    #: The host event's primary key (whatever type it has).
+    id: Any
+    #: Its current start (UTC).
+    start: dt.datetime
+    #: The start in the rule's zone.
+    local: dt.datetime
+    display: str
+    #: Its original slot (UTC), None for a row attached without one.
+    slot: dt.datetime | None
+    status: str
+    is_modified: bool
+    #: How many bookings it holds (the host's ``count_bookings_among``).
+    bookings: int = 0
+
+    @property
+    def booked(self) -> bool:
+        return self.bookings > 0
+
+
+@dataclass(frozen=True)
+class PlannedDate:
+    """A date of the new rule: one generation would create, or one it skips."""
+
+    start: dt.datetime
+    local: dt.datetime
+    display: str
+    #: Set for a skipped date, None for a new one.
+    reason: ExcludedBecause | None = None
+
+
+@dataclass(frozen=True)
+class RecurrencePlan:
+    """What a cadence change would do, computed without writing anything.
+
+    - ``stay``: future occurrences (not cancelled) that still fit the new rule;
+    - ``drift``: future occurrences (not cancelled) that would no longer fit,
+      with their bookings; those moved by hand (``is_modified``) are judged by
+      their original slot and are never cancelled by ``cancel_drift``;
+    - ``new``: the dates generation would create within the window right after
+      the change (none for a paused series or one without a template);
+    - ``excluded``: dates of the new rule within that window skipped, with why.
+
+    ``hash`` is the digest :func:`~revel_recurring.services.plans.apply_recurrence_plan`
+    checks: equal hashes, equal plans.
+    """
+
+    series_id: int
+    #: The rule and window fields whose value the change really alters.
+    changed: frozenset[str]
+    cursor_reset: bool
+    description: str
+    rrule_string: str
+    timezone: str
+    generation_window_weeks: int
+    #: The window's end the plan was computed for (UTC).
+    horizon: dt.datetime
+    stay: tuple[PlannedOccurrence, ...]
+    drift: tuple[PlannedOccurrence, ...]
+    new: tuple[PlannedDate, ...]
+    excluded: tuple[PlannedDate, ...]
+    hash: str
+
+    @property
+    def booked_drift(self) -> tuple[PlannedOccurrence, ...]:
+        """The drifted dates holding bookings."""
+        return tuple(row for row in self.drift if row.booked)
+
+
+@dataclass(frozen=True)
+class AppliedPlan:
+    """What :func:`~revel_recurring.services.plans.apply_recurrence_plan` did."""
+
+    #: The plan that was applied (its hash is the one the caller gave).
+    plan: RecurrencePlan
+    #: The series fields that changed.
+    changed: frozenset[str]
+    cursor_reset: bool
+    #: The occurrences generation created, in start order.
+    created: list[Any]
+    #: Ids of the drifted occurrences cancelled, in start order.
+    cancelled: list[Any]
+    #: Drifted dates left alone because they hold bookings the caller did not include.
+    kept_booked: list[BookedDate]
+    #: Drifted dates left alone because an organiser moved or edited them by hand.
+    kept_modified: list[PlannedOccurrence]
