@@ -208,6 +208,17 @@ class EventSeries(models.Model):
         editable=False,
         help_text=_("Why generation failed; resume the series or fix the cause to clear it."),
     )
+    # A "this and following" split (services.splits): the series this one continues.
+    # SET_NULL: deleting one half never deletes the other.
+    split_from = models.OneToOneField(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        editable=False,
+        related_name="continued_by",
+        help_text=_("The series this one continues from the date it was split at."),
+    )
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 

@@ -50,3 +50,9 @@ series_recurrence_changed = Signal()
 #: names written, coupled fields included), ``scope`` ("future_unmodified" or
 #: "all_future"), ``updated`` (int, occurrences changed).
 template_propagated = Signal()
+
+#: ``split_series`` split a series at a date ("this and following"), after commit.
+#: sender: the EventSeries class; kwargs: ``original`` (the series that now ends
+#: before ``at``), ``continuation`` (the new series starting at ``at``), ``at``
+#: (UTC instant), ``moved`` (list of the ids of the occurrences that changed series).
+series_split = Signal()

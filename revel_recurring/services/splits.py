@@ -1,0 +1,326 @@
+""" "This and following": split a series at one of its dates, in one transaction.
+
+The original series ends before the date; a new series continues from it with
+the original's rule and template plus the caller's changes. Occurrences from the
+date on change series (their ids, bookings and tickets stay), exdates from the
+date on go with them, and the new series is generated to its window. Nothing is
+deleted and recreated, and a booked date is never cancelled: a moved date that
+does not fit the new rule is drift of the new series, for the organiser to plan.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils import timezone
+
+from .. import rules
+from ..context import suppress_event_notifications
+from ..exceptions import SeriesNotReadyError
+from ..instants import describe_instant
+from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..signals import series_split
+from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
+from .editing import merge_rule_changes
+from .exdates import absorb_pending_exdates
+from .from_event import template_data_from_event
+from .generation.floor import generate_locked
+from .locking import lock_series, lock_several_series, retry_on_lock_conflict
+from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .scheduling import refresh_next_due_at
+from .templates import build_template
+
+
+@dataclass(frozen=True)
+class SplitResult:
+    """What :func:`split_series` did."""
+
+    #: The series split, now ending at ``last_before`` (fresh state).
+    original: EventSeries
+    #: The new series starting at ``at``.
+    continuation: EventSeries
+    #: The split instant (UTC) and the original's last slot before it (UTC).
+    at: dt.datetime
+    last_before: dt.datetime
+    #: Ids of the occurrences that moved to the continuation, in start order.
+    moved: list[Any]
+    #: The occurrences generated for the continuation, in start order.
+    created: list[Any]
+
+
+def split_series(
+    series: EventSeries,
+    *,
+    at: dt.datetime,
+    recurrence: Mapping[str, Any] | None = None,
+    template: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    now: dt.datetime | None = None,
+) -> SplitResult:
+    """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
+
+    - ``at`` must be an aware instant that is a date of the rule, not in the past
+      and not the rule's first date (``ValidationError`` on ``at`` saying which).
+    - The original's rule gets ``until`` = its last date before ``at`` (a COUNT
+      rule becomes that UNTIL rule, and the continuation counts what was left;
+      when that last date is dtstart itself, ``count=1`` says it instead),
+      its past and present rows untouched.
+    - The continuation gets the original's rule starting at ``at`` plus the
+      ``recurrence`` changes (rule fields; a ``dtstart`` must not be before
+      ``at``), a template copied from the original's plus the ``template``
+      changes (only the host's ``PROPAGATABLE_FIELDS``), the original's window,
+      flags and description, ``name`` (default: the original's) and
+      ``split_from`` = the original. A continuation the original had already is
+      re-linked to follow the new series, so the chain stays in date order.
+    - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
+      ids, bookings and related rows stay); those not moved or edited by hand
+      get the new template's propagatable fields; their change stamp moves.
+    - Exdates (and pending ones) at or after ``at`` go with them.
+    - The continuation is generated to its window (one digest for what is
+      created, none for what moved); ``series_split`` is sent after commit.
+
+    One transaction under the locks of the original (and of its former
+    continuation) in ascending id order: anything refused writes nothing.
+    """
+    moment = now_utc(now)
+    instant = _check_at(at)
+    rule_changes = dict(recurrence or {})
+    validate_rule_keys(rule_changes)
+    template_changes = _check_template_changes(template or {})
+    if name is not None:
+        validate_no_nul_characters({"name": name})
+
+    def attempt() -> tuple[EventSeries, SplitResult]:
+        with transaction.atomic():
+            locked = lock_series(series.pk, with_rule=True)
+            follower = _former_continuation(locked)
+            if follower is not None:
+                # Both in ascending id order; the original is locked already and
+                # always has the lower id (a continuation is created after it).
+                lock_several_series([follower.pk])
+            rule = load_rule(locked)
+            if rule is None:
+                raise SeriesNotReadyError(
+                    f"{locked.name} has no recurrence rule, so it cannot be split."
+                )
+            return _split_locked(
+                locked,
+                rule,
+                follower,
+                at=instant,
+                rule_changes=rule_changes,
+                template_changes=template_changes,
+                name=name,
+                now=moment,
+            )
+
+    locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
+    mirror_columns(series, locked, "exdates", "next_due_at", "updated_at")
+    series.recurrence_rule = locked.recurrence_rule
+    return result
+
+
+def _check_at(at: object) -> dt.datetime:
+    if not isinstance(at, dt.datetime) or not rules.is_aware(at):
+        raise ValidationError(
+            {"at": ["Give the date to split at as a date and time with a UTC offset."]}
+        )
+    return rules.to_utc(at)
+
+
+def _check_template_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
+    model = get_event_model()
+    allowed = set(model.PROPAGATABLE_FIELDS)
+    refused = sorted(key for key in changes if key not in allowed)
+    if refused:
+        names = ", ".join(sorted(allowed)) or "none"
+        raise ValidationError(
+            {
+                key: [
+                    f"'{key}' cannot change at a split; the template fields that can are: {names}."
+                ]
+                for key in refused
+            }
+        )
+    validate_no_nul_characters(changes)
+    return dict(changes)
+
+
+def _former_continuation(locked: EventSeries) -> EventSeries | None:
+    return EventSeries.objects.filter(split_from=locked).first()
+
+
+def _split_locked(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    follower: EventSeries | None,
+    *,
+    at: dt.datetime,
+    rule_changes: Mapping[str, Any],
+    template_changes: Mapping[str, Any],
+    name: str | None,
+    now: dt.datetime,
+) -> tuple[EventSeries, SplitResult]:
+    model = get_event_model()
+    spec = rule.to_spec()
+    zone = rule.timezone
+    before = [
+        slot
+        for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
+        if slot < at
+    ]
+    _refuse_bad_slot(spec, at, before, zone=zone, now=now)
+    last_before = before[-1]
+
+    # The continuation's rule: the original's from `at` on, plus the changes.
+    base = rule.field_values()
+    base["dtstart"] = at
+    if rule.count is not None:
+        base["count"] = rule.count - len(before)
+    carried = RecurrenceRule(**base)
+    merged, _ = merge_rule_changes(carried, rule_changes)
+    if "dtstart" in rule_changes:
+        validate_dtstart_zone(merged["dtstart"], merged["timezone"])
+        if rules.to_utc(merged["dtstart"]) < at:
+            raise ValidationError(
+                {
+                    "dtstart": [
+                        f"The continuation cannot start before the split date "
+                        f"{describe_instant(at, zone)}."
+                    ]
+                }
+            )
+    new_rule = RecurrenceRule(**merged)
+
+    original_template = model._default_manager.filter(series=locked, is_template=True).first()
+    if original_template is None:
+        raise SeriesNotReadyError(f"{locked.name} has no template event, so it cannot be split.")
+    data = template_data_from_event(original_template, start=merged["dtstart"])
+    data.update(template_changes)
+    new_template = build_template(data, dtstart=merged["dtstart"])
+    continuation = EventSeries(
+        name=name if name is not None else locked.name,
+        description=locked.description,
+        is_active=locked.is_active,
+        auto_publish=locked.auto_publish,
+        generation_window_weeks=locked.generation_window_weeks,
+        last_occurrence_index=locked.last_occurrence_index,
+    )
+    continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from"])
+
+    # Everything is validated: write.
+    absorb_pending_exdates(locked)
+    new_rule.save()
+    later = [value for value in locked.exdates if rules.parse_instant(value) >= at]
+    continuation.recurrence_rule = new_rule
+    continuation.exdates = later
+    continuation.split_from = locked
+    if follower is not None:
+        # A OneToOne link: the former continuation lets go before the new one takes it.
+        EventSeries.objects.filter(pk=follower.pk).update(split_from=None)
+    continuation.save()
+    if follower is not None:
+        EventSeries.objects.filter(pk=follower.pk).update(split_from=continuation)
+    new_template.series = continuation
+    # A blueprint, not an event anyone attends: the host's per-event
+    # notifications stay quiet for it, as for everything a batch writes.
+    with suppress_event_notifications():
+        new_template.save()
+        model.clone_related(original_template, [new_template])
+
+    moved = _move_rows(model, locked, continuation, new_template, at=at)
+
+    if last_before == rules.to_utc(rule.dtstart):
+        # One date left: "until = dtstart" is refused by the validators (an end
+        # must come after the start), and COUNT=1 says the same.
+        rule.until, rule.count = None, 1
+    else:
+        rule.until, rule.count = last_before, None
+    rule.save()
+    locked.recurrence_rule = rule
+    locked.exdates = [value for value in locked.exdates if rules.parse_instant(value) < at]
+    refresh_next_due_at(locked, now=now)
+    locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+
+    created: list[Any] = []
+    if continuation.is_active:
+        with suppress_event_notifications():
+            run = generate_locked([continuation], now=now)
+        if run.batches:
+            created = run.batches[0].occurrences
+    else:
+        refresh_next_due_at(continuation, now=now)
+        continuation.save(update_fields=["next_due_at", "updated_at"])
+    send_after_commit(series_split, original=locked, continuation=continuation, at=at, moved=moved)
+    return (
+        locked,
+        SplitResult(
+            original=locked,
+            continuation=continuation,
+            at=at,
+            last_before=last_before,
+            moved=moved,
+            created=created,
+        ),
+    )
+
+
+def _refuse_bad_slot(
+    spec: rules.RuleSpec,
+    at: dt.datetime,
+    before: list[dt.datetime],
+    *,
+    zone: str,
+    now: dt.datetime,
+) -> None:
+    shown = describe_instant(at, zone)
+    if not rules.is_occurrence(spec, at):
+        message = f"{shown} is not a date of this series; split at one of its dates."
+    elif at < now:
+        message = f"{shown} is in the past; split at a date still to come."
+    elif not before:
+        message = f"{shown} is the series' first date; change the series itself instead."
+    else:
+        return
+    raise ValidationError({"at": [message]})
+
+
+def _move_rows(
+    model: Any,
+    locked: EventSeries,
+    continuation: EventSeries,
+    new_template: Any,
+    *,
+    at: dt.datetime,
+) -> list[Any]:
+    """Move the occurrences whose slot is at or after ``at`` (two or three UPDATEs)."""
+    start = model.RECURRING_START_FIELD
+    rows = model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
+    moved = list(rows.order_by(start, "pk").values_list("pk", flat=True))
+    if not moved:
+        return []
+    stamp = {model.RECURRING_UPDATED_FIELD: timezone.now()} if model.RECURRING_UPDATED_FIELD else {}
+    # The new template's propagatable fields onto the rows nobody edited by hand
+    # (cancelled ones get them when restored, as after a template edit).
+    fresh = {
+        model._meta.get_field(name).attname: getattr(
+            new_template, model._meta.get_field(name).attname
+        )
+        for name in model.PROPAGATABLE_FIELDS
+    }
+    same = model._default_manager.filter(pk__in=moved)
+    if fresh:
+        same.filter(is_modified=False).exclude(
+            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
+        ).update(**fresh)
+    # QuerySet.update(): no save() signals, so is_modified stays as it is.
+    same.update(series=continuation, **stamp)
+    return moved
+
+
+__all__ = ["SplitResult", "split_series"]
