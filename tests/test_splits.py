@@ -1,4 +1,4 @@
-""""This and following": split_series on the testapp host (integer pks, seats as bookings)."""
+""" "This and following": split_series on the testapp host (integer pks, seats as bookings)."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ import pytest
 from django.core.exceptions import ValidationError
 
 from revel_recurring import rules
+from revel_recurring.exceptions import PlanOutdatedError
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import delete_series
-from revel_recurring.services.splits import split_series
+from revel_recurring.services.splits import plan_split, split_series
 from revel_recurring.signals import series_split
 from tests.factories import NOW, captured, fresh, make_series, monday, occurrences
 from tests.testapp import notifier
@@ -68,7 +69,9 @@ def test_booked_rows_keep_their_ids_and_bookings_and_become_drift_not_cancelled(
     assert booked.pk in drift
     assert set(drift) == set(result.moved)
     thursdays = [row for row in result.created]
-    assert thursdays and all(row.starts_at.astimezone(rules.UTC).weekday() == 3 for row in thursdays)
+    assert thursdays and all(
+        row.starts_at.astimezone(rules.UTC).weekday() == 3 for row in thursdays
+    )
 
 
 def test_a_count_rule_becomes_until_and_the_halves_hold_the_original_count() -> None:
@@ -87,7 +90,9 @@ def test_moved_rows_get_the_new_template_fields_unless_edited_by_hand() -> None:
     edited.title = "Special guest"
     edited.save()
     assert Event.objects.get(pk=edited.pk).is_modified
-    result = split_series(series, at=monday(4), template={"venue": "Hall B"}, name="Yoga (new hall)", now=NOW)
+    result = split_series(
+        series, at=monday(4), template={"venue": "Hall B"}, name="Yoga (new hall)", now=NOW
+    )
     rows = occurrences(result.continuation)
     assert result.continuation.name == "Yoga (new hall)"
     assert {row.venue for row in rows if row.pk != edited.pk} == {"Hall B"}
@@ -135,9 +140,18 @@ def snapshot(series: EventSeries) -> tuple[object, ...]:
     row = fresh(series)
     rule = RecurrenceRule.objects.get(series=series)
     events = list(
-        Event.objects.filter(series=series).order_by("pk").values_list("pk", "series_id", "title", "venue")
+        Event.objects.filter(series=series)
+        .order_by("pk")
+        .values_list("pk", "series_id", "title", "venue")
     )
-    return (row.exdates, row.next_due_at, rule.until, rule.count, events, EventSeries.objects.count())
+    return (
+        row.exdates,
+        row.next_due_at,
+        rule.until,
+        rule.count,
+        events,
+        EventSeries.objects.count(),
+    )
 
 
 @pytest.mark.parametrize(
@@ -192,3 +206,59 @@ def test_one_signal_after_commit_and_one_digest_for_what_was_created(
         e.pk for e in result.created
     )
     assert notifier.per_event_notifications == []
+
+
+def test_the_split_plan_is_what_the_split_does() -> None:
+    series = booked_series()
+    booked = occurrences(series)[6]
+    Seat.objects.filter(event=booked).update(booked=2)
+    plan = plan_split(series, at=monday(4), recurrence={"weekdays": [0, 3]}, now=NOW)
+    moving = {row.pk for row in occurrences(series) if row.recurrence_id >= monday(4)}
+    assert {row.id for row in plan.stay} == moving
+    assert plan.drift == ()
+    assert {row.id: row.bookings for row in plan.stay if row.booked} == {booked.pk: 2}
+    result = split_series(
+        series, at=monday(4), recurrence={"weekdays": [0, 3]}, plan_hash=plan.hash, now=NOW
+    )
+    assert set(result.moved) == moving
+    assert [row.starts_at for row in result.created] == [date.start for date in plan.new]
+    assert all(date.local.weekday() == 3 for date in plan.new)
+    assert plan.description.startswith("Every week on Monday and Thursday")
+
+
+def test_a_split_plan_names_the_moved_dates_the_new_rule_does_not_hold() -> None:
+    series = booked_series()
+    plan = plan_split(series, at=monday(4), recurrence={"weekdays": [1]}, now=NOW)
+    moving = [row.pk for row in occurrences(series) if row.recurrence_id >= monday(4)]
+    assert [row.id for row in plan.drift] == moving
+    result = split_series(
+        series, at=monday(4), recurrence={"weekdays": [1]}, plan_hash=plan.hash, now=NOW
+    )
+    assert detect_cadence_drift(result.continuation, now=NOW) == moving
+
+
+def test_a_split_plan_made_stale_by_a_cancel_writes_nothing_and_offers_the_fresh_plan() -> None:
+    series = booked_series()
+    plan = plan_split(series, at=monday(4), now=NOW)
+    cancel_occurrence(series, monday(5), now=NOW)
+    before = snapshot(series)
+    with pytest.raises(PlanOutdatedError) as caught:
+        split_series(series, at=monday(4), plan_hash=plan.hash, now=NOW)
+    assert snapshot(series) == before
+    fresh_plan = caught.value.plan
+    assert fresh_plan is not None and fresh_plan.hash != plan.hash
+    assert [date.reason for date in fresh_plan.excluded] == ["cancelled"]
+    split_series(series, at=monday(4), plan_hash=fresh_plan.hash, now=NOW)
+    assert EventSeries.objects.filter(split_from=series).exists()
+
+
+def test_a_split_plan_depends_on_the_template_changes_and_name() -> None:
+    series = booked_series()
+    plain = plan_split(series, at=monday(4), now=NOW)
+    assert (
+        plan_split(series, at=monday(4), template={"venue": "Hall B"}, now=NOW).hash != plain.hash
+    )
+    assert plan_split(series, at=monday(4), name="Other", now=NOW).hash != plain.hash
+    assert plan_split(series, at=monday(4), now=NOW).hash == plain.hash
+    with pytest.raises(PlanOutdatedError):
+        split_series(series, at=monday(4), name="Other", plan_hash=plain.hash, now=NOW)

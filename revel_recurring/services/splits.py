@@ -21,7 +21,7 @@ from django.utils import timezone
 
 from .. import rules
 from ..context import suppress_event_notifications
-from ..exceptions import SeriesNotReadyError
+from ..exceptions import PlanOutdatedError, SeriesNotReadyError
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import series_split
@@ -31,6 +31,9 @@ from .exdates import absorb_pending_exdates
 from .from_event import template_data_from_event
 from .generation.floor import generate_locked
 from .locking import lock_series, lock_several_series, retry_on_lock_conflict
+from .plans import RecurrencePlan
+from .plans.compute import plan_outcome
+from .plans.state import PlanState, read_plan_state
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
 from .templates import build_template
@@ -60,6 +63,7 @@ def split_series(
     recurrence: Mapping[str, Any] | None = None,
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
+    plan_hash: str | None = None,
     now: dt.datetime | None = None,
 ) -> SplitResult:
     """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
@@ -85,7 +89,9 @@ def split_series(
       created, none for what moved); ``series_split`` is sent after commit.
 
     One transaction under the locks of the original (and of its former
-    continuation) in ascending id order: anything refused writes nothing.
+    continuation) in ascending id order: anything refused writes nothing. With
+    ``plan_hash`` (from :func:`plan_split`), the plan is computed again under the
+    locks and a different hash raises ``PlanOutdatedError`` with the fresh plan.
     """
     moment = now_utc(now)
     instant = _check_at(at)
@@ -116,6 +122,7 @@ def split_series(
                 rule_changes=rule_changes,
                 template_changes=template_changes,
                 name=name,
+                plan_hash=plan_hash,
                 now=moment,
             )
 
@@ -123,6 +130,54 @@ def split_series(
     mirror_columns(series, locked, "exdates", "next_due_at", "updated_at")
     series.recurrence_rule = locked.recurrence_rule
     return result
+
+
+def plan_split(
+    series: EventSeries,
+    *,
+    at: dt.datetime,
+    recurrence: Mapping[str, Any] | None = None,
+    template: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    now: dt.datetime | None = None,
+) -> RecurrencePlan:
+    """What :func:`split_series` with the same arguments would do, written nowhere.
+
+    A :class:`~revel_recurring.services.plans.RecurrencePlan` of the continuation:
+    ``stay`` and ``drift`` are the occurrences that would move (drift: those the
+    continuation's rule does not hold, with their bookings), ``new`` the dates its
+    generation would create, ``hash`` what ``split_series(plan_hash=...)`` checks.
+    The same validation as the split (``ValidationError`` keyed by field); no lock.
+    """
+    moment = now_utc(now)
+    instant = _check_at(at)
+    rule_changes = dict(recurrence or {})
+    validate_rule_keys(rule_changes)
+    template_changes = _check_template_changes(template or {})
+    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
+    if rule is None:
+        raise SeriesNotReadyError(f"{fresh.name} has no recurrence rule, so it cannot be split.")
+    prepared = _prepare(
+        fresh,
+        rule,
+        at=instant,
+        rule_changes=rule_changes,
+        template_changes=template_changes,
+        name=name,
+        now=moment,
+    )
+    state = read_plan_state(fresh, now=moment)
+    return _plan(
+        fresh,
+        rule,
+        state,
+        prepared,
+        at=instant,
+        template_changes=template_changes,
+        name=name,
+        now=moment,
+    )
 
 
 def _check_at(at: object) -> dt.datetime:
@@ -155,17 +210,30 @@ def _former_continuation(locked: EventSeries) -> EventSeries | None:
     return EventSeries.objects.filter(split_from=locked).first()
 
 
-def _split_locked(
+@dataclass(frozen=True)
+class _Prepared:
+    """A split validated in memory: nothing written yet."""
+
+    last_before: dt.datetime
+    before: int
+    new_rule: RecurrenceRule
+    changed: set[str]
+    original_template: Any
+    new_template: Any
+    continuation: EventSeries
+
+
+def _prepare(
     locked: EventSeries,
     rule: RecurrenceRule,
-    follower: EventSeries | None,
     *,
     at: dt.datetime,
     rule_changes: Mapping[str, Any],
     template_changes: Mapping[str, Any],
     name: str | None,
     now: dt.datetime,
-) -> tuple[EventSeries, SplitResult]:
+) -> _Prepared:
+    """Validate the split and build the continuation's rule, template and row (unsaved)."""
     model = get_event_model()
     spec = rule.to_spec()
     zone = rule.timezone
@@ -175,7 +243,6 @@ def _split_locked(
         if slot < at
     ]
     _refuse_bad_slot(spec, at, before, zone=zone, now=now)
-    last_before = before[-1]
 
     # The continuation's rule: the original's from `at` on, plus the changes.
     base = rule.field_values()
@@ -183,7 +250,7 @@ def _split_locked(
     if rule.count is not None:
         base["count"] = rule.count - len(before)
     carried = RecurrenceRule(**base)
-    merged, _ = merge_rule_changes(carried, rule_changes)
+    merged, changed = merge_rule_changes(carried, rule_changes)
     if "dtstart" in rule_changes:
         validate_dtstart_zone(merged["dtstart"], merged["timezone"])
         if rules.to_utc(merged["dtstart"]) < at:
@@ -196,6 +263,7 @@ def _split_locked(
                 }
             )
     new_rule = RecurrenceRule(**merged)
+    new_rule.normalize()
 
     original_template = model._default_manager.filter(series=locked, is_template=True).first()
     if original_template is None:
@@ -210,15 +278,114 @@ def _split_locked(
         auto_publish=locked.auto_publish,
         generation_window_weeks=locked.generation_window_weeks,
         last_occurrence_index=locked.last_occurrence_index,
+        exdates=[value for value in locked.exdates if rules.parse_instant(value) >= at],
     )
-    continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from"])
+    continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
+    return _Prepared(
+        last_before=before[-1],
+        before=len(before),
+        new_rule=new_rule,
+        changed=changed,
+        original_template=original_template,
+        new_template=new_template,
+        continuation=continuation,
+    )
+
+
+def _plan(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    state: PlanState,
+    prepared: _Prepared,
+    *,
+    at: dt.datetime,
+    template_changes: Mapping[str, Any],
+    name: str | None,
+    now: dt.datetime,
+) -> RecurrencePlan:
+    """The split's plan: the rows that would move, judged by the continuation's rule."""
+    judged = [row for row in state.rows if row.slot is not None and row.slot >= at]
+    return plan_outcome(
+        locked,
+        rule,
+        prepared.new_rule,
+        prepared.continuation,
+        state,
+        judged=judged,
+        changed=prepared.changed,
+        cursor_reset=False,
+        now=now,
+        extra={
+            "split_at": at.isoformat(),
+            "template": {key: str(value) for key, value in sorted(template_changes.items())},
+            "name": name,
+        },
+    )
+
+
+def _split_locked(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    follower: EventSeries | None,
+    *,
+    at: dt.datetime,
+    rule_changes: Mapping[str, Any],
+    template_changes: Mapping[str, Any],
+    name: str | None,
+    plan_hash: str | None,
+    now: dt.datetime,
+) -> tuple[EventSeries, SplitResult]:
+    model = get_event_model()
+    try:
+        prepared = _prepare(
+            locked,
+            rule,
+            at=at,
+            rule_changes=rule_changes,
+            template_changes=template_changes,
+            name=name,
+            now=now,
+        )
+    except ValidationError as exc:
+        if plan_hash is None:
+            raise
+        # The planned split was valid when planned: the series changed since
+        # (another split took the date, for one). Outdated, with the reason.
+        reasons = " ".join(exc.messages)
+        raise PlanOutdatedError(
+            f"{locked.name} changed since this split was planned, and the split no "
+            f"longer applies: {reasons}",
+            plan=None,
+        ) from None
+    if plan_hash is not None:
+        state = read_plan_state(locked, now=now)
+        plan = _plan(
+            locked,
+            rule,
+            state,
+            prepared,
+            at=at,
+            template_changes=template_changes,
+            name=name,
+            now=now,
+        )
+        if plan.hash != plan_hash.strip():
+            raise PlanOutdatedError(
+                f"{locked.name} changed since this split was planned; "
+                "review the fresh plan and apply that one.",
+                plan=plan,
+            )
+    last_before = prepared.last_before
+    new_rule = prepared.new_rule
+    original_template = prepared.original_template
+    new_template = prepared.new_template
+    continuation = prepared.continuation
 
     # Everything is validated: write.
     absorb_pending_exdates(locked)
     new_rule.save()
-    later = [value for value in locked.exdates if rules.parse_instant(value) >= at]
     continuation.recurrence_rule = new_rule
-    continuation.exdates = later
+    continuation.exdates = [value for value in locked.exdates if rules.parse_instant(value) >= at]
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.
@@ -323,4 +490,4 @@ def _move_rows(
     return moved
 
 
-__all__ = ["SplitResult", "split_series"]
+__all__ = ["SplitResult", "plan_split", "split_series"]

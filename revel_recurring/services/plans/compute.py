@@ -78,12 +78,43 @@ def compute_plan(
     cursor_reset = bool(changed) and series.last_generated_until is not None
     if changed:
         target.last_generated_until = None
+    return plan_outcome(
+        series,
+        rule,
+        new_rule,
+        target,
+        state,
+        judged=state.upcoming(now),
+        changed=changed,
+        cursor_reset=cursor_reset,
+        now=now,
+    )
+
+
+def plan_outcome(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    new_rule: RecurrenceRule,
+    target: EventSeries,
+    state: PlanState,
+    *,
+    judged: list[PlanRow],
+    changed: set[str],
+    cursor_reset: bool,
+    now: dt.datetime,
+    extra: Mapping[str, Any] | None = None,
+) -> RecurrencePlan:
+    """The plan once the change is known: ``target`` (an unsaved copy of the series as it
+    would be: window, cursor, exdates) under ``new_rule``, judging the ``judged`` rows.
+
+    Shared by a cadence change (the series' own future rows) and a split (the rows
+    that would move to the continuation). ``extra`` is hashed with the rest: what
+    else the caller's change depends on (a split's date, template and name).
+    """
     spec = new_rule.to_spec()
     zone = new_rule.timezone
-
-    upcoming = state.upcoming(now)
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    live = [row for row in upcoming if row.status != cancelled]
+    live = [row for row in judged if row.status != cancelled]
     fitting = _fitting(target, spec, live, state)
     counts = _count_bookings(live)
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
@@ -92,14 +123,14 @@ def compute_plan(
     run = generation_window(target, new_rule, now=now)
     in_window = excluded_between(target, run.lower, pending=state.pending)
     new: tuple[dt.datetime, ...] = ()
-    if series.is_active and state.has_template:
+    if target.is_active and state.has_template:
         materialized = {
             row.slot for row in state.rows if row.slot is not None and row.slot >= run.search_from
         }
         new = plan_generation(
             target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
         ).slots
-    cancelled_slots = {row.slot for row in upcoming if row.status == cancelled}
+    cancelled_slots = {row.slot for row in judged if row.status == cancelled}
     excluded = tuple(
         _date(
             instant,
@@ -118,6 +149,7 @@ def compute_plan(
         state,
         new=new,
         cursor_reset=cursor_reset,
+        extra=extra,
     )
     return RecurrencePlan(
         series_id=series.pk,
@@ -237,6 +269,7 @@ def _hash(
     *,
     new: tuple[dt.datetime, ...],
     cursor_reset: bool,
+    extra: Mapping[str, Any] | None = None,
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
 
@@ -270,9 +303,10 @@ def _hash(
         ],
         "new": [instant.isoformat() for instant in new],
         "cursor_reset": cursor_reset,
+        "extra": dict(extra or {}),
     }
     encoded = json.dumps(payload, sort_keys=True, default=str).encode()
     return hashlib.sha256(encoded).hexdigest()
 
 
-__all__ = ["WINDOW_KEY", "compute_plan", "split_changes"]
+__all__ = ["WINDOW_KEY", "compute_plan", "plan_outcome", "split_changes"]
