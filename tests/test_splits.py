@@ -68,10 +68,9 @@ def test_booked_rows_keep_their_ids_and_bookings_and_become_drift_not_cancelled(
     drift = detect_cadence_drift(result.continuation, now=NOW)
     assert booked.pk in drift
     assert set(drift) == set(result.moved)
-    thursdays = [row for row in result.created]
-    assert thursdays and all(
-        row.starts_at.astimezone(rules.UTC).weekday() == 3 for row in thursdays
-    )
+    thursdays = list(result.created)
+    assert thursdays
+    assert all(row.starts_at.astimezone(rules.UTC).weekday() == 3 for row in thursdays)
 
 
 def test_a_count_rule_becomes_until_and_the_halves_hold_the_original_count() -> None:
@@ -246,7 +245,8 @@ def test_a_split_plan_made_stale_by_a_cancel_writes_nothing_and_offers_the_fresh
         split_series(series, at=monday(4), plan_hash=plan.hash, now=NOW)
     assert snapshot(series) == before
     fresh_plan = caught.value.plan
-    assert fresh_plan is not None and fresh_plan.hash != plan.hash
+    assert fresh_plan is not None
+    assert fresh_plan.hash != plan.hash
     assert [date.reason for date in fresh_plan.excluded] == ["cancelled"]
     split_series(series, at=monday(4), plan_hash=fresh_plan.hash, now=NOW)
     assert EventSeries.objects.filter(split_from=series).exists()

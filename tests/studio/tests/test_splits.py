@@ -1,0 +1,62 @@
+"""Splitting a lesson series on the studio host: UUID lesson keys, pupils' bookings follow."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from revel_recurring import rules
+from revel_recurring.exceptions import PlanOutdatedError
+from revel_recurring.models import EventSeries
+from revel_recurring.services.drift import detect_cadence_drift
+from revel_recurring.services.splits import plan_split, split_series
+from tests.studio.models import Booking, Lesson, User
+
+from .conftest import BERLIN, MakeSeries, lessons
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_split_moves_booked_lessons_with_their_uuid_and_pupils(
+    make_series: MakeSeries, pupil: User
+) -> None:
+    series = make_series(generation_window_weeks=6)
+    rows = lessons(series)
+    at = rules.to_utc(rows[3].begins)
+    Booking.objects.create(lesson=rows[4], pupil=pupil)
+    plan = plan_split(series, at=at, recurrence={"weekdays": [4]}, template={"room": "Hall 2"})
+    assert [row.id for row in plan.drift] == [row.pk for row in rows[3:]]
+    assert {row.id: row.bookings for row in plan.drift if row.booked} == {rows[4].pk: 1}
+
+    result = split_series(
+        series,
+        at=at,
+        recurrence={"weekdays": [4]},
+        template={"room": "Hall 2"},
+        plan_hash=plan.hash,
+    )
+    moved = Lesson.objects.get(pk=rows[4].pk)
+    assert moved.series_id == result.continuation.pk
+    assert Booking.objects.get(pupil=pupil).lesson_id == rows[4].pk
+    assert moved.room == "Hall 2"
+    assert set(detect_cadence_drift(result.continuation)) == {row.pk for row in rows[3:]}
+    assert result.created
+    assert all(lesson.begins.astimezone(BERLIN).weekday() == 4 for lesson in result.created)
+    original = EventSeries.objects.get(pk=series.pk)
+    assert original.recurrence_rule.until == rules.to_utc(rows[2].begins)
+    assert EventSeries.objects.get(split_from=original).pk == result.continuation.pk
+
+
+def test_an_edit_after_the_plan_outdates_it_and_nothing_is_written(
+    make_series: MakeSeries, pupil: User
+) -> None:
+    series = make_series(generation_window_weeks=4)
+    rows = lessons(series)
+    at = rules.to_utc(rows[2].begins)
+    plan = plan_split(series, at=at)
+    rows[3].begins += dt.timedelta(hours=1)
+    rows[3].save()
+    with pytest.raises(PlanOutdatedError):
+        split_series(series, at=at, plan_hash=plan.hash)
+    assert not EventSeries.objects.filter(split_from=series).exists()
