@@ -1,5 +1,8 @@
 """Recording cancellations, restorations and deletions of occurrences (OccurrenceChange).
 
+(Moves to another series, ``MOVED``, are recorded by the split service itself:
+``services.splits``.)
+
 Connected from ``AppConfig.ready()``; both receivers run inside the writing
 transaction, so a change record commits or rolls back with the change itself.
 
@@ -23,6 +26,10 @@ from django.db.models.signals import post_delete, post_save
 from .conf import recurring_settings
 from .context import series_deletion_in_progress
 from .models import EventSeries, OccurrenceChange, get_event_model
+
+
+#: The kinds of record that mean "this occurrence is no longer in the series".
+GONE_KINDS = (OccurrenceChange.Kind.DELETED, OccurrenceChange.Kind.MOVED)
 
 
 def _record(occurrence: Any, kind: str) -> None:
@@ -83,17 +90,20 @@ def changed_pks(series_id: int, since: Any) -> list[Any]:
     to_python = get_event_model()._meta.pk.to_python
     values = (
         OccurrenceChange.objects.filter(series_id=series_id, at__gte=since)
-        .exclude(kind=OccurrenceChange.Kind.DELETED)
+        .exclude(kind__in=GONE_KINDS)
         .values_list("occurrence_pk", flat=True)
     )
     return sorted({to_python(value) for value in values})
 
 
 def deleted_since(series_id: int, since: Any) -> list[Any]:
-    """The latest deletion record of each occurrence deleted at or after ``since``."""
+    """The latest record of each occurrence that left the series at or after ``since``.
+
+    Left: deleted, or moved to another series by a split (``moved_to`` names it).
+    """
     latest: dict[str, OccurrenceChange] = {}
     for change in OccurrenceChange.objects.filter(
-        series_id=series_id, at__gte=since, kind=OccurrenceChange.Kind.DELETED
+        series_id=series_id, at__gte=since, kind__in=GONE_KINDS
     ).order_by("at", "pk"):
         latest[change.occurrence_pk] = change
     return list(latest.values())

@@ -274,7 +274,7 @@ class EventSeries(models.Model):
 
 
 class OccurrenceChange(models.Model):
-    """A materialized occurrence was cancelled, restored or deleted.
+    """A materialized occurrence was cancelled, restored, deleted or moved to another series.
 
     Written by :mod:`revel_recurring.changelog` so that a client syncing with
     ``modified_since`` learns of removals (tombstones) and of restorations, which
@@ -286,6 +286,7 @@ class OccurrenceChange(models.Model):
         CANCELLED = "cancelled", _("Cancelled")
         RESTORED = "restored", _("Restored")
         DELETED = "deleted", _("Deleted")
+        MOVED = "moved", _("Moved to another series")
 
     series = models.ForeignKey(
         EventSeries, on_delete=models.CASCADE, related_name="occurrence_changes"
@@ -297,6 +298,10 @@ class OccurrenceChange(models.Model):
     occurrence_index = models.PositiveIntegerField(null=True, blank=True)
     kind = models.CharField(max_length=10, choices=Kind.choices)
     at = models.DateTimeField(default=timezone.now)
+    # For MOVED: the series the occurrence went to (a split's continuation).
+    moved_to = models.ForeignKey(
+        EventSeries, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+    )
 
     class Meta:
         verbose_name = _("occurrence change")

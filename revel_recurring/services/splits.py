@@ -23,7 +23,7 @@ from .. import rules
 from ..context import suppress_event_notifications
 from ..exceptions import PlanOutdatedError, SeriesNotReadyError
 from ..instants import describe_instant
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..signals import series_split
 from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
 from .editing import merge_rule_changes
@@ -465,7 +465,11 @@ def _move_rows(
     *,
     at: dt.datetime,
 ) -> list[Any]:
-    """Move the occurrences whose slot is at or after ``at`` (two or three UPDATEs)."""
+    """Move the occurrences whose slot is at or after ``at``; a MOVED record for each.
+
+    A constant number of statements: the ids, the propagated fields, the change
+    records (one INSERT), the move itself.
+    """
     start = model.RECURRING_START_FIELD
     rows = model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
     moved = list(rows.order_by(start, "pk").values_list("pk", flat=True))
@@ -485,6 +489,23 @@ def _move_rows(
         same.filter(is_modified=False).exclude(
             **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
         ).update(**fresh)
+    # The original's change log says where each one went: a client syncing only
+    # the original with modified_since learns they left, and for which series.
+    OccurrenceChange.objects.bulk_create(
+        [
+            OccurrenceChange(
+                series=locked,
+                occurrence_pk=str(pk),
+                recurrence_id=slot,
+                occurrence_index=index,
+                kind=OccurrenceChange.Kind.MOVED,
+                moved_to=continuation,
+            )
+            for pk, slot, index in same.order_by(start, "pk").values_list(
+                "pk", "recurrence_id", "occurrence_index"
+            )
+        ]
+    )
     # QuerySet.update(): no save() signals, so is_modified stays as it is.
     same.update(series=continuation, **stamp)
     return moved

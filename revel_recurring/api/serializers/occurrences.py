@@ -29,6 +29,7 @@ class OccurrenceRow:
     cancelled: bool
     deleted: bool
     has_bookings: bool = False
+    moved_to: int | None = None
 
     @classmethod
     def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
@@ -63,6 +64,7 @@ class OccurrenceRow:
             drifted=False,
             cancelled=True,
             deleted=True,
+            moved_to=change.moved_to_id,
         )
 
 
@@ -78,7 +80,19 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
     is_modified = serializers.BooleanField(help_text=_("Edited on its own since generation."))
     drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))
     cancelled = serializers.BooleanField()
-    deleted = serializers.BooleanField(help_text=_("A tombstone: the row was deleted."))
+    deleted = serializers.BooleanField(
+        help_text=_(
+            "A tombstone: the row left this series, deleted or (see `moved_to`) moved "
+            "to another series by a split."
+        )
+    )
+    moved_to = serializers.IntegerField(
+        allow_null=True,
+        help_text=_(
+            "On a tombstone of an occurrence a split moved: the id of the series it "
+            "belongs to now (same occurrence id there). Null otherwise."
+        ),
+    )
     has_bookings = serializers.BooleanField(
         help_text=_(
             "The host says this occurrence holds bookings; cancel-stale and "

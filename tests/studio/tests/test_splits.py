@@ -5,6 +5,8 @@ from __future__ import annotations
 import datetime as dt
 
 import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
 
 from revel_recurring import rules
 from revel_recurring.exceptions import PlanOutdatedError
@@ -13,7 +15,7 @@ from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.splits import plan_split, split_series
 from tests.studio.models import Booking, Lesson, User
 
-from .conftest import BERLIN, MakeSeries, lessons
+from .conftest import API, BERLIN, MakeSeries, lessons
 
 pytestmark = pytest.mark.django_db
 
@@ -60,3 +62,24 @@ def test_an_edit_after_the_plan_outdates_it_and_nothing_is_written(
     with pytest.raises(PlanOutdatedError):
         split_series(series, at=at, plan_hash=plan.hash)
     assert not EventSeries.objects.filter(split_from=series).exists()
+
+
+def test_the_change_feed_of_each_half_says_where_the_moved_lessons_went(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series(generation_window_weeks=5)
+    rows = lessons(series)
+    since = (timezone.now() - dt.timedelta(seconds=1)).strftime("%Y-%m-%dT%H:%M:%SZ")
+    continuation = split_series(series, at=rules.to_utc(rows[2].begins)).continuation
+    moved = {str(row.pk) for row in rows[2:]}
+
+    left = api.get(f"{API}{series.pk}/occurrences/", {"modified_since": since}).json()["results"]
+    gone = {row["id"]: row for row in left if row["deleted"]}
+    assert set(gone) == moved
+    assert {row["moved_to"] for row in gone.values()} == {continuation.pk}
+    assert all(row["moved_to"] is None for row in left if not row["deleted"])
+
+    arrived = api.get(f"{API}{continuation.pk}/occurrences/", {"modified_since": since}).json()[
+        "results"
+    ]
+    assert moved <= {row["id"] for row in arrived if not row["deleted"]}
