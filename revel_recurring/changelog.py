@@ -27,7 +27,6 @@ from .conf import recurring_settings
 from .context import series_deletion_in_progress
 from .models import EventSeries, OccurrenceChange, get_event_model
 
-
 #: The kinds of record that mean "this occurrence is no longer in the series".
 GONE_KINDS = (OccurrenceChange.Kind.DELETED, OccurrenceChange.Kind.MOVED)
 
