@@ -295,6 +295,14 @@ class _SeriesExport:
         base = self._details(self.template)
         component = icalendar.Event()
         component.add("uid", self.uid)
+        if series.split_from_id is not None:
+            # The continuation of a split ("this and following") names the series
+            # it continues; its own dates are its own VEVENT under its own UID.
+            component.add(
+                "related-to",
+                f"revel-recurring-series-{series.split_from_id}@{self.domain}",
+                parameters={"RELTYPE": "SIBLING"},
+            )
         self._timed(component, exported.dtstart, base.duration)
         rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
         component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))

@@ -14,6 +14,7 @@ from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.splits import split_series
 from tests.factories import VIENNA, make_series, occurrences
 from tests.feed_consumers import CONSUMERS, expand_many, shown_instances, window
 
@@ -78,3 +79,36 @@ def test_feeds_expand_to_the_shown_rows(consumer: str) -> None:
     )
 
     assert read == expected
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("recurrence", [{}, {"weekdays": [3]}], ids=["same-rule", "to-thursday"])
+def test_the_halves_of_a_split_expand_to_their_rows_none_lost_or_doubled(
+    consumer: str, recurrence: dict[str, list[int]]
+) -> None:
+    series = _generated(make_series(name="Monday yoga", auto_publish=True, dtstart=MONDAY))
+    before = {event.starts_at for event in occurrences(series)}
+    # 1 April 2030, the first Monday after Vienna's switch to summer time.
+    at = MONDAY + dt.timedelta(weeks=4)
+    continuation = split_series(series, at=at, recurrence=recurrence, now=NOW).continuation
+    halves = [series, continuation]
+    spans = [window(half) for half in halves]
+    both = (min(span[0] for span in spans), min(span[1] for span in spans))
+    expected = [shown_instances(half) for half in halves]
+    union = sorted(expected[0] + expected[1])
+    # Every date of the original is still shown once: the Mondays from `at` on
+    # moved (drift of a Thursday continuation, never cancelled).
+    assert before <= {instant for instant, _ in union}
+    assert len({instant for instant, _ in union}) == len(union)
+
+    read = expand_many(
+        consumer,
+        [
+            (series_feed(series).body, *spans[0]),
+            (series_feed(continuation).body, *spans[1]),
+            (calendar_feed(halves, name="Studio 2").body, *both),
+        ],
+    )
+
+    assert read == [*expected, [item for item in union if both[0] <= item[0] < both[1]]]
+    assert b"RELATED-TO;RELTYPE=SIBLING:revel-recurring-series-" in series_feed(continuation).body
