@@ -202,6 +202,22 @@ class RecurringEventMixin(models.Model):
         occurrence.recurrence_id = start
         return occurrence
 
+    def prepare_template_copy(self, *, start: dt.datetime) -> Self:
+        """Build an unsaved draft copy of this event to be the template of a new series.
+
+        Used when a series is started from a one-off event and when a split
+        ("this and following") gives its continuation a template copied from the
+        original's, starting at ``start``. The default is :meth:`prepare_occurrence`
+        with ``occurrence_index=0`` and the draft status. Override it when a unique
+        field of the copy must differ from every occurrence's: the continuation's
+        template starts at the split date, where a moved occurrence already holds
+        the value ``prepare_occurrence`` would give it (the example project's
+        slugs). Must not query the database.
+        """
+        return self.prepare_occurrence(
+            start=start, occurrence_index=0, status=self.RECURRING_STATUS_DRAFT
+        )
+
     @classmethod
     def clone_related(cls, template: Self, occurrences: Sequence[Self]) -> None:
         """Copy the template's related rows (ticket tiers, ...) onto new occurrences.

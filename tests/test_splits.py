@@ -262,3 +262,12 @@ def test_a_split_plan_depends_on_the_template_changes_and_name() -> None:
     assert plan_split(series, at=monday(4), now=NOW).hash == plain.hash
     with pytest.raises(PlanOutdatedError):
         split_series(series, at=monday(4), name="Other", plan_hash=plain.hash, now=NOW)
+
+
+def test_the_continuation_is_generated_as_far_as_the_original_was() -> None:
+    series = booked_series()
+    generate_series_events(series, until=monday(12), now=NOW)
+    result = split_series(series, at=monday(4), recurrence={"weekdays": [2]}, now=NOW)
+    wednesdays = [row.recurrence_id for row in result.created]
+    # The Mondays 4..12 moved; the Wednesdays after them up to the original's cursor exist.
+    assert wednesdays == [monday(week) + dt.timedelta(days=2) for week in range(4, 12)]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 import secrets
 from collections.abc import Sequence
 from decimal import Decimal
@@ -145,6 +146,16 @@ def occurrence_slug(template_slug: str, start: dt.datetime) -> str:
     return f"{base}-{start.astimezone(dt.UTC):%Y%m%d-%H%M}"
 
 
+def template_copy_slug(slug: str, start: dt.datetime) -> str:
+    """The slug of a template copied from ``slug`` for a series starting at ``start``.
+
+    "evening-run" -> "evening-run-from-20270330"; a copy of a copy replaces the
+    earlier "-from-..." part instead of adding another.
+    """
+    base = re.sub(r"-from-\d{8}$", "", slug)[: _SLUG_MAX_LENGTH - _SLUG_SUFFIX_LENGTH]
+    return f"{base}-from-{start.astimezone(dt.UTC):%Y%m%d}"
+
+
 class EventQuerySet(RecurringEventQuerySet["Event"]):
     """The site's own filters next to the app's occurrences() / templates() / one_offs()."""
 
@@ -272,6 +283,13 @@ class Event(RecurringEventMixin, models.Model):
         )
         occurrence.slug = occurrence_slug(self.slug, start)
         return occurrence
+
+    def prepare_template_copy(self, *, start: dt.datetime) -> Event:
+        # A template copy (a series started from this event, a split's continuation)
+        # must not take the slug of the occurrence at `start`, which may exist.
+        copy = super().prepare_template_copy(start=start)
+        copy.slug = template_copy_slug(self.slug, start)
+        return copy
 
     @classmethod
     def clone_related(cls, template: Event, occurrences: Sequence[Event]) -> None:
@@ -499,6 +517,7 @@ __all__ = [
     "TicketTier",
     "events_scheduled_title",
     "occurrence_slug",
+    "template_copy_slug",
 ]
 
 

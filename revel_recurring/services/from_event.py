@@ -23,15 +23,14 @@ from .plumbing import now_utc
 def template_data_from_event(event: Any, *, start: dt.datetime) -> dict[str, Any]:
     """The host fields of a draft template copied from ``event``, starting at ``start``.
 
-    Built by the host's own ``prepare_occurrence`` hook, so fields the host fills
-    specially (unique slugs, shifted deadlines) come out as they do for an
-    occurrence. Primary key, revel-recurring's own fields, the status and fields
-    not editable in forms (timestamps) are left out.
+    Built by the host's own ``prepare_template_copy`` hook (by default its
+    ``prepare_occurrence``), so fields the host fills specially (unique slugs,
+    shifted deadlines) come out as the host wants them for a template. Primary
+    key, revel-recurring's own fields, the status and fields not editable in forms
+    (timestamps) are left out.
     """
     model = type(event)
-    copy = event.prepare_occurrence(
-        start=start, occurrence_index=0, status=model.RECURRING_STATUS_DRAFT
-    )
+    copy = event.prepare_template_copy(start=start)
     skipped = {*OCCURRENCE_STATE_FIELDS, model.RECURRING_STATUS_FIELD}
     return {
         field.attname: getattr(copy, field.attname)

@@ -85,8 +85,9 @@ def split_series(
       ids, bookings and related rows stay); those not moved or edited by hand
       get the new template's propagatable fields; their change stamp moves.
     - Exdates (and pending ones) at or after ``at`` go with them.
-    - The continuation is generated to its window (one digest for what is
-      created, none for what moved); ``series_split`` is sent after commit.
+    - The continuation is generated to its window, or as far as the original
+      was generated when that is later (one digest for what is created, none
+      for what moved); ``series_split`` is sent after commit.
 
     One transaction under the locks of the original (and of its former
     continuation) in ascending id order: anything refused writes nothing. With
@@ -315,12 +316,24 @@ def _plan(
         changed=prepared.changed,
         cursor_reset=False,
         now=now,
+        until=_horizon(locked, now),
         extra={
             "split_at": at.isoformat(),
             "template": {key: str(value) for key, value in sorted(template_changes.items())},
             "name": name,
         },
     )
+
+
+def _horizon(original: EventSeries, now: dt.datetime) -> dt.datetime:
+    """How far the continuation is generated: its window, or as far as the original was.
+
+    Dates the original had materialized (bookable) beyond the window stay
+    bookable on the continuation's rule too.
+    """
+    horizon = now + dt.timedelta(weeks=original.generation_window_weeks)
+    cursor = original.last_generated_until
+    return cursor if cursor is not None and cursor > horizon else horizon
 
 
 def _split_locked(
@@ -417,7 +430,7 @@ def _split_locked(
     created: list[Any] = []
     if continuation.is_active:
         with suppress_event_notifications():
-            run = generate_locked([continuation], now=now)
+            run = generate_locked([continuation], now=now, until=_horizon(locked, now))
         if run.batches:
             created = run.batches[0].occurrences
     else:

@@ -103,13 +103,16 @@ def plan_outcome(
     cursor_reset: bool,
     now: dt.datetime,
     extra: Mapping[str, Any] | None = None,
+    until: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
     would be: window, cursor, exdates) under ``new_rule``, judging the ``judged`` rows.
 
     Shared by a cadence change (the series' own future rows) and a split (the rows
     that would move to the continuation). ``extra`` is hashed with the rest: what
-    else the caller's change depends on (a split's date, template and name).
+    else the caller's change depends on (a split's date, template and name);
+    ``until`` a generation horizon other than the window's (a split's continuation
+    is generated as far as the original was).
     """
     spec = new_rule.to_spec()
     zone = new_rule.timezone
@@ -120,7 +123,7 @@ def plan_outcome(
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
     drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
 
-    run = generation_window(target, new_rule, now=now)
+    run = generation_window(target, new_rule, now=now, until=until)
     in_window = excluded_between(target, run.lower, pending=state.pending)
     new: tuple[dt.datetime, ...] = ()
     if target.is_active and state.has_template:

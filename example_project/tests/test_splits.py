@@ -1,0 +1,95 @@
+"""A "this and following" split on the example project: ticket tiers, sold tickets, the feed."""
+
+from __future__ import annotations
+
+import datetime as dt
+from zoneinfo import ZoneInfo
+
+import pytest
+
+from example_project.events.models import Event, Organization, TicketTier
+from revel_recurring import rules
+from revel_recurring.ical import calendar_feed
+from revel_recurring.models import EventSeries
+from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.splits import plan_split, split_series
+from tests.feed_consumers import CONSUMERS, expand, shown_instances, window
+
+from .helpers import tuesday_run
+
+pytestmark = pytest.mark.django_db
+
+VIENNA = ZoneInfo("Europe/Vienna")
+# The first Tuesday after Vienna's switch to summer time (28 March 2027).
+AFTER_SWITCH = dt.datetime(2027, 3, 30, 18, 30, tzinfo=VIENNA)
+
+
+def runs(series: EventSeries) -> list[Event]:
+    return list(Event.objects.filter(series=series, is_template=False).order_by("start"))
+
+
+@pytest.fixture
+def run_series(organization: Organization, now: dt.datetime) -> EventSeries:
+    series = tuesday_run(organization, "evening-run", Event.Visibility.PUBLIC, now=now)
+    # Twelve weeks of runs, past Vienna's switch to summer time.
+    generate_series_events(series, until=now + dt.timedelta(weeks=12), now=now)
+    template = Event.objects.get(series=series, is_template=True)
+    TicketTier.objects.create(event=template, name="Standard", quantity=30)
+    Event.clone_related(template, runs(series))
+    return series
+
+
+def test_sold_tickets_move_with_their_run_and_the_new_template_has_the_tiers(
+    run_series: EventSeries, now: dt.datetime
+) -> None:
+    sold = next(run for run in runs(run_series) if run.start > AFTER_SWITCH)
+    TicketTier.objects.filter(event=sold).update(quantity_sold=12)
+    change = {
+        "recurrence": {"weekdays": [3]},
+        "template": {"capacity": 40},
+        "name": "Evening Run (Thursdays)",
+    }
+    plan = plan_split(run_series, at=AFTER_SWITCH, now=now, **change)
+    assert {row.id: row.bookings for row in plan.drift if row.booked} == {sold.pk: 12}
+    # The Thursdays as far as the Tuesdays had been generated (12 weeks, past the window).
+    assert [date.local.date() for date in plan.new] == [
+        dt.date(2027, 4, 1) + dt.timedelta(weeks=week) for week in range(4)
+    ]
+
+    result = split_series(run_series, at=AFTER_SWITCH, plan_hash=plan.hash, now=now, **change)
+
+    moved = Event.objects.get(pk=sold.pk)
+    assert moved.series_id == result.continuation.pk
+    assert moved.status == Event.Status.OPEN
+    assert TicketTier.objects.get(event=moved).quantity_sold == 12
+    assert moved.capacity == 40
+    template = Event.objects.get(series=result.continuation, is_template=True)
+    assert list(TicketTier.objects.filter(event=template).values_list("name", "quantity_sold")) == [
+        ("Standard", 0)
+    ]
+    assert template.slug != Event.objects.get(series=run_series, is_template=True).slug
+    assert [run.start for run in result.created] == [date.start for date in plan.new]
+    assert {run.start.astimezone(VIENNA).time() for run in result.created} == {dt.time(18, 30)}
+    assert fresh_until(run_series) == rules.to_utc(AFTER_SWITCH - dt.timedelta(weeks=1))
+
+
+def fresh_until(series: EventSeries) -> dt.datetime | None:
+    return EventSeries.objects.get(pk=series.pk).recurrence_rule.until
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_organisation_feed_shows_both_halves_once(
+    run_series: EventSeries, now: dt.datetime, consumer: str
+) -> None:
+    continuation = split_series(run_series, at=AFTER_SWITCH, now=now).continuation
+    halves = [run_series, continuation]
+    spans = [window(half) for half in halves]
+    start, end = min(s[0] for s in spans), min(s[1] for s in spans)
+    expected = sorted(shown_instances(run_series) + shown_instances(continuation))
+    instants = [instant for instant, _ in expected]
+    assert len(set(instants)) == len(instants)
+    assert rules.to_utc(AFTER_SWITCH) in instants
+
+    read = expand(consumer, calendar_feed(halves, name="Runners").body, start, end)
+
+    assert read == [item for item in expected if start <= item[0] < end]
