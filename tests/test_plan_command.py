@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 import shlex
+import subprocess
+import sys
 from io import StringIO
+from pathlib import Path
 
 import pytest
 from django.core.management import CommandError, call_command
@@ -285,3 +289,24 @@ def test_a_date_moved_by_hand_is_flagged_and_kept() -> None:
     assert section(done, "Kept because moved or edited by hand") == [display(thursday)]
     thursday.refresh_from_db()
     assert thursday.state == "on_sale"
+
+
+def test_a_bad_setting_from_the_shell_is_one_line() -> None:
+    # Through manage.py's own entry point; the value is read before any query.
+    root = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "tests.settings", "PYTHONPATH": str(root)}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "django", "revel_recurring_plan", "7", "--set", "until=2027-03-01"],
+        cwd=root,
+        env=env,
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+    assert result.returncode == 1
+    assert result.stderr.strip().splitlines() == [
+        "CommandError: --set until=2027-03-01: The date and time has no UTC offset; add one, "
+        "such as 2027-03-01T00:00:00Z or 2027-03-01T00:00:00+01:00."
+    ]

@@ -124,7 +124,7 @@ class Command(BaseCommand):
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
-        series = self._series(options["series"])
+        # What was typed is checked before the database is asked anything.
         changes: dict[str, Any] = {}
         for text in options["changes"]:
             name, value = parse_setting(text)
@@ -137,6 +137,7 @@ class Command(BaseCommand):
                 f"--cancel-drift: choose one of {', '.join(CANCEL_DRIFT_MODES)}, "
                 f"got {cancel_drift!r}."
             )
+        series = self._series(options["series"])
         self._command = self._command_line(options)
         try:
             if options["apply"] is None:
