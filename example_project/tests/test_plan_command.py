@@ -1,0 +1,76 @@
+"""``manage.py revel_recurring_plan`` on the example project: tickets sold count as bookings."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from io import StringIO
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.core.management import call_command
+from django.utils import timezone
+
+from example_project.events.models import Event, Organization, TicketTier
+from revel_recurring.models import EventSeries
+from revel_recurring.services.lifecycle import create_recurring_series
+
+pytestmark = pytest.mark.django_db
+
+VIENNA = ZoneInfo("Europe/Vienna")
+
+
+def weekly_run(organization: Organization) -> EventSeries:
+    # The command runs on the real clock: Tuesdays 18:30 Vienna from the coming one.
+    today = timezone.now().astimezone(VIENNA).date()
+    day = today + dt.timedelta(days=(1 - today.weekday()) % 7 or 7)
+    start = dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA)
+    return create_recurring_series(
+        name="Evening Run",
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [1],
+            "dtstart": start,
+            "timezone": "Europe/Vienna",
+        },
+        template_data={
+            "organization": organization,
+            "name": "Evening Run",
+            "slug": "evening-run",
+            "end": start + dt.timedelta(hours=1),
+            "visibility": Event.Visibility.PUBLIC,
+        },
+        generation_window_weeks=3,
+        auto_publish=True,
+    )
+
+
+def test_tickets_sold_show_as_bookings_and_keep_their_date(organization: Organization) -> None:
+    series = weekly_run(organization)
+    runs = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
+    TicketTier.objects.create(event=runs[0], name="Standard", quantity=30, quantity_sold=4)
+    TicketTier.objects.create(event=runs[0], name="Reduced", quantity=10, quantity_sold=3)
+    out = StringIO()
+    call_command("revel_recurring_plan", series.slug, "--set", "weekdays=3", stdout=out)
+    text = out.getvalue()
+    first = re.search(rf"^  Tue .*  7 bookings  -  +{runs[0].pk}$", text, re.MULTILINE)
+    assert first is not None, text
+    plan_hash = re.search(r"^Plan hash: (\w+)$", text, re.MULTILINE).group(1)  # type: ignore[union-attr]
+
+    done = StringIO()
+    call_command(
+        "revel_recurring_plan",
+        series.slug,
+        "--set",
+        "weekdays=3",
+        "--apply",
+        plan_hash,
+        "--cancel-drift",
+        "unbooked",
+        stdout=done,
+    )
+
+    assert "Kept because booked: 1\n" in done.getvalue()
+    statuses = dict(Event.objects.filter(pk__in=[r.pk for r in runs]).values_list("pk", "status"))
+    assert statuses[runs[0].pk] == Event.Status.OPEN
+    assert {statuses[r.pk] for r in runs[1:]} == {Event.Status.CANCELLED}
