@@ -26,12 +26,12 @@ from ..instants import describe_instant
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..signals import series_split
 from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
+from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
 from .exdates import absorb_pending_exdates
 from .from_event import template_data_from_event
 from .generation.floor import generate_locked
 from .locking import lock_series, lock_several_series, retry_on_lock_conflict
-from .drift import detect_cadence_drift
 from .plans import RecurrencePlan
 from .plans.compute import plan_outcome
 from .plans.state import PlanState, read_plan_state
