@@ -257,10 +257,12 @@ def test_a_patch_of_the_rule_generates_the_new_dates_and_names_the_drift(
 
 
 def test_a_patch_of_the_name_or_of_a_paused_series_generates_nothing(editor: APIClient) -> None:
-    series, events = tue_thu()
-    renamed = editor.patch(url(series), {"name": "Yoga twice"}, format="json").json()
+    never_generated = make_series(dtstart=next_tuesday(), weekdays=[1, 3], window_weeks=4)
+    renamed = editor.patch(url(never_generated), {"name": "Yoga twice"}, format="json").json()
     assert renamed["created"] == []
     assert renamed["drift"] == []
+    assert occurrences(never_generated) == []
+    series, events = tue_thu()
     editor.post(url(series, "pause"))
 
     paused = editor.patch(url(series), {"recurrence": MON_WED}, format="json").json()
