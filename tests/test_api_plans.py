@@ -270,3 +270,20 @@ def test_a_patch_of_the_name_or_of_a_paused_series_generates_nothing(editor: API
     assert paused["created"] == []
     assert len(paused["drift"]) == len(events)
     assert len(occurrences(series)) == len(events)
+
+
+def test_a_window_change_alone_is_planned_and_a_patch_of_it_fills_the_longer_window(
+    editor: APIClient,
+) -> None:
+    series, events = tue_thu()
+
+    answer = plan(editor, series, generation_window_weeks=6)
+    patched = editor.patch(url(series), {"generation_window_weeks": 6}, format="json").json()
+
+    assert answer["changed"] == ["generation_window_weeks"]
+    assert answer["generation_window_weeks"] == 6
+    assert answer["drift"] == []
+    assert [row["id"] for row in answer["stay"]] == [event.pk for event in events]
+    assert {dt.datetime.fromisoformat(row["local"]).weekday() for row in answer["new"]} == {1, 3}
+    assert [row["start"] for row in patched["created"]] == [row["start"] for row in answer["new"]]
+    assert len(occurrences(series)) == len(events) + len(answer["new"])

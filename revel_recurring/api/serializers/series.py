@@ -144,9 +144,9 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
         many=True,
         read_only=True,
         help_text=_(
-            "Future occurrences that no longer fit the rule, with their bookings; they "
-            "are kept. `cancel-stale/` cancels them; `recurrence-plan/` shows a change "
-            "before it is made."
+            "Future occurrences that no longer fit the rule, with their bookings; the "
+            "PATCH keeps them (`cancel-stale/` cancels those not edited by hand). "
+            "`recurrence-plan/` shows a change before it is made."
         ),
     )
 
