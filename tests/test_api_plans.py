@@ -287,3 +287,19 @@ def test_a_window_change_alone_is_planned_and_a_patch_of_it_fills_the_longer_win
     assert {dt.datetime.fromisoformat(row["local"]).weekday() for row in answer["new"]} == {1, 3}
     assert [row["start"] for row in patched["created"]] == [row["start"] for row in answer["new"]]
     assert len(occurrences(series)) == len(events) + len(answer["new"])
+
+
+def test_a_series_without_a_rule_answers_409_without_a_plan(editor: APIClient) -> None:
+    bare = EventSeries.objects.create(name="No rule yet")
+
+    planned = editor.post(url(bare, "recurrence-plan"), {"recurrence": MON_WED}, format="json")
+    applied = editor.post(
+        url(bare, "recurrence-apply"), {"recurrence": MON_WED, "plan_hash": "0" * 64}, format="json"
+    )
+    patched = editor.patch(url(bare), {"name": "Still no rule"}, format="json")
+
+    assert planned.status_code == applied.status_code == 409, (planned.json(), applied.json())
+    assert set(applied.json()) == {"detail"}
+    assert "no recurrence rule" in applied.json()["detail"]
+    assert patched.status_code == 200, patched.json()
+    assert (patched.json()["created"], patched.json()["drift"]) == ([], [])

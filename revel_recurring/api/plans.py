@@ -125,9 +125,10 @@ class PlanOutdatedSerializer(serializers.Serializer[Any]):
     )
 
 
-def plan_data(plan: RecurrencePlan) -> Any:
-    """The JSON-ready plan."""
-    return RecurrencePlanSerializer(plan).data
+def plan_data(plan: RecurrencePlan) -> dict[str, Any]:
+    """The JSON-ready plan, as a plain dict: serializer data would carry the plan as its
+    ``instance``, which the browsable API then checks object permissions on."""
+    return dict(RecurrencePlanSerializer(plan).data)
 
 
 __all__ = [

@@ -30,6 +30,7 @@ from ..plans import (
     PlannedOccurrenceSerializer,
     PlanOutdatedSerializer,
     RecurrencePlanSerializer,
+    plan_data,
 )
 from ..reads import occurrence_rows
 from ..schema import error_responses, extend_schema
@@ -71,7 +72,7 @@ class PlanActionsMixin(SeriesViewBase):
             plan = plan_recurrence_change(series, _changes(self._body()))
         except DjangoValidationError as exc:
             raise ValidationError(update_errors(exc)) from exc
-        return Response(RecurrencePlanSerializer(plan).data)
+        return Response(plan_data(plan))
 
     @extend_schema(
         summary="Apply a planned change if the series is as the plan saw it (409 with the "
