@@ -10,6 +10,7 @@ from django.contrib.auth.models import Permission
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from revel_recurring.exceptions import DuplicateUniqueValueError
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 from tests.factories import VIENNA, make_series, occurrences
@@ -303,3 +304,26 @@ def test_a_series_without_a_rule_answers_409_without_a_plan(editor: APIClient) -
     assert "no recurrence rule" in applied.json()["detail"]
     assert patched.status_code == 200, patched.json()
     assert (patched.json()["created"], patched.json()["drift"]) == ([], [])
+
+
+def test_a_patch_whose_generation_fails_answers_the_saved_change_and_why(
+    editor: APIClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    series, _ = tue_thu()
+
+    def refuse(cls: Any, template: Any, occurrences: Any) -> None:
+        # The host's copy of related rows refuses (a unique value it cannot fill).
+        raise DuplicateUniqueValueError("Seat labels must be unique per event.", field="label")
+
+    monkeypatch.setattr(Event, "clone_related", classmethod(refuse))
+
+    response = editor.patch(url(series), {"recurrence": MON_WED}, format="json")
+
+    assert response.status_code == 200, response.json()
+    answer = response.json()
+    assert answer["created"] == []
+    assert answer["generation_error"] == "Seat labels must be unique per event."
+    assert EventSeries.objects.get(pk=series.pk).recurrence_rule.weekdays == [0, 2]
+    # Back to Tue/Thu: every date exists, nothing to generate, no error (null).
+    fine = editor.patch(url(series), {"recurrence": {"weekdays": [1, 3]}}, format="json")
+    assert fine.json()["generation_error"] is None

@@ -206,9 +206,15 @@ class SeriesViewSet(
             )
         except DjangoValidationError as exc:
             raise DRFValidationError(update_errors(exc)) from exc
-        created, drift = self._dates_after_change(series, result.changed)
+        created, drift, error = self._dates_after_change(series, result.changed)
         return Response(
-            self._represent(series, cursor_reset=result.cursor_reset, created=created, drift=drift)
+            self._represent(
+                series,
+                cursor_reset=result.cursor_reset,
+                created=created,
+                drift=drift,
+                generation_error=error,
+            )
         )
 
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:

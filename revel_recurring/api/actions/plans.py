@@ -8,6 +8,7 @@ the drift: :meth:`PlanActionsMixin._dates_after_change`.
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
@@ -17,6 +18,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ...exceptions import RecurrenceError
 from ...models import RULE_FIELDS, EventSeries
 from ...services.generation import generate_series_events, generation_readiness
 from ...services.plans import (
@@ -37,6 +39,8 @@ from ..schema import error_responses, extend_schema
 from ..serializers.actions import BookedDateSerializer, RecurrenceApplyResultSerializer
 from ..serializers.occurrences import OccurrenceRow, occurrence_data
 from .base import SeriesViewBase
+
+logger = logging.getLogger(__name__)
 
 #: The fields whose change moves the series' dates (and is followed by a generation run).
 SCHEDULE_FIELDS = frozenset({*RULE_FIELDS, WINDOW_KEY})
@@ -115,15 +119,24 @@ class PlanActionsMixin(SeriesViewBase):
 
     def _dates_after_change(
         self, series: EventSeries, changed: frozenset[str]
-    ) -> tuple[list[OccurrenceRow], tuple[PlannedOccurrence, ...]]:
+    ) -> tuple[list[OccurrenceRow], tuple[PlannedOccurrence, ...], str | None]:
         """After a PATCH: the dates generated at once (when the rule or window changed and
-        the series can generate) and the series' drift, with bookings."""
+        the series can generate), the series' drift with bookings, and why the
+        generation failed (None when it did not)."""
         created: list[Any] = []
+        error = None
         if changed & SCHEDULE_FIELDS and generation_readiness(series).ready:
-            created = generate_series_events(series)
+            try:
+                created = generate_series_events(series)
+            except RecurrenceError as exc:
+                # The change is committed: answering an error would tell the client
+                # it failed. The daily pass tries again (and parks the series when
+                # the cause persists); the answer says why nothing was created.
+                logger.warning("Generating series %s after a PATCH failed: %s", series.pk, exc)
+                error = str(exc)
         if series.recurrence_rule_id is None:
-            return occurrence_rows(created), ()
-        return occurrence_rows(created), plan_recurrence_change(series).drift
+            return occurrence_rows(created), (), error
+        return occurrence_rows(created), plan_recurrence_change(series).drift, error
 
 
 def _changes(body: dict[str, Any]) -> dict[str, Any]:

@@ -150,12 +150,23 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
         ),
     )
 
+    generation_error = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "Why the new dates could not be generated at once (the change itself is "
+            "saved; the daily run tries again and parks the series if the cause "
+            "persists). Null when they were, or when nothing was to generate."
+        ),
+    )
+
     class Meta(SeriesSerializer.Meta):
         fields: tuple[str, ...] = (  # type: ignore[assignment]
             *SeriesSerializer.Meta.fields,
             "cursor_reset",
             "created",
             "drift",
+            "generation_error",
         )
         read_only_fields = fields  # type: ignore[assignment]
 
