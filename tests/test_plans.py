@@ -523,6 +523,15 @@ def _pause(series: EventSeries, rows: list[Event]) -> None:
     pause_series(series, now=NOW)
 
 
+def _publish(series: EventSeries, rows: list[Event]) -> None:
+    rows[5].state = Event.RECURRING_STATUS_OPEN  # the host opens it for sale: not an edit
+    rows[5].save(update_fields=["state"])
+
+
+def _auto_publish(series: EventSeries, rows: list[Event]) -> None:
+    update_series_recurrence(series, auto_publish=True, now=NOW)  # new dates open, not drafts
+
+
 INTERVENTIONS: dict[str, Callable[[EventSeries, list[Event]], None]] = {
     "another rule change": _another_change,
     "another window": _another_window,
@@ -534,6 +543,8 @@ INTERVENTIONS: dict[str, Callable[[EventSeries, list[Event]], None]] = {
     "a row deleted": _delete,
     "a generation run": _generate_later,
     "a pause": _pause,
+    "auto-publish switched on": _auto_publish,
+    "a date opened by the host": _publish,
 }
 
 
@@ -590,18 +601,65 @@ def test_the_hash_is_the_same_at_another_moment_while_nothing_it_covers_moves() 
 
 def test_a_date_entering_the_window_after_the_plan_outdates_it() -> None:
     series = weekly_series()
-    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    sundays = {"weekdays": [6]}
+    plan = plan_recurrence_change(series, sundays, now=NOW)
+    # Sunday 26 April 10:00 Vienna enters the eight weeks at 08:00 UTC on 1 March,
+    # before any row starts (the first is Monday 2 March): only the outcome differs.
+    later = NOW + dt.timedelta(hours=8, minutes=30)
+    assert starts(plan_recurrence_change(series, sundays, now=later).new)[-1] not in starts(
+        plan.new
+    )
     before = snapshot(series)
     with pytest.raises(PlanOutdatedError) as outdated:
-        apply_recurrence_plan(series, plan.hash, TUESDAYS, now=NOW + dt.timedelta(days=3))
+        apply_recurrence_plan(series, plan.hash, sundays, now=later)
     assert snapshot(series) == before
-    assert starts(outdated.value.plan.new)[-1] == tuesday(8)
+    assert starts(outdated.value.plan.new)[-1] == monday(8) - dt.timedelta(days=1)
+
+
+def test_a_change_overwritten_by_the_planned_one_still_outdates_it() -> None:
+    series = weekly_series(generate=False)  # no rows, no cursor: only the rule differs
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    update_series_recurrence(series, rule_changes={"weekdays": [2]}, now=NOW)
+    before = snapshot(series)
+    with pytest.raises(PlanOutdatedError) as outdated:
+        apply_recurrence_plan(series, plan.hash, TUESDAYS, generate=False, now=NOW)
+    assert snapshot(series) == before
+    assert outdated.value.plan.new == plan.new  # the same outcome, from another rule
+
+
+def test_a_template_gone_after_a_plan_with_nothing_new_outdates_it() -> None:
+    series = weekly_series()
+    plan = plan_recurrence_change(series, {}, now=NOW)
+    assert plan.new == ()
+    with replacing_template(series.pk):
+        Event.objects.filter(series=series, is_template=True).delete()
+    with pytest.raises(PlanOutdatedError):
+        apply_recurrence_plan(series, plan.hash, {}, now=NOW)
+
+
+def test_a_row_moved_before_now_still_holds_its_slot() -> None:
+    series = weekly_series()
+    moved = occurrences(series)[2]
+    moved.starts_at = monday(2) - dt.timedelta(days=1)
+    moved.save()
+    now = monday(2) - dt.timedelta(hours=12)  # after its new start, before its slot
+    plan = plan_recurrence_change(series, {WINDOW_KEY: 9}, now=now)
+    assert moved.pk not in ids((*plan.stay, *plan.drift))  # started already
+    assert monday(2) not in starts(plan.new)
+    applied = apply_recurrence_plan(series, plan.hash, {WINDOW_KEY: 9}, now=now)
+    assert [row.starts_at for row in applied.created] == starts(plan.new)
 
 
 @pytest.mark.parametrize(
     "applied",
-    [{"weekdays": [2]}, {**TUESDAYS, WINDOW_KEY: 10}, {}, {**TUESDAYS, "interval": 2}],
-    ids=["other weekday", "window added", "nothing", "interval added"],
+    [
+        {"weekdays": [2]},
+        {**TUESDAYS, WINDOW_KEY: 10},
+        {},
+        {**TUESDAYS, "interval": 2},
+        {**TUESDAYS, "until": dt.datetime(2026, 7, 1, tzinfo=UTC)},
+    ],
+    ids=["other weekday", "window added", "nothing", "interval added", "until added"],
 )
 def test_changes_other_than_the_planned_ones_are_outdated(applied: dict[str, Any]) -> None:
     series = weekly_series()
