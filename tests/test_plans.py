@@ -715,3 +715,16 @@ def test_a_plan_reads_in_four_queries_whatever_the_number_of_dates() -> None:
         1 for position in range(1, 364, 2) if position % 5 == 1
     )
     assert small_queries == large_queries == 4
+
+
+def test_a_cancelled_row_moved_before_now_still_names_its_slot_cancelled() -> None:
+    series = weekly_series()
+    moved = occurrences(series)[2]
+    moved.starts_at = monday(2) - dt.timedelta(days=1)
+    moved.save()
+    cancel_occurrence(series, monday(2), now=NOW)
+    now = monday(2) - dt.timedelta(hours=12)  # after its new start, before its slot
+    plan = plan_recurrence_change(series, {}, now=now)
+    assert [(date.start, date.reason) for date in plan.excluded] == [
+        (monday(2), ExcludedBecause.CANCELLED)
+    ]
