@@ -22,7 +22,7 @@ from revel_recurring.describe import describe_spec
 from revel_recurring.exceptions import InvalidArgumentError, PlanOutdatedError, SeriesNotReadyError
 from revel_recurring.models import EventSeries, PendingExdate, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
-from revel_recurring.services.drift import detect_cadence_drift
+from revel_recurring.services.drift import cancel_stale_occurrences, detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import pause_series
 from revel_recurring.services.plans import (
@@ -728,3 +728,14 @@ def test_a_cancelled_row_moved_before_now_still_names_its_slot_cancelled() -> No
     assert [(date.start, date.reason) for date in plan.excluded] == [
         (monday(2), ExcludedBecause.CANCELLED)
     ]
+
+
+def test_folding_a_pending_exdate_in_is_no_change() -> None:
+    series = weekly_series()
+    Event.objects.filter(pk=occurrences(series)[3].pk).delete()  # a pending exdate
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    assert cancel_stale_occurrences(series, now=NOW).cancelled == []  # folds it in
+    assert not PendingExdate.objects.filter(series=series).exists()
+    assert monday(3) in fresh(series).exdate_instants
+    applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, now=NOW)
+    assert applied.plan == plan

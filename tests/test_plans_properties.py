@@ -11,10 +11,11 @@ same ``now``:
 - with ``cancel_drift="none"`` the rows created start exactly at the plan's
   ``new`` dates, and the drifted rows not modified are exactly what
   :func:`detect_cadence_drift` finds afterwards;
-- with ``cancel_drift="all"`` exactly the drifted rows not modified are cancelled.
+- with ``cancel_drift="all"`` exactly the drifted rows not modified are cancelled,
+  and with a list of some of their ids exactly those, booked or not.
 
 Each example runs in a savepoint that is rolled back (as in test_rule_fuzz.py),
-and each of the two applies in a savepoint of its own, so both see one state.
+and each of the three applies in a savepoint of its own, so all see one state.
 """
 
 from __future__ import annotations
@@ -272,6 +273,22 @@ def _few(found: tuple[Any, ...]) -> str:
     return "3+" if len(found) >= 3 else str(len(found))
 
 
+def _apply_named(
+    series: EventSeries,
+    plan: RecurrencePlan,
+    change: dict[str, Any],
+    now: dt.datetime,
+    picks: list[bool],
+) -> None:
+    candidates = [row.id for row in plan.drift if not row.is_modified]
+    named = [pk for pk, pick in zip(candidates, picks, strict=False) if pick]
+    applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift=named, now=now)
+    assert applied.cancelled == named  # booked or not: these were ticked
+    states = dict(Event.objects.filter(series=series).values_list("pk", "state"))
+    live_before = {row.id for row in (*plan.stay, *plan.drift)}
+    assert {pk for pk in live_before if states[pk] == CALLED_OFF} == set(named)
+
+
 @PROPERTIES
 @given(data=st.data())
 def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
@@ -280,6 +297,7 @@ def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
     window = data.draw(st.integers(2, 6), label="window")
     change = data.draw(changes(rule), label="change")
     later = data.draw(st.sampled_from((0, 0, 3, 9, 20)), label="days later")
+    picks = data.draw(st.lists(st.booleans(), max_size=12), label="ticked")
     now = NOW + dt.timedelta(days=later, hours=7)
 
     def work() -> None:
@@ -293,5 +311,6 @@ def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
         _check_plan_against_state(series, plan, now)
         _in_savepoint(lambda: _apply_none(series, plan, change, now))
         _in_savepoint(lambda: _apply_all(series, plan, change, now))
+        _in_savepoint(lambda: _apply_named(series, plan, change, now, picks))
 
     _in_savepoint(work)
