@@ -63,3 +63,22 @@ def absorb_pending_exdates(
     if merge_exdates(series, pending):
         EventSeries.objects.filter(pk=series.pk).update(exdates=series.exdates)
     return True
+
+
+def exdates_from(series: EventSeries, at: dt.datetime) -> list[str]:
+    """The series' exdates at or after ``at`` (stored form): what a split hands over."""
+    instant = rules.to_utc(at)
+    return [value for value in series.exdates if rules.parse_instant(value) >= instant]
+
+
+def hand_over_exdates(original: EventSeries, continuation: EventSeries, at: dt.datetime) -> None:
+    """Move the exdates at or after ``at`` from ``original`` to ``continuation``; not saved.
+
+    A split's writer: the dates from ``at`` on are the continuation's, so are
+    their exclusions. The caller holds the original's lock and has folded its
+    pending exdates in (:func:`absorb_pending_exdates`).
+    """
+    instant = rules.to_utc(at)
+    later = exdates_from(original, at)
+    continuation.exdates = rules.normalize_exdates([*continuation.exdates, *later])
+    original.exdates = [value for value in original.exdates if rules.parse_instant(value) < instant]

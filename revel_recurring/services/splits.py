@@ -28,7 +28,7 @@ from ..signals import series_split
 from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
 from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
-from .exdates import absorb_pending_exdates
+from .exdates import absorb_pending_exdates, exdates_from, hand_over_exdates
 from .from_event import template_data_from_event
 from .generation.floor import generate_locked
 from .locking import lock_series, lock_several_series, retry_on_lock_conflict
@@ -282,7 +282,7 @@ def _prepare(
         auto_publish=locked.auto_publish,
         generation_window_weeks=locked.generation_window_weeks,
         last_occurrence_index=locked.last_occurrence_index,
-        exdates=[value for value in locked.exdates if rules.parse_instant(value) >= at],
+        exdates=exdates_from(locked, at),
     )
     continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
     return _Prepared(
@@ -401,7 +401,8 @@ def _split_locked(
     absorb_pending_exdates(locked)
     new_rule.save()
     continuation.recurrence_rule = new_rule
-    continuation.exdates = [value for value in locked.exdates if rules.parse_instant(value) >= at]
+    # Both columns change here; the original's is saved with its new rule below.
+    hand_over_exdates(locked, continuation, at)
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.
@@ -426,7 +427,6 @@ def _split_locked(
         rule.until, rule.count = last_before, None
     rule.save()
     locked.recurrence_rule = rule
-    locked.exdates = [value for value in locked.exdates if rules.parse_instant(value) < at]
     refresh_next_due_at(locked, now=now)
     locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
 
