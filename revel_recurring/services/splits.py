@@ -2,8 +2,8 @@
 
 The original series ends before the date; a new series continues from it with
 the original's rule and template plus the caller's changes. Occurrences from the
-date on change series (their ids, bookings and tickets stay), exdates from the
-date on go with them, and the new series is generated to its window. Nothing is
+date on change series (their ids, bookings and tickets stay), exdates and extra
+dates from the date on go with them, and the new series is generated to its window. Nothing is
 deleted and recreated, and a booked date is never cancelled: a moved date that
 does not fit the new rule is drift of the new series, for the organiser to plan.
 """
@@ -128,7 +128,7 @@ def split_series(
             )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "next_due_at", "updated_at")
+    mirror_columns(series, locked, "exdates", "extra_dates", "next_due_at", "updated_at")
     series.recurrence_rule = locked.recurrence_rule
     return result
 
@@ -280,6 +280,7 @@ def _prepare(
         generation_window_weeks=locked.generation_window_weeks,
         last_occurrence_index=locked.last_occurrence_index,
         exdates=[value for value in locked.exdates if rules.parse_instant(value) >= at],
+        extra_dates=_from(locked.extra_dates, at),
     )
     continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
     return _Prepared(
@@ -399,6 +400,7 @@ def _split_locked(
     new_rule.save()
     continuation.recurrence_rule = new_rule
     continuation.exdates = [value for value in locked.exdates if rules.parse_instant(value) >= at]
+    continuation.extra_dates = _from(locked.extra_dates, at)
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.
@@ -424,8 +426,10 @@ def _split_locked(
     rule.save()
     locked.recurrence_rule = rule
     locked.exdates = [value for value in locked.exdates if rules.parse_instant(value) < at]
+    # Extra dates go with the rule's dates: those from `at` on to the continuation.
+    locked.extra_dates = [value for value in locked.extra_dates if rules.parse_instant(value) < at]
     refresh_next_due_at(locked, now=now)
-    locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+    locked.save(update_fields=["exdates", "extra_dates", "next_due_at", "updated_at"])
 
     created: list[Any] = []
     if continuation.is_active:
@@ -448,6 +452,10 @@ def _split_locked(
             created=created,
         ),
     )
+
+
+def _from(values: list[str], at: dt.datetime) -> list[str]:
+    return [value for value in values if rules.parse_instant(value) >= at]
 
 
 def _refuse_bad_slot(
