@@ -260,17 +260,20 @@ class _SeriesExport:
         # do not bound. ``anchor`` is the first date of the rule from ``first`` on:
         # a DTSTART on an extra date would make the rule's wall-clock time wrong.
         own = rules.rule_only(spec)
-        anchor = (
-            first
-            if first not in spec.extra_dates or rules.is_occurrence(own, first)
-            else (rules.first_occurrence_after(own, first))
-        )
+        anchor: dt.datetime | None = first
+        if first in spec.extra_dates and not rules.is_occurrence(own, first):
+            anchor = rules.first_occurrence_after(own, first)
+        if anchor is None or (cap is not None and anchor > cap):
+            # No date of the rule left to show, only extra dates: each row is a
+            # VEVENT of its own. A master of DTSTART and RDATEs without an RRULE
+            # loses its DTSTART in ical.js and the ical package.
+            return None
         exported = own
         # RFC 5545 counts DTSTART as the first instance even when the rule does not
         # produce it: a dtstart off the rule (a series "from" a Tuesday on a Mon/Wed
         # rule, or kept through a Tue -> Thu cadence change) would show a date that
         # has no row, or a drifted row twice. The exported DTSTART is ``anchor``.
-        if anchor is not None and (anchor != spec.dtstart or cap is not None):
+        if anchor != spec.dtstart or cap is not None:
             last = own.until
             if own.count is not None:
                 every = list(rules.iter_occurrences(own))
@@ -283,8 +286,6 @@ class _SeriesExport:
             exported = dataclasses.replace(
                 own, dtstart=wall_clock.replace(tzinfo=zone), count=None, until=last
             )
-        if anchor is not None and cap is not None and anchor > cap:
-            anchor = None
         # Every date the feed may show from ``first`` on: the exported rule's and
         # the extra dates (up to the cap of a series that does not auto-publish).
         extra = sorted(i for i in spec.extra_dates if i >= first and (cap is None or i <= cap))
@@ -309,16 +310,11 @@ class _SeriesExport:
             if instant >= first and rules.is_occurrence(every_date, instant)
         }
         # A hidden extra date is simply not listed; a hidden date of the rule is an EXDATE.
-        rdates = [i for i in extra if i not in hidden and not rules.is_occurrence(exported, i)]
-        exdates = sorted(i for i in hidden if i >= first and rules.is_occurrence(exported, i))
-        if anchor is None:
-            # No date of the rule left to show: the first extra date is DTSTART
-            # and the rest are RDATEs, without an RRULE.
-            if not rdates:
-                return None
-            start, rdates, exdates = rdates[0], rdates[1:], []
-        else:
-            start = exported.dtstart
+        on_rrule = {i for i in extra if rules.is_occurrence(exported, i)}
+        rdates = [i for i in extra if i not in hidden and i not in on_rrule]
+        exdates = sorted(
+            i for i in hidden if i >= first and (i not in spec.extra_dates or i in on_rrule)
+        )
         base = self._details(self.template)
         component = icalendar.Event()
         component.add("uid", self.uid)
@@ -330,10 +326,9 @@ class _SeriesExport:
                 f"revel-recurring-series-{series.split_from_id}@{self.domain}",
                 parameters={"RELTYPE": "SIBLING"},
             )
-        self._timed(component, start, base.duration)
-        if anchor is not None:
-            rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
-            component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))
+        self._timed(component, exported.dtstart, base.duration)
+        rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
+        component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))
         # One property per date: ical.js misses dates that share one line.
         for instant in rdates:
             component.add("rdate", instant.astimezone(zone))
