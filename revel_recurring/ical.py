@@ -312,7 +312,7 @@ class _SeriesExport:
         # A hidden extra date is simply not listed; a hidden date of the rule is an EXDATE.
         on_rrule = {i for i in extra if rules.is_occurrence(exported, i)}
         rdates = [i for i in extra if i not in hidden and i not in on_rrule]
-        exdates = sorted(
+        excluded_lines = sorted(
             i for i in hidden if i >= first and (i not in spec.extra_dates or i in on_rrule)
         )
         base = self._details(self.template)
@@ -332,7 +332,7 @@ class _SeriesExport:
         # One property per date: ical.js misses dates that share one line.
         for instant in rdates:
             component.add("rdate", instant.astimezone(zone))
-        for instant in exdates:
+        for instant in excluded_lines:
             component.add("exdate", instant.astimezone(zone))
         self._stamp(component, base)
         return component, base

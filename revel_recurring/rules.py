@@ -271,7 +271,7 @@ def rule_only(spec: RuleSpec) -> RuleSpec:
 
 def with_extra_dates(spec: RuleSpec, values: Iterable[str | dt.datetime]) -> RuleSpec:
     """``spec`` with the extra dates ``values`` (stored strings or aware datetimes)."""
-    return replace(spec, extra_dates=exdate_instants(values))
+    return replace(spec, extra_dates=frozenset(parse_instant(v) for v in values))
 
 
 def _iter_rule_dates(spec: RuleSpec, start_wall_clock: dt.datetime | None) -> Iterator[dt.datetime]:
