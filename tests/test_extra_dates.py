@@ -97,8 +97,11 @@ def test_across_dst_an_extra_date_is_an_instant_stored_in_utc_shown_in_the_rule_
 
 def test_count_bounds_the_rules_own_dates_and_extra_dates_come_on_top() -> None:
     series = weekly_series(count=3)
+    assert fresh(series).next_due_at is None  # the rule's three dates are generated
     add_extra_date(series, WEDNESDAY_CET, now=NOW)
     add_extra_date(series, JUNE, now=NOW)
+    # The dispatcher's due moment: the extra date entering the window.
+    assert fresh(series).next_due_at == JUNE - dt.timedelta(weeks=8)
     generate_series_events(fresh(series), now=JUNE - dt.timedelta(weeks=1))
     assert starts(series) == [monday(0), monday(1), WEDNESDAY_CET, monday(2), JUNE]
 
@@ -153,15 +156,16 @@ def test_an_extra_date_not_generated_yet_is_cancelled_skipped_and_restored() -> 
 def test_an_extra_date_survives_a_cadence_change_and_is_never_drift() -> None:
     series = weekly_series()
     kept = add_extra_date(series, WEDNESDAY_CET, now=NOW)
-    add_extra_date(series, JUNE, now=NOW)
+    add_extra_date(series, WEDNESDAY_CEST, now=NOW)
     plan = plan_recurrence_change(series, {"weekdays": [1]}, now=NOW)
     assert kept is not None
     assert kept.pk in {row.id for row in plan.stay}
     assert kept.pk not in {row.id for row in plan.drift}
     assert len(plan.drift) == 8  # the Mondays
 
-    # The plan's hash reads the extra dates: one added since is a change.
-    add_extra_date(series, WEDNESDAY_CEST, now=NOW)
+    # The plan's hash reads the extra dates: one added since (beyond the window,
+    # so no row and no new date of the plan) is a change all the same.
+    add_extra_date(series, JUNE, now=NOW)
     fresh_plan = plan_recurrence_change(series, {"weekdays": [1]}, now=NOW)
     assert fresh_plan.hash != plan.hash
 
@@ -231,6 +235,9 @@ def test_a_split_carries_the_extra_dates_from_its_date_on() -> None:
     assert detect_cadence_drift(continuation, now=NOW) == []
     generate_series_events(fresh(continuation), now=JUNE - dt.timedelta(weeks=7))
     assert starts(continuation).count(JUNE) == 1
+    with pytest.raises(ValidationError) as caught:
+        split_series(continuation, at=JUNE, now=NOW)
+    assert "is an extra date" in caught.value.message_dict["at"][0]
 
 
 def test_extra_dates_are_exported_as_rdate_and_reimported_to_the_same_dates() -> None:

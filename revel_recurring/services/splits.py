@@ -243,7 +243,7 @@ def _prepare(
         for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
         if slot < at
     ]
-    _refuse_bad_slot(spec, at, before, zone=zone, now=now)
+    _refuse_bad_slot(spec, at, before, zone=zone, now=now, extra=locked.extra_date_instants)
 
     # The continuation's rule: the original's from `at` on, plus the changes.
     base = rule.field_values()
@@ -465,9 +465,14 @@ def _refuse_bad_slot(
     *,
     zone: str,
     now: dt.datetime,
+    extra: frozenset[dt.datetime] = frozenset(),
 ) -> None:
     shown = describe_instant(at, zone)
-    if not rules.is_occurrence(spec, at):
+    if at in extra and not rules.is_occurrence(spec, at):
+        # The continuation's rule starts at `at`: an extra date would give it
+        # another time of day. Its extra dates from `at` on go with it anyway.
+        message = f"{shown} is an extra date; split at a date of the series' rule."
+    elif not rules.is_occurrence(spec, at):
         message = f"{shown} is not a date of this series; split at one of its dates."
     elif at < now:
         message = f"{shown} is in the past; split at a date still to come."
