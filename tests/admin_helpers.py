@@ -13,16 +13,26 @@ from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.factories import make_series, occurrences
-from tests.form_helpers import form_data, form_errors, series_locks
+from tests.form_helpers import (
+    confirm_plan,
+    drift_boxes,
+    form_data,
+    form_errors,
+    save_confirmed,
+    series_locks,
+)
 
 __all__ = [
     "ADD",
     "CHANGELIST",
     "change_url",
+    "confirm_plan",
+    "drift_boxes",
     "form_data",
     "form_errors",
     "generated_series",
     "mixed_series",
+    "save_confirmed",
     "series_locks",
     "texts",
 ]

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import urlencode
 
 from django.db import connection
 
@@ -55,3 +58,72 @@ def form_data(series: EventSeries, **changes: Any) -> dict[str, Any]:
     }
     data.update(changes)
     return {key: value for key, value in data.items() if value not in ("", None)}
+
+
+class _PlanForm(HTMLParser):
+    """The inputs of the change plan page's form (``#revel-plan-form``) as a browser sees them."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.inside = False
+        self.inputs: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "form" and found.get("id") == "revel-plan-form":
+            self.inside = True
+        elif tag == "input" and self.inside:
+            self.inputs.append(found)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+
+
+def plan_inputs(response: Any) -> list[dict[str, str | None]]:
+    """The plan page's inputs: each an attribute dict (``checked`` present when ticked)."""
+    parser = _PlanForm()
+    parser.feed(response.content.decode())
+    return parser.inputs
+
+
+def drift_boxes(response: Any) -> dict[str, bool]:
+    """The plan page's drift checkboxes: value (a pk as text) → ticked."""
+    return {
+        str(box["value"]): "checked" in box
+        for box in plan_inputs(response)
+        if box.get("type") == "checkbox" and box.get("name") == "_plan_cancel"
+    }
+
+
+def confirm_plan(
+    client: Any,
+    url: str,
+    response: Any,
+    *,
+    tick: Iterable[Any] = (),
+    untick: Iterable[Any] = (),
+    **post: Any,
+) -> Any:
+    """Post the plan page of ``response`` back to ``url`` as a browser would, after
+    ticking ``tick`` and unticking ``untick`` (pks), with "Yes, apply"."""
+    ticked = {pk for pk, on in drift_boxes(response).items() if on}
+    ticked = (ticked | {str(pk) for pk in tick}) - {str(pk) for pk in untick}
+    data: list[tuple[str, str]] = [
+        (str(field["name"]), str(field.get("value") or ""))
+        for field in plan_inputs(response)
+        if field.get("type") == "hidden"
+    ]
+    data += [("_plan_cancel", pk) for pk in sorted(ticked)]
+    data.append(("_continue", "Yes"))
+    body = urlencode(data)
+    return client.post(url, body, content_type="application/x-www-form-urlencoded", **post)
+
+
+def save_confirmed(client: Any, url: str, data: Any, **post: Any) -> Any:
+    """Post the change form; when it answers with the change plan page, confirm the plan
+    as shown (drifted dates ticked as the page ticks them)."""
+    response = client.post(url, data)
+    if response.status_code == 200 and "plan" in (response.context or {}):
+        return confirm_plan(client, url, response, **post)
+    return response

@@ -26,9 +26,11 @@ from revel_recurring.services.parking import park_failed_series
 from tests.admin_helpers import (
     ADD,
     change_url,
+    confirm_plan,
     form_data,
     form_errors,
     generated_series,
+    save_confirmed,
     series_locks,
     texts,
 )
@@ -148,7 +150,7 @@ def test_the_add_page_has_no_slug_input(admin_client: Any) -> None:
 
 def test_the_change_form_writes_everything_under_one_series_lock(admin_client: Any) -> None:
     series = generated_series(name="Yoga")
-    data = form_data(series, name="Thursday yoga", is_active="", weekdays=["3"])
+    data = form_data(series, name="Thursday yoga", is_active="", auto_publish="on")
 
     with CaptureQueriesContext(connection) as queries:
         response = admin_client.post(change_url(series), data)
@@ -156,9 +158,47 @@ def test_the_change_form_writes_everything_under_one_series_lock(admin_client: A
     assert response.status_code == 302, form_errors(response)
     assert series_locks(queries.captured_queries) == 1
     series.refresh_from_db()
+    assert (series.name, series.is_active, series.auto_publish) == ("Thursday yoga", False, True)
+
+
+def test_a_confirmed_plan_and_the_other_fields_are_saved_together(admin_client: Any) -> None:
+    series = generated_series(name="Yoga")
+    data = form_data(series, name="Thursday yoga", is_active="", weekdays=["3"])
+
+    response = save_confirmed(admin_client, change_url(series), data)
+
+    assert response.status_code == 302, form_errors(response)
+    series.refresh_from_db()
     assert (series.name, series.is_active) == ("Thursday yoga", False)
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.weekdays == [3]
+
+
+def test_a_refusal_of_the_other_fields_undoes_the_confirmed_plan(
+    admin_client: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The plan and update_series share the form's savepoint: the second refusing
+    # leaves no rule, no cancelled date and no new date of the first.
+    series = generated_series(name="Yoga")
+    before = [(event.pk, event.state) for event in occurrences(series)]
+    url = change_url(series)
+    shown = admin_client.post(url, form_data(series, name="Thursday yoga", weekdays=["3"]))
+
+    def refuse(*args: Any, **kwargs: Any) -> Any:
+        raise SeriesBusyError("The series is busy; try again.")
+
+    monkeypatch.setattr(admin_forms, "update_series", refuse)
+
+    response = confirm_plan(admin_client, url, shown)
+
+    assert response.status_code == 200
+    assert "busy" in form_errors(response)["__all__"][0]
+    series.refresh_from_db()
+    assert series.name == "Yoga"
+    assert series.recurrence_rule is not None
+    assert series.recurrence_rule.weekdays == []
+    assert [(event.pk, event.state) for event in occurrences(series)] == before
+    assert not LogEntry.objects.exists()
 
 
 def test_a_refused_change_keeps_the_old_name_and_shows_the_new_one(
@@ -168,7 +208,7 @@ def test_a_refused_change_keeps_the_old_name_and_shows_the_new_one(
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1  # the new rule's next run is too large
     data = form_data(series, name="Thursday yoga", auto_publish="on", weekdays=["3"])
 
-    response = admin_client.post(change_url(series), data)
+    response = save_confirmed(admin_client, change_url(series), data)
 
     assert response.status_code == 200
     assert "REVEL_RECURRING_MAX_GENERATION_BYTES" in form_errors(response)["__all__"][0]

@@ -24,6 +24,7 @@ from tests.admin_helpers import (
     form_errors,
     generated_series,
     mixed_series,
+    save_confirmed,
     texts,
 )
 from tests.factories import UTC, VIENNA, make_series, occurrences
@@ -211,7 +212,7 @@ def test_add_from_an_event_on_a_slot_adopts_it_and_says_so(admin_client: Any) ->
     assert f"{len(rows) - 1} occurrences generated for Park run." in shown
 
 
-def test_saving_a_new_cadence_resets_the_cursor_and_keeps_exdates(admin_client: Any) -> None:
+def test_saving_a_new_cadence_keeps_exdates_and_generates_the_new_dates(admin_client: Any) -> None:
     series = generated_series()
     url = change_url(series)
     admin_client.get(url)
@@ -219,13 +220,22 @@ def test_saving_a_new_cadence_resets_the_cursor_and_keeps_exdates(admin_client: 
     cancel_occurrence(series, occurrences(series)[2].starts_at)
     exdates = EventSeries.objects.get(pk=series.pk).exdates
 
-    response = admin_client.post(url, form_data(series, weekdays=["3"], name="Thursday yoga"))
+    mondays = [event.pk for event in occurrences(series)]
+
+    # The plan page comes between; the organiser keeps every Monday (none ticked).
+    response = save_confirmed(
+        admin_client,
+        url,
+        form_data(series, weekdays=["3"], name="Thursday yoga"),
+        untick=mondays,
+    )
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     series.refresh_from_db()
     assert series.name == "Thursday yoga"
     assert series.exdates == exdates
-    assert series.last_generated_until is None
+    # The cursor was reset and the Thursdays generated at once.
+    assert {e.starts_at.weekday() for e in occurrences(series) if e.pk not in mondays} == {3}
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.weekdays == [3]
     assert "BYDAY=TH" in series.recurrence_rule.rrule_string
@@ -317,8 +327,10 @@ def test_a_change_the_service_refuses_is_an_error_on_the_form_not_a_500(
     before = (series.generation_window_weeks, len(occurrences(series)))
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1  # any new occurrence is too large
 
-    response = admin_client.post(
-        change_url(series), form_data(series, generation_window_weeks=20, name="Renamed")
+    response = save_confirmed(
+        admin_client,
+        change_url(series),
+        form_data(series, generation_window_weeks=20, name="Renamed"),
     )
 
     assert response.status_code == 200

@@ -271,3 +271,20 @@ def test_the_continuation_is_generated_as_far_as_the_original_was() -> None:
     wednesdays = [row.recurrence_id for row in result.created]
     # The Mondays 4..12 moved; the Wednesdays after them up to the original's cursor exist.
     assert wednesdays == [monday(week) + dt.timedelta(days=2) for week in range(4, 12)]
+
+
+def test_moved_dates_the_new_rule_does_not_hold_keep_their_old_details() -> None:
+    series = booked_series()
+    result = split_series(
+        series, at=monday(4), recurrence={"weekdays": [0, 3]}, template={"venue": "Hall B"}, now=NOW
+    )
+    # Mondays still fit Mon/Thu: they take the new venue. Then a Thursday-only
+    # continuation: the Mondays are drift and keep the old one.
+    assert {row.venue for row in occurrences(result.continuation)} == {"Hall B"}
+    other = booked_series(name="Tuesday yoga")
+    moved = split_series(
+        other, at=monday(4), recurrence={"weekdays": [3]}, template={"venue": "Hall B"}, now=NOW
+    )
+    rows = {row.pk: row.venue for row in occurrences(moved.continuation)}
+    assert {rows[pk] for pk in moved.moved} == {"Studio 2"}
+    assert {row.venue for row in moved.created} == {"Hall B"}

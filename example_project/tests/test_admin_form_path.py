@@ -21,7 +21,7 @@ from example_project.events.models import Organization
 from example_project.tests.conftest import MakeTemplate
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import pause_series
-from tests.form_helpers import form_data, form_errors, series_locks
+from tests.form_helpers import form_data, form_errors, save_confirmed, series_locks
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +51,9 @@ def test_staff_save_the_change_form_under_one_lock_and_see_a_refusal_on_it(
     locks = series_locks(queries.captured_queries)
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1
     series.refresh_from_db()
-    refused = client.post(
+    # A rule change is confirmed on its plan page first; the service refuses then.
+    refused = save_confirmed(
+        client,
         f"{CHANGELIST}{series.pk}/change/",
         form_data(series, name="Friday run", weekdays=["4"], generation_window_weeks=12),
     )

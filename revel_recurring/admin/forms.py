@@ -10,7 +10,8 @@ Validating a bound form saves it: once every field is valid, the form calls its
 service (``update_series`` on the change page, ``create_series_from_event`` on
 the add page) in a savepoint, and a refusal becomes errors on this bound form,
 so the page shows them beside what the organiser typed
-(docs/decisions/0031-admin-form-path.md).
+(docs/decisions/0031-admin-form-path.md). A change of the rule or the window is
+not saved until its plan is confirmed (``plans.py``, decision 0034).
 """
 
 from __future__ import annotations
@@ -30,14 +31,17 @@ from django.utils.translation import gettext_lazy as _
 
 from .. import rules
 from ..adapter import get_adapter
-from ..exceptions import RecurrenceError
+from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..instants import AwareInstantField
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..services.editing import SeriesUpdate, update_series
 from ..services.from_event import SeriesFromEvent, create_series_from_event
+from ..services.generation import generate_series_events
+from ..services.plans import RecurrencePlan, apply_recurrence_plan, plan_recurrence_change
 from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
 from .clock import current_time
 from .errors import add_service_error
+from .plans import PLAN_HASH, PlannedSave, schedule_changes, ticked_drift
 
 WEEKDAY_CHOICES = [(number, _(name)) for number, name in enumerate(WEEKDAY_NAMES)]
 NTH_CHOICES = [
@@ -120,7 +124,10 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
 
     After ``is_valid()``: ``rule_values`` holds the validated rule and ``outcome``
     what the service did (None when the form has errors); ``save(commit=False)``
-    returns the saved series and writes nothing more.
+    returns the saved series and writes nothing more. A change of the rule or the
+    window posted without a plan hash writes nothing: ``plan`` holds its plan for
+    the confirmation page and the form is invalid (error code ``plan_confirmation``);
+    ``plan_outdated`` says the hash posted was for a state that changed since.
     """
 
     #: The user the page is for; set by the ModelAdmin (``get_form``).
@@ -226,7 +233,9 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.rule_values: dict[str, Any] = {}
-        self.outcome: SeriesUpdate | SeriesFromEvent | None = None
+        self.outcome: SeriesUpdate | SeriesFromEvent | PlannedSave | None = None
+        self.plan: RecurrencePlan | None = None
+        self.plan_outdated = False
         rule = self.instance.recurrence_rule if self.instance.pk else None
         if rule is not None:
             for name in RULE_FIELDS:
@@ -274,27 +283,78 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
             # and the page (its log entry, its messages) can still use the database.
             with transaction.atomic(using=router.db_for_write(EventSeries)):
                 self.outcome = self.save_through_service(now=current_time())
+        except PlanOutdatedError as exc:
+            self.outcome = None
+            self.ask_to_confirm(exc.plan, outdated=True)
         except (RecurrenceError, ValidationError) as exc:
             self.outcome = None
             self.show_service_error(exc)
 
-    def save_through_service(self, *, now: dt.datetime) -> SeriesUpdate | SeriesFromEvent:
+    def save_through_service(
+        self, *, now: dt.datetime
+    ) -> SeriesUpdate | SeriesFromEvent | PlannedSave | None:
         """Write the form in one ``update_series`` call: one lock, one transaction.
 
         ``is_active`` is passed only when the person changed it: resuming unparks a
-        series, and saving an unrelated field must not.
+        series, and saving an unrelated field must not. A change of the rule or the
+        window is planned instead (None, nothing written) until the form comes back
+        with the plan's hash; then the plan is applied and the other fields saved.
         """
         data = self.cleaned_data
-        return update_series(
+        changes = schedule_changes(
+            self.instance.recurrence_rule,
+            self.rule_values,
+            window=data["generation_window_weeks"],
+            window_changed="generation_window_weeks" in self.changed_data,
+        )
+        plain = {
+            "name": data["name"],
+            "slug": data["slug"],
+            "description": data["description"],
+            "is_active": data["is_active"] if "is_active" in self.changed_data else None,
+            "auto_publish": data["auto_publish"],
+        }
+        if changes is None:
+            return update_series(
+                self.instance,
+                **plain,
+                generation_window_weeks=data["generation_window_weeks"],
+                rule_changes=self.rule_values,
+                now=now,
+            )
+        plan_hash = self.data.get(PLAN_HASH)
+        if not plan_hash:
+            self.ask_to_confirm(plan_recurrence_change(self.instance, changes, now=now))
+            return None
+        # The plan first: its hash was made from the series as it is now. The other
+        # fields follow in the same savepoint (a refusal undoes both), under the
+        # lock the plan took, so nothing can come between them.
+        applied = apply_recurrence_plan(
             self.instance,
-            name=data["name"],
-            slug=data["slug"],
-            description=data["description"],
-            is_active=data["is_active"] if "is_active" in self.changed_data else None,
-            auto_publish=data["auto_publish"],
-            generation_window_weeks=data["generation_window_weeks"],
-            rule_changes=self.rule_values,
+            plan_hash,
+            changes,
+            cancel_drift=ticked_drift(self.data),
             now=now,
+        )
+        update = update_series(self.instance, **plain, now=now)
+        generated: list[Any] = []
+        if "is_active" in update.changed and self.instance.is_active:
+            # Resumed in the same save: the plan, made for the paused series, had no
+            # new dates. They are created now, within the generation budget, so a
+            # rule whose run is too large is refused here as update_series refuses it.
+            generated = generate_series_events(self.instance, now=now)
+        return PlannedSave(applied=applied, update=update, generated=generated)
+
+    def ask_to_confirm(self, plan: RecurrencePlan, *, outdated: bool = False) -> None:
+        """Hold ``plan`` for the confirmation page; the form stays unsaved (invalid)."""
+        self.plan = plan
+        self.plan_outdated = outdated
+        self.add_error(
+            None,
+            ValidationError(
+                _("Confirm what the new schedule does to the dates before it is saved."),
+                code="plan_confirmation",
+            ),
         )
 
     def show_service_error(self, exc: RecurrenceError | ValidationError) -> None:
@@ -337,7 +397,9 @@ class EventSeriesAddForm(EventSeriesForm):
             model.RECURRING_START_FIELD, "pk"
         )
 
-    def save_through_service(self, *, now: dt.datetime) -> SeriesUpdate | SeriesFromEvent:
+    def save_through_service(
+        self, *, now: dt.datetime
+    ) -> SeriesUpdate | SeriesFromEvent | PlannedSave | None:
         """Create the series, its template copied from the chosen event, and its first window."""
         data = self.cleaned_data
         result = create_series_from_event(

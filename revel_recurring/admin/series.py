@@ -43,6 +43,7 @@ from .operations import (
     report_each,
     resume,
 )
+from .plans import PlannedSave, plan_page, report_applied
 from .selection import editable_selection
 from .upcoming import free_slots, upcoming_rows
 
@@ -232,6 +233,8 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
     def save_model(self, request: HttpRequest, obj: EventSeries, form: Any, change: bool) -> None:
         """Nothing left to write: the form saved through its service when it validated."""
         outcome = form.outcome
+        if isinstance(outcome, PlannedSave):
+            report_applied(request, obj, outcome)
         if isinstance(outcome, SeriesFromEvent):
             if outcome.adopted is not None:
                 messages.info(request, adopted_text(outcome.series, outcome.adopted))
@@ -246,6 +249,17 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
         form_url: str = "",
         obj: EventSeries | None = None,
     ) -> HttpResponse:
+        form = context["adminform"].form
+        plan = getattr(form, "plan", None)
+        if plan is not None and obj is not None:
+            # A change of the rule or the window, not saved: its plan to confirm.
+            return plan_page(
+                request,
+                {**context, "opts": self.opts},
+                series=obj,
+                plan=plan,
+                outdated=form.plan_outdated,
+            )
         response = super().render_change_form(request, context, add, change, form_url, obj)
         if getattr(context["adminform"].form, "outcome", None) is not None:
             # The form saved, yet the page is shown again: an inline formset (of a

@@ -20,6 +20,7 @@ from ..exceptions import (
     GenerationTooLargeError,
     HasBookingsError,
     NotCancelledError,
+    PlanOutdatedError,
     RecurrenceError,
     SeriesBusyError,
     SeriesNotFoundError,
@@ -28,6 +29,7 @@ from ..exceptions import (
 )
 from ..models import RULE_FIELDS
 from ..transient import is_transient_db_error
+from .plans import plan_data
 
 #: The error code of a message from a rule of the series (``validators.py``, the
 #: services) that carries no code of its own: input of the right shape that the
@@ -80,6 +82,18 @@ class Conflict(exceptions.APIException):
     default_code = "conflict"
 
 
+class PlanOutdated(Conflict):
+    """409 of a change plan applied too late: ``detail`` and the fresh ``plan`` to show."""
+
+    default_code = "plan_outdated"
+
+    def __init__(self, message: str, plan: Any) -> None:
+        super().__init__(message)
+        # Set after __init__, which would turn the plan's numbers and flags into
+        # strings: DRF's handler answers a dict detail as the body itself.
+        self.detail = {"detail": self.detail, "plan": plan}
+
+
 class TryAgain(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The database is busy; try again in a moment."
@@ -90,11 +104,16 @@ def translate(exc: Exception) -> Exception:
     """The DRF exception a domain error stands for; anything else unchanged.
 
     Bad input (every other ``RecurrenceError``) is a 400 keyed by the error's own
-    ``message_dict``; a state that forbids the request a 409; a series gone while
+    ``message_dict``; a state that forbids the request a 409 (a plan applied after
+    the series changed: with the fresh plan); a series gone while
     the request waited for its lock a 404; a busy or transient database a 503.
     """
     if isinstance(exc, DjangoValidationError):
         return exceptions.ValidationError(drf_errors(exc))
+    if isinstance(exc, PlanOutdatedError):
+        if exc.plan is None:
+            return Conflict(str(exc))
+        return PlanOutdated(str(exc), plan_data(exc.plan))
     if isinstance(exc, SeriesNotFoundError):
         return exceptions.NotFound(str(exc))
     if isinstance(exc, _CONFLICTS):

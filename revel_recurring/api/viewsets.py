@@ -1,7 +1,7 @@
 """The series viewset: parse, call one service, map its errors, return fresh state.
 
 No domain logic lives here. The actions come from small mixins in
-:mod:`revel_recurring.api.actions` (lifecycle, occurrences, template); this module
+:mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, template); this module
 holds the series' own routes and names each action's input serializer once, in
 :meth:`SeriesViewSet.get_serializer_class`, where the views' ``_body()`` and
 drf-spectacular both read it. Domain errors become 4xx (``errors.py``); reads
@@ -37,6 +37,7 @@ from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
+from .actions.plans import PlanActionsMixin
 from .actions.template import TemplateActionMixin
 from .errors import create_errors, ical_create_errors, translate, update_errors
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
@@ -61,7 +62,10 @@ from .templates import template_serializer_class
         responses={201: s.SeriesSerializer, **error_responses(400, 403, 409, 415)},
     ),
     partial_update=extend_schema(
-        summary="Change name, description, rule, window or auto-publish",
+        summary=(
+            "Change name, description, rule, window or auto-publish; a rule or window "
+            "change generates the new dates at once and names the drifted ones"
+        ),
         responses={200: s.SeriesUpdateResultSerializer, **WRITE_ERRORS},
     ),
     destroy=extend_schema(
@@ -72,6 +76,7 @@ from .templates import template_serializer_class
 class SeriesViewSet(
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
+    PlanActionsMixin,
     TemplateActionMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -132,6 +137,8 @@ class SeriesViewSet(
             "cancel_stale": s.CancelStaleRequestSerializer,
             "cancel_occurrence": s.CancelOccurrenceRequestSerializer,
             "restore_occurrence": s.OccurrenceInstantSerializer,
+            "recurrence_plan": s.RecurrencePlanRequestSerializer,
+            "recurrence_apply": s.RecurrenceApplyRequestSerializer,
             "template": template_serializer_class(),
         }
         return classes.get(self.action, s.SeriesSerializer)
@@ -199,7 +206,16 @@ class SeriesViewSet(
             )
         except DjangoValidationError as exc:
             raise DRFValidationError(update_errors(exc)) from exc
-        return Response(self._represent(series, cursor_reset=result.cursor_reset))
+        created, drift, error = self._dates_after_change(series, result.changed)
+        return Response(
+            self._represent(
+                series,
+                cursor_reset=result.cursor_reset,
+                created=created,
+                drift=drift,
+                generation_error=error,
+            )
+        )
 
     def destroy(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         delete_series(self.get_object())

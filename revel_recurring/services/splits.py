@@ -26,6 +26,7 @@ from ..instants import describe_instant
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..signals import series_split
 from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
+from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
 from .exdates import absorb_pending_exdates
 from .from_event import template_data_from_event
@@ -82,8 +83,10 @@ def split_series(
       ``split_from`` = the original. A continuation the original had already is
       re-linked to follow the new series, so the chain stays in date order.
     - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
-      ids, bookings and related rows stay); those not moved or edited by hand
-      get the new template's propagatable fields; their change stamp moves.
+      ids, bookings and related rows stay); those that fit the continuation's
+      rule and were not edited by hand get the new template's propagatable
+      fields (a date the new rule does not hold keeps the old details: it is
+      drift, for the organiser to decide); their change stamp moves.
     - Exdates (and pending ones) at or after ``at`` go with them.
     - The continuation is generated to its window, or as far as the original
       was generated when that is later (one digest for what is created, none
@@ -415,7 +418,7 @@ def _split_locked(
         new_template.save()
         model.clone_related(original_template, [new_template])
 
-    moved = _move_rows(model, locked, continuation, new_template, at=at)
+    moved = _move_rows(model, locked, continuation, new_template, at=at, now=now)
 
     if last_before == rules.to_utc(rule.dtstart):
         # One date left: "until = dtstart" is refused by the validators (an end
@@ -490,11 +493,12 @@ def _move_rows(
     new_template: Any,
     *,
     at: dt.datetime,
+    now: dt.datetime,
 ) -> list[Any]:
     """Move the occurrences whose slot is at or after ``at``; a MOVED record for each.
 
-    A constant number of statements: the ids, the propagated fields, the change
-    records (one INSERT), the move itself.
+    A constant number of statements: the ids, the change records (one INSERT),
+    the move itself, the drift of the continuation, the propagated fields.
     """
     start = model.RECURRING_START_FIELD
     rows = model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
@@ -511,10 +515,6 @@ def _move_rows(
         for name in model.PROPAGATABLE_FIELDS
     }
     same = model._default_manager.filter(pk__in=moved)
-    if fresh:
-        same.filter(is_modified=False).exclude(
-            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
-        ).update(**fresh)
     # The original's change log says where each one went: a client syncing only
     # the original with modified_since learns they left, and for which series.
     OccurrenceChange.objects.bulk_create(
@@ -534,6 +534,16 @@ def _move_rows(
     )
     # QuerySet.update(): no save() signals, so is_modified stays as it is.
     same.update(series=continuation, **stamp)
+    if fresh:
+        # The new template's propagatable fields go onto the moved dates that fit
+        # the continuation's rule and that nobody edited by hand (cancelled ones
+        # get them when restored, as after a template edit). A date the new rule
+        # does not hold is still the old arrangement (Tuesday in the old room):
+        # it keeps its details until the organiser decides about it.
+        drifted = detect_cadence_drift(continuation, now=now)
+        same.filter(is_modified=False).exclude(pk__in=drifted).exclude(
+            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
+        ).update(**fresh)
     return moved
 
 

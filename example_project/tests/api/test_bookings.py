@@ -40,12 +40,15 @@ def stamp(value: dt.datetime) -> str:
 
 
 def drifted_series(world: World, client: Any) -> list[Event]:
-    """World A's series moved to the next weekday: every occurrence drifts."""
+    """World A's series moved to the next weekday: every occurrence from before drifts
+    (the PATCH generates the new weekday's dates beside them)."""
     series = world.a.series
+    before = occurrences_of(series)
     other_day = (tomorrow_evening() + dt.timedelta(days=1)).weekday()
     response = client.patch(url(series), {"recurrence": {"weekdays": [other_day]}}, format="json")
     assert response.status_code == 200, response.json()
-    return occurrences_of(series)
+    assert [row["id"] for row in response.json()["drift"]] == [event.pk for event in before]
+    return before
 
 
 def test_cancel_stale_keeps_booked_dates_and_names_them(

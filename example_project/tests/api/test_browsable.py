@@ -17,6 +17,8 @@ POST_ACTIONS = [
     "cancel-stale",
     "cancel-occurrence",
     "restore-occurrence",
+    "recurrence-plan",
+    "recurrence-apply",
 ]
 
 
@@ -52,8 +54,13 @@ def test_every_action_page_offers_its_form_and_renders_the_result(
         assert page.status_code == 200, action
         assert 'name="_content"' in html(page), action
         assert browser.get(path, HTTP_ACCEPT="application/json").status_code == 405, action
-        expected_field = {"generate": "until", "cancel-stale": "ids"}.get(action, "occurrence")
-        if action in ("generate", "cancel-stale", "cancel-occurrence", "restore-occurrence"):
+        expected_field = {
+            "generate": "until",
+            "cancel-stale": "ids",
+            "recurrence-plan": "recurrence",
+            "recurrence-apply": "plan_hash",
+        }.get(action, "occurrence")
+        if action not in ("pause", "resume"):
             assert f"&quot;{expected_field}&quot;" in html(page), action
         posted = browser.post(path, "{}", content_type="application/json", HTTP_ACCEPT="text/html")
         assert posted.status_code in (200, 400), action

@@ -31,6 +31,8 @@ WRITES: list[tuple[str, str, dict[str, Any]]] = [
     ("post", "cancel-occurrence", {"occurrence": "2030-01-01T00:00:00Z"}),
     ("post", "restore-occurrence", {"occurrence": "2030-01-01T00:00:00Z"}),
     ("patch", "template", {"capacity": 3}),
+    ("post", "recurrence-plan", {"recurrence": {"interval": 2}}),
+    ("post", "recurrence-apply", {"recurrence": {"interval": 2}, "plan_hash": "0" * 64}),
 ]
 
 

@@ -57,6 +57,8 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "cancel-stale",
                 "cancel-occurrence",
                 "restore-occurrence",
+                "recurrence-plan",
+                "recurrence-apply",
             )
         ),
         *(
@@ -171,3 +173,61 @@ def test_the_schema_states_what_the_server_refuses(schema: dict[str, Any]) -> No
     for decimal in ("", "-", ".", "-."):
         latitude = components["EventTemplateRequest"]["properties"]["latitude"]
         assert bool(re.match(latitude["pattern"], decimal)) == (decimal == ""), decimal
+
+
+def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    detail = "/api/recurring/series/{id}/"
+    planned = schema["paths"][detail + "recurrence-plan/"]["post"]
+    applied = schema["paths"][detail + "recurrence-apply/"]["post"]
+
+    def body(operation: dict[str, Any]) -> str:
+        return operation["requestBody"]["content"]["application/json"]["schema"]["$ref"]
+
+    def answer(operation: dict[str, Any], code: str) -> str:
+        return operation["responses"][code]["content"]["application/json"]["schema"]["$ref"]
+
+    assert body(planned) == "#/components/schemas/RecurrencePlanRequestRequest"
+    assert body(applied) == "#/components/schemas/RecurrenceApplyRequestRequest"
+    assert answer(planned, "200") == "#/components/schemas/RecurrencePlan"
+    assert answer(applied, "200") == "#/components/schemas/RecurrenceApplyResult"
+    assert answer(applied, "409") == "#/components/schemas/PlanOutdated"
+    assert {"400", "403", "404", "409"} <= set(planned["responses"]) & set(applied["responses"])
+    apply_body = components["RecurrenceApplyRequestRequest"]
+    assert apply_body["required"] == ["plan_hash"]
+    assert apply_body["properties"]["cancel_drift"]["default"] == "none"
+    assert components["CancelDriftEnum"]["enum"] == ["none", "unbooked", "all"]
+    # The rule is partial, as a PATCH takes it.
+    assert "required" not in components["RecurrenceChangeRequest"]
+    plan = components["RecurrencePlan"]
+    assert set(plan["required"]) == {
+        "changed",
+        "cursor_reset",
+        "description",
+        "rrule_string",
+        "timezone",
+        "generation_window_weeks",
+        "horizon",
+        "stay",
+        "drift",
+        "new",
+        "excluded",
+        "hash",
+    }
+    assert set(components["PlannedOccurrence"]["properties"]) == {
+        "id",
+        "start",
+        "local",
+        "display",
+        "slot",
+        "status",
+        "is_modified",
+        "bookings",
+        "booked",
+    }
+    assert components["PlanOutdated"]["properties"]["plan"]["allOf"][0]["$ref"] == (
+        "#/components/schemas/RecurrencePlan"
+    )
+    patched = components["SeriesUpdateResult"]["properties"]
+    assert patched["drift"]["items"]["$ref"] == "#/components/schemas/PlannedOccurrence"
+    assert patched["created"]["items"]["$ref"] == "#/components/schemas/Occurrence"

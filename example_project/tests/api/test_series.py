@@ -226,7 +226,12 @@ def test_patch_of_the_rule_resets_the_cursor_and_reports_it(
     assert response.status_code == 200, response.json()
     assert response.json()["cursor_reset"] is True
     assert response.json()["recurrence"]["weekdays"] == [new_day]
-    assert response.json()["last_generated_until"] is None
+    # The new rule's dates were generated at once: the cursor walked it again.
+    assert response.json()["last_generated_until"] is not None
+    assert response.json()["created"]
+    assert {row["id"] for row in response.json()["created"]} <= {
+        event.pk for event in occurrences_of(series)
+    }
     response = client.patch(url(series), {"auto_publish": False}, format="json")
     assert response.json()["cursor_reset"] is False
     assert response.json()["auto_publish"] is False

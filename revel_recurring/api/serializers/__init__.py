@@ -15,6 +15,14 @@ from __future__ import annotations
 
 from ..errors import RULE_ERROR_CODE, drf_errors
 from ..fields import AwareDateTimeField
+from ..plans import (
+    ExcludedDateSerializer,
+    PlannedDateSerializer,
+    PlannedOccurrenceSerializer,
+    PlanOutdatedSerializer,
+    RecurrencePlanSerializer,
+    plan_data,
+)
 from ..templates import (
     DefaultTemplateSerializer,
     default_template_serializer_class,
@@ -31,6 +39,9 @@ from .actions import (
     OccurrenceActionResultSerializer,
     OccurrenceInstantSerializer,
     PropagateQuerySerializer,
+    RecurrenceApplyRequestSerializer,
+    RecurrenceApplyResultSerializer,
+    RecurrencePlanRequestSerializer,
 )
 from .occurrences import (
     DriftSerializer,
@@ -41,7 +52,7 @@ from .occurrences import (
     PreviewSlotSerializer,
     occurrence_data,
 )
-from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer
+from .recurrence import RecurrenceChangeSerializer, RecurrenceCreateSerializer, RecurrenceSerializer
 from .series import (
     OccurrenceCountsSerializer,
     SeriesCreateSerializer,
@@ -61,6 +72,7 @@ __all__ = [
     "DefaultTemplateSerializer",
     "DriftSerializer",
     "ErrorSerializer",
+    "ExcludedDateSerializer",
     "GenerateRequestSerializer",
     "GenerateResultSerializer",
     "OccurrenceActionResultSerializer",
@@ -68,11 +80,19 @@ __all__ = [
     "OccurrenceInstantSerializer",
     "OccurrenceRow",
     "OccurrenceSerializer",
+    "PlanOutdatedSerializer",
+    "PlannedDateSerializer",
+    "PlannedOccurrenceSerializer",
     "PreviewQuerySerializer",
     "PreviewSerializer",
     "PreviewSlotSerializer",
     "PropagateQuerySerializer",
+    "RecurrenceApplyRequestSerializer",
+    "RecurrenceApplyResultSerializer",
+    "RecurrenceChangeSerializer",
     "RecurrenceCreateSerializer",
+    "RecurrencePlanRequestSerializer",
+    "RecurrencePlanSerializer",
     "RecurrenceSerializer",
     "SeriesCreateSerializer",
     "SeriesSerializer",
@@ -82,5 +102,6 @@ __all__ = [
     "default_template_serializer_class",
     "drf_errors",
     "occurrence_data",
+    "plan_data",
     "template_fields",
 ]

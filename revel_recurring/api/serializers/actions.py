@@ -7,8 +7,12 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from ...services.plans import CANCEL_DRIFT_MODES
+from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..plans import PlannedOccurrenceSerializer
 from .occurrences import OccurrenceSerializer
+from .recurrence import RecurrenceChangeSerializer
 from .series import SeriesSerializer
 
 
@@ -86,6 +90,60 @@ class CancelStaleResultSerializer(serializers.Serializer[Any]):
         help_text=_(
             "Drifted occurrences kept because they hold bookings (empty with `include_booked`)."
         ),
+    )
+    series = SeriesSerializer()
+
+
+class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """``recurrence-plan/``: the change, as ``PATCH series/{id}/`` takes it."""
+
+    recurrence = RecurrenceChangeSerializer(
+        required=False, help_text=_("The rule fields to change (any subset).")
+    )
+    generation_window_weeks = serializers.IntegerField(
+        min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
+
+
+class RecurrenceApplyRequestSerializer(RecurrencePlanRequestSerializer):
+    """``recurrence-apply/``: the same change, the hash of its plan, what to do with drift."""
+
+    plan_hash = serializers.CharField(
+        max_length=64,
+        # Sent back exactly as received: the hash is compared, never edited.
+        trim_whitespace=False,
+        help_text=_("The `hash` of the plan you showed; a changed series answers 409."),
+    )
+    cancel_drift = serializers.ChoiceField(
+        choices=[(mode, mode) for mode in CANCEL_DRIFT_MODES],
+        required=False,
+        default="none",
+        help_text=_(
+            "`none` (default): drifted dates stay. `unbooked`: cancel those without "
+            "bookings (booked ones are kept and named in `kept_booked`). `all`: booked "
+            "ones too. Dates moved or edited by hand are never cancelled here."
+        ),
+    )
+
+
+class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
+    changed = serializers.ListField(
+        child=serializers.CharField(), help_text=_("The rule and window fields that changed.")
+    )
+    cursor_reset = serializers.BooleanField()
+    created = OccurrenceSerializer(many=True, help_text=_("The new dates, materialized at once."))
+    cancelled = serializers.ListField(
+        child=EventIdField(), help_text=_("Ids of the drifted occurrences cancelled.")
+    )
+    kept_booked = BookedDateSerializer(
+        many=True,
+        help_text=_(
+            "Drifted occurrences kept because they hold bookings (`cancel_drift=unbooked`)."
+        ),
+    )
+    kept_modified = PlannedOccurrenceSerializer(
+        many=True,
+        help_text=_("Drifted occurrences kept because they were moved or edited by hand."),
     )
     series = SeriesSerializer()
 

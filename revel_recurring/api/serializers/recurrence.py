@@ -57,6 +57,20 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 _REQUIRED_RULE_FIELDS = ("frequency", "dtstart", "timezone")
 
 
+class RecurrenceChangeSerializer(RecurrenceSerializer):
+    """A change of a series' rule: any subset of its fields, as ``PATCH series/{id}/`` reads it.
+
+    The change plan's actions read their ``recurrence`` with it, so a field is
+    refused with the same message (and the same key) there as in a PATCH.
+    """
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        for name in _REQUIRED_RULE_FIELDS:
+            fields[name].required = False
+        return fields
+
+
 def sends_ical(data: object) -> bool:
     """Whether a rule body is the ``{"ical": "..."}`` form rather than the rule fields."""
     return isinstance(data, Mapping) and "ical" in data

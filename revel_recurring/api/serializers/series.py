@@ -11,7 +11,9 @@ from rest_framework import serializers
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
+from .occurrences import OccurrenceSerializer
 from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer, sends_ical
 
 
@@ -124,13 +126,48 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
 
 
 class SeriesUpdateResultSerializer(SeriesSerializer):
+    """The answer of ``PATCH series/{id}/``: the series, and what the change did to its dates."""
+
     cursor_reset = serializers.BooleanField(
         read_only=True,
         help_text=_("The change reset the generation cursor; the next run walks the new rule."),
     )
+    created = OccurrenceSerializer(
+        many=True,
+        read_only=True,
+        help_text=_(
+            "Occurrences generated at once because the rule or the window changed "
+            "(empty otherwise, or for a paused series or one without a template)."
+        ),
+    )
+    drift = PlannedOccurrenceSerializer(
+        many=True,
+        read_only=True,
+        help_text=_(
+            "Future occurrences that no longer fit the rule, with their bookings; the "
+            "PATCH keeps them (`cancel-stale/` cancels those not edited by hand). "
+            "`recurrence-plan/` shows a change before it is made."
+        ),
+    )
+
+    generation_error = serializers.CharField(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "Why the new dates could not be generated at once (the change itself is "
+            "saved; the daily run tries again and parks the series if the cause "
+            "persists). Null when they were, or when nothing was to generate."
+        ),
+    )
 
     class Meta(SeriesSerializer.Meta):
-        fields: tuple[str, ...] = (*SeriesSerializer.Meta.fields, "cursor_reset")  # type: ignore[assignment]
+        fields: tuple[str, ...] = (  # type: ignore[assignment]
+            *SeriesSerializer.Meta.fields,
+            "cursor_reset",
+            "created",
+            "drift",
+            "generation_error",
+        )
         read_only_fields = fields  # type: ignore[assignment]
 
 

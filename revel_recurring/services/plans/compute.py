@@ -133,7 +133,9 @@ def plan_outcome(
         new = plan_generation(
             target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
         ).slots
-    cancelled_slots = {row.slot for row in judged if row.status == cancelled}
+    # Every row read, not only the upcoming ones: a cancelled occurrence moved by
+    # hand to before ``now`` still stands for its slot ahead.
+    cancelled_slots = {row.slot for row in state.rows if row.status == cancelled}
     excluded = tuple(
         _date(
             instant,

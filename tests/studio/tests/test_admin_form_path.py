@@ -1,7 +1,8 @@
 """The admin's forms on the studio host (UUID lessons, e-mail users, a scoping adapter).
 
 A refused save comes back on the form with the input kept; the change form takes
-one series lock; the adapter, not ``is_superuser``, decides who may add.
+one series lock (a rule change is confirmed on its plan page first); the
+adapter, not ``is_superuser``, decides who may add.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.models import EventSeries
-from tests.form_helpers import form_data, form_errors, series_locks
+from tests.form_helpers import form_data, form_errors, save_confirmed, series_locks
 from tests.studio.models import Lesson, School, User
 
 from .conftest import PASSWORD, MakeSeries, next_weekday
@@ -78,13 +79,15 @@ def test_the_change_form_is_one_lock_and_a_refusal_keeps_the_old_name(
     with CaptureQueriesContext(connection) as queries:
         saved = admin.post(
             f"{CHANGELIST}{series.pk}/change/",
-            form_data(series, name="Friday salsa", is_active="", weekdays=["4"]),
+            form_data(series, name="Friday salsa", is_active=""),
         )
     # Read now: the next request clears the connection's query log.
     locks = series_locks(queries.captured_queries)
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1
     series.refresh_from_db()
-    refused = admin.post(
+    # A rule change is confirmed on its plan page first; the service refuses then.
+    refused = save_confirmed(
+        admin,
         f"{CHANGELIST}{series.pk}/change/",
         form_data(series, name="Monday salsa", is_active="on", weekdays=["0"]),
     )
@@ -92,6 +95,7 @@ def test_the_change_form_is_one_lock_and_a_refusal_keeps_the_old_name(
     assert saved.status_code == 302, form_errors(saved)
     assert locks == 1
     assert refused.status_code == 200
+    assert "REVEL_RECURRING_MAX_GENERATION_BYTES" in form_errors(refused)["__all__"][0]
     assert refused.context["adminform"].form["name"].value() == "Monday salsa"
     series.refresh_from_db()
     assert (series.name, series.is_active) == ("Friday salsa", False)

@@ -1,0 +1,116 @@
+"""The change plan page on the example site: organisation staff move a run to Thursdays.
+
+The tier with tickets sold marks its run booked and unticked; confirming keeps
+it, cancels the others, creates the Thursdays at once; a stale plan writes
+nothing; a rename saves directly.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.contrib.auth.models import Permission
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.utils import timezone
+
+from example_project.events.models import Event, Organization, TicketTier
+from example_project.tests.conftest import MakeTemplate
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.generation import generate_series_events
+from tests.form_helpers import confirm_plan, drift_boxes, form_data, form_errors
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = "/admin/revel_recurring/eventseries/"
+
+
+@pytest.fixture
+def staff(django_user_model: Any, organization: Organization) -> Any:
+    user = django_user_model.objects.create_user("staff", is_staff=True)
+    organization.staff.add(user)
+    user.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
+    )
+    return user
+
+
+@pytest.fixture
+def runs(make_template: MakeTemplate) -> tuple[EventSeries, list[Event]]:
+    """Tuesday runs generated from the admin's clock (16 weeks ahead); the second sold."""
+    series = make_template().series
+    EventSeries.objects.filter(pk=series.pk).update(generation_window_weeks=16)
+    series.refresh_from_db()
+    generate_series_events(series, now=timezone.now())
+    series.refresh_from_db()
+    rows = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
+    assert len(rows) >= 3
+    TicketTier.objects.filter(event=rows[1]).update(quantity_sold=3)
+    return series, rows
+
+
+def states(rows: list[Event]) -> list[str]:
+    found = dict(Event.objects.filter(pk__in=[r.pk for r in rows]).values_list("pk", "status"))
+    return [found[row.pk] for row in rows]
+
+
+def test_staff_confirm_the_plan_and_the_sold_run_is_kept(
+    client: Client, staff: Any, runs: tuple[EventSeries, list[Event]]
+) -> None:
+    series, rows = runs
+    client.force_login(staff)
+    url = f"{CHANGELIST}{series.pk}/change/"
+
+    shown = client.post(url, form_data(series, name="Thursday run", weekdays=["3"]))
+
+    assert shown.status_code == 200
+    plan = shown.context["plan"]
+    assert [row.id for row in plan.drift] == [row.pk for row in rows]
+    assert [row.id for row in plan.booked_drift] == [rows[1].pk]
+    assert drift_boxes(shown) == {str(row.pk): row != rows[1] for row in rows}
+    assert "booked (3 bookings)" in shown.content.decode()
+
+    response = confirm_plan(client, url, shown, follow=True)
+
+    assert response.redirect_chain[-1][0] == url, form_errors(response)
+    cancelled = Event.Status.CANCELLED
+    assert states(rows) == [cancelled if row != rows[1] else rows[1].status for row in rows]
+    new = [date.start for date in plan.new]
+    assert new
+    assert set(new) <= {row.instant for row in response.context["upcoming"]}
+    messages = [str(message) for message in get_messages(response.wsgi_request)]
+    assert any("kept 1 booked date" in text for text in messages), messages
+    series.refresh_from_db()
+    assert series.name == "Thursday run"
+
+
+def test_a_stale_plan_writes_nothing(
+    client: Client, staff: Any, runs: tuple[EventSeries, list[Event]]
+) -> None:
+    series, rows = runs
+    client.force_login(staff)
+    url = f"{CHANGELIST}{series.pk}/change/"
+    shown = client.post(url, form_data(series, weekdays=["3"]))
+    cancel_occurrence(series, rows[0].start)
+
+    response = confirm_plan(client, url, shown)
+
+    assert response.status_code == 200
+    assert response.context["outdated"]
+    assert states(rows)[1:] == [row.status for row in rows[1:]]
+    series.refresh_from_db()
+    assert series.recurrence_rule is not None
+    assert series.recurrence_rule.weekdays == [1]
+
+
+def test_a_rename_saves_directly(
+    client: Client, staff: Any, runs: tuple[EventSeries, list[Event]]
+) -> None:
+    series, _rows = runs
+    client.force_login(staff)
+
+    response = client.post(f"{CHANGELIST}{series.pk}/change/", form_data(series, name="Renamed"))
+
+    assert response.status_code == 302, form_errors(response)

@@ -1,0 +1,229 @@
+"""The change plan page: a save that changes the rule or the window is confirmed first.
+
+The change form does not write such a save: it computes the plan
+(``plan_recurrence_change``) and the page shows it, the dates now beside the
+dates after the change (as Indico's room booking shows a calendar before and
+after). The page re-posts the change form as it was typed (hidden inputs) with
+the plan's hash and the drifted dates ticked for cancelling; the form then
+applies exactly that plan (``apply_recurrence_plan``) and saves the other
+fields with ``update_series``, both in the form's one savepoint
+(docs/decisions/0034-admin-change-plan-page.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.contrib import messages
+from django.core.exceptions import ValidationError
+from django.http import HttpRequest
+from django.template.response import TemplateResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
+
+from ..describe import describe_rule
+from ..models import EventSeries, RecurrenceRule
+from ..services.editing import SeriesUpdate, merge_rule_changes
+from ..services.plans import WINDOW_KEY, AppliedPlan, RecurrencePlan
+
+#: The hidden input carrying the hash of the plan the page showed.
+PLAN_HASH = "_plan_hash"
+#: The checkboxes of the drifted dates to cancel (their pks).
+PLAN_CANCEL = "_plan_cancel"
+#: What the page does not carry over: the token is rendered afresh, the plan's own
+#: inputs come from the page, and the confirm button is always "save and continue".
+_NOT_CARRIED = frozenset(
+    {
+        "csrfmiddlewaretoken",
+        PLAN_HASH,
+        PLAN_CANCEL,
+        "_save",
+        "_continue",
+        "_addanother",
+        "_saveasnew",
+    }
+)
+
+
+@dataclass(frozen=True)
+class PlannedSave:
+    """What the change form did when it applied a confirmed plan."""
+
+    applied: AppliedPlan
+    #: The other fields, saved after the plan in the same savepoint.
+    update: SeriesUpdate
+    #: The occurrences generated because the same save resumed the series.
+    generated: list[Any] = field(default_factory=list)
+
+
+def schedule_changes(
+    rule: RecurrenceRule | None,
+    rule_values: Mapping[str, Any],
+    *,
+    window: int,
+    window_changed: bool,
+) -> dict[str, Any] | None:
+    """The plan's ``changes`` when the form really changes the rule or the window, else None.
+
+    A series without a rule saves directly (the service says what is missing). A
+    rule the merge refuses saves directly too: ``update_series`` refuses it the
+    same way, onto the form.
+    """
+    if rule is None:
+        return None
+    try:
+        _merged, changed = merge_rule_changes(rule, rule_values)
+    except ValidationError:
+        return None
+    if not changed and not window_changed:
+        return None
+    return {**rule_values, WINDOW_KEY: window}
+
+
+def ticked_drift(data: Any) -> list[str] | str:
+    """The drifted dates the page ticked for cancelling (pks as posted), or ``"none"``."""
+    if hasattr(data, "getlist"):
+        values = data.getlist(PLAN_CANCEL)
+    else:
+        # A host reusing the form may bind it to a plain dict.
+        found = (data or {}).get(PLAN_CANCEL) or []
+        values = [found] if isinstance(found, str) else list(found)
+    ticked = [str(value) for value in values if value]
+    return ticked or "none"
+
+
+@dataclass(frozen=True)
+class PlanLine:
+    """One date of the page: when, and what happens to it."""
+
+    start: dt.datetime
+    display: str
+    #: "stay", "drift" or "new".
+    fate: str
+    id: Any = None
+    bookings: int = 0
+    is_modified: bool = False
+
+
+def _carried(request: HttpRequest) -> list[tuple[str, str]]:
+    return [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in _NOT_CARRIED
+        for value in values
+    ]
+
+
+def plan_page(
+    request: HttpRequest,
+    context: Mapping[str, Any],
+    *,
+    series: EventSeries,
+    plan: RecurrencePlan,
+    outdated: bool,
+) -> TemplateResponse:
+    """The confirmation page of ``plan`` for ``series``, carrying the posted change form."""
+    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    rule = fresh.recurrence_rule
+    stay = [
+        PlanLine(row.start, row.display, "stay", row.id, row.bookings, row.is_modified)
+        for row in plan.stay
+    ]
+    drift = [
+        PlanLine(row.start, row.display, "drift", row.id, row.bookings, row.is_modified)
+        for row in plan.drift
+    ]
+    new = [PlanLine(date.start, date.display, "new") for date in plan.new]
+    page = {
+        **context,
+        "title": _("Confirm the new schedule of %(name)s") % {"name": fresh.name},
+        "series": fresh,
+        "plan": plan,
+        "old_description": describe_rule(rule) if rule is not None else "—",
+        "old_window": fresh.generation_window_weeks,
+        "before": sorted([*stay, *drift], key=lambda line: line.start),
+        # Drifted dates that stay unless ticked (booked) or always (moved by hand).
+        "after": sorted(
+            [*stay, *new, *(line for line in drift if line.bookings or line.is_modified)],
+            key=lambda line: line.start,
+        ),
+        "drift": drift,
+        "any_booked_drift": bool(plan.booked_drift),
+        "outdated": outdated,
+        # The same save resumes the series: the plan (made for it paused) lists no
+        # new dates, they are generated when the organiser confirms.
+        "resumes": not fresh.is_active and bool(request.POST.get("is_active")),
+        "carried": _carried(request),
+        "plan_hash_name": PLAN_HASH,
+        "plan_cancel_name": PLAN_CANCEL,
+    }
+    return TemplateResponse(request, "admin/revel_recurring/eventseries/change_plan.html", page)
+
+
+def kept_booked(applied: AppliedPlan) -> list[str]:
+    """The booked drifted dates left standing: unticked ones and those the service kept."""
+    cancelled = {str(pk) for pk in applied.cancelled}
+    # The service names only booked dates it was asked to cancel and did not; the
+    # ones left unticked were never asked about, yet the organiser is told of them.
+    unticked = {
+        str(row.id): row.display
+        for row in applied.plan.booked_drift
+        if not row.is_modified and str(row.id) not in cancelled
+    }
+    unticked.update({str(date.id): date.display for date in applied.kept_booked})
+    return list(unticked.values())
+
+
+def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave) -> None:
+    """Tell how many dates were created and cancelled, and name the dates kept."""
+    applied = saved.applied
+    created, cancelled = len(applied.created) + len(saved.generated), len(applied.cancelled)
+    messages.success(
+        request,
+        _("%(name)s: new schedule applied; %(created)s, %(cancelled)s.")
+        % {
+            "name": series.name,
+            "created": ngettext("%(count)d date created", "%(count)d dates created", created)
+            % {"count": created},
+            "cancelled": ngettext(
+                "%(count)d date cancelled", "%(count)d dates cancelled", cancelled
+            )
+            % {"count": cancelled},
+        },
+    )
+    kept = kept_booked(applied)
+    if kept:
+        messages.warning(
+            request,
+            ngettext(
+                "%(name)s: kept %(count)d booked date that no longer fits the rule: %(dates)s.",
+                "%(name)s: kept %(count)d booked dates that no longer fit the rule: %(dates)s.",
+                len(kept),
+            )
+            % {"name": series.name, "count": len(kept), "dates": ", ".join(kept)},
+        )
+    if applied.kept_modified:
+        messages.info(
+            request,
+            _("%(name)s: dates moved by hand are kept: %(dates)s.")
+            % {
+                "name": series.name,
+                "dates": ", ".join(row.display for row in applied.kept_modified),
+            },
+        )
+
+
+__all__ = [
+    "PLAN_CANCEL",
+    "PLAN_HASH",
+    "PlanLine",
+    "PlannedSave",
+    "kept_booked",
+    "plan_page",
+    "report_applied",
+    "schedule_changes",
+    "ticked_drift",
+]

@@ -1,0 +1,141 @@
+"""A change plan as the API shows it (``recurrence-plan/``, and the 409 of ``recurrence-apply/``).
+
+Read-only shapes of :class:`~revel_recurring.services.plans.RecurrencePlan`.
+Outside the serializers package (like ``templates.py``) and importing nothing of
+the API but its fields: ``errors.py`` renders the fresh plan of a
+``PlanOutdatedError``, and the serializers package imports ``errors.py``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from django.utils.translation import gettext_lazy as _
+from rest_framework import serializers
+
+from ..services.plans import ExcludedBecause, RecurrencePlan
+from .fields import AwareDateTimeField, EventIdField
+
+
+class LocalDateTimeField(serializers.DateTimeField):
+    """An instant shown with the offset of the zone it carries (the rule's), not in UTC."""
+
+    def to_representation(self, value: dt.datetime) -> str:
+        return value.isoformat()
+
+
+class SortedNamesField(serializers.ListField):
+    """A set of names as a sorted list (a frozenset has no stable order)."""
+
+    child = serializers.CharField()
+
+    def to_representation(self, data: Any) -> list[Any]:
+        return super().to_representation(sorted(data))
+
+
+class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
+    """A materialized future occurrence the plan judges, with its bookings."""
+
+    id = EventIdField(help_text=_("The host event's id."))
+    start = AwareDateTimeField(help_text=_("Its current start, UTC."))
+    local = LocalDateTimeField(help_text=_("The same instant in the rule's zone, with offset."))
+    display = serializers.CharField(
+        help_text=_('The start for a person: "Thu 3 Dec 2026 18:30 (Europe/Berlin)".')
+    )
+    slot = AwareDateTimeField(
+        allow_null=True, help_text=_("Its original slot (RECURRENCE-ID), UTC; null without one.")
+    )
+    status = serializers.CharField(help_text=_("The host's status value."))
+    is_modified = serializers.BooleanField(
+        help_text=_(
+            "Moved or edited by hand: judged by its slot, never cancelled by `cancel_drift`."
+        )
+    )
+    bookings = serializers.IntegerField(help_text=_("How many bookings it holds."))
+    booked = serializers.BooleanField(help_text=_("`bookings` > 0."))
+
+
+class PlannedDateSerializer(serializers.Serializer[Any]):
+    """A date of the new rule that generation would create."""
+
+    start = AwareDateTimeField(help_text=_("UTC."))
+    local = LocalDateTimeField(help_text=_("The same instant in the rule's zone, with offset."))
+    display = serializers.CharField()
+
+
+class ExcludedDateSerializer(PlannedDateSerializer):
+    """A date of the new rule that an exclusion skips."""
+
+    reason = serializers.ChoiceField(
+        choices=[(reason.value, reason.value) for reason in ExcludedBecause],
+        help_text=_(
+            "`cancelled`: an occurrence on that date was cancelled; `exdate`: excluded "
+            "without one (a deleted occurrence's slot, or set by hand)."
+        ),
+    )
+
+
+class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
+    """What a change of the rule or window would do; nothing was written."""
+
+    changed = SortedNamesField(
+        help_text=_("The rule and window fields the change really alters; empty for none.")
+    )
+    cursor_reset = serializers.BooleanField(
+        help_text=_("The generation cursor would be reset (the next run walks the new rule).")
+    )
+    description = serializers.CharField(help_text=_("The new rule as a sentence."))
+    rrule_string = serializers.CharField()
+    timezone = serializers.CharField(help_text=_("The new rule's IANA zone."))
+    generation_window_weeks = serializers.IntegerField()
+    horizon = AwareDateTimeField(help_text=_("The end of the window the plan looked at, UTC."))
+    stay = PlannedOccurrenceSerializer(
+        many=True, help_text=_("Future occurrences that still fit the new rule.")
+    )
+    drift = PlannedOccurrenceSerializer(
+        many=True,
+        help_text=_(
+            "Future occurrences that would no longer fit, with their bookings. "
+            "Applying keeps them unless `cancel_drift` says otherwise."
+        ),
+    )
+    new = PlannedDateSerializer(
+        many=True, help_text=_("Dates applying would create at once, within the window.")
+    )
+    excluded = ExcludedDateSerializer(
+        many=True, help_text=_("Dates of the new rule within the window that stay skipped.")
+    )
+    hash = serializers.CharField(
+        help_text=_("Send it to `recurrence-apply/`: the change applies only if it still matches.")
+    )
+
+
+class PlanOutdatedSerializer(serializers.Serializer[Any]):
+    """The 409 of ``recurrence-apply/``: the series changed since the plan was made
+    (nothing was written)."""
+
+    detail = serializers.CharField()
+    plan = RecurrencePlanSerializer(
+        required=False,
+        help_text=_(
+            "The fresh plan; review it and apply again with its `hash`. Absent when the "
+            "series cannot change at all (no rule)."
+        ),
+    )
+
+
+def plan_data(plan: RecurrencePlan) -> dict[str, Any]:
+    """The JSON-ready plan, as a plain dict: serializer data would carry the plan as its
+    ``instance``, which the browsable API then checks object permissions on."""
+    return dict(RecurrencePlanSerializer(plan).data)
+
+
+__all__ = [
+    "ExcludedDateSerializer",
+    "PlanOutdatedSerializer",
+    "PlannedDateSerializer",
+    "PlannedOccurrenceSerializer",
+    "RecurrencePlanSerializer",
+    "plan_data",
+]
