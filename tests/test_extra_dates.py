@@ -257,3 +257,35 @@ def test_extra_dates_are_exported_as_rdate_and_reimported_to_the_same_dates() ->
     for instant in extra:
         add_extra_date(copy, instant, now=NOW)
     assert fresh(copy).extra_dates == fresh(series).extra_dates
+
+
+def test_the_dates_of_a_spec_are_the_rules_and_the_extra_dates_each_once() -> None:
+    spec = rules.RuleSpec.from_fields(
+        {
+            "frequency": "WEEKLY",
+            "dtstart": monday(0),
+            "timezone": "Europe/Vienna",
+            "until": monday(2),
+        }
+    )
+    # One extra date the rule has too (a cadence change can make it so), one
+    # between its dates, one after UNTIL: UNTIL bounds the rule's own dates only.
+    extra = rules.with_extra_dates(spec, [monday(1), WEDNESDAY_CET, JUNE])
+    assert rules.occurrences_between(extra, NOW, JUNE, inclusive=True) == [
+        monday(0),
+        monday(1),
+        WEDNESDAY_CET,
+        monday(2),
+        JUNE,
+    ]
+    assert list(rules.iter_occurrences(extra)) == [
+        monday(0),
+        monday(1),
+        WEDNESDAY_CET,
+        monday(2),
+        JUNE,
+    ]
+    assert rules.first_occurrence_after(extra, monday(2)) == JUNE
+    assert rules.is_occurrence(extra, JUNE)
+    assert not rules.is_occurrence(spec, JUNE)
+    assert rules.rule_only(extra) == spec

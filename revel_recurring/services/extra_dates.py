@@ -112,8 +112,9 @@ def add_extra_date(
                 and instant <= max(cursor, moment + window_length(locked))
             ):
                 # Generation resumes strictly after the cursor: step back just before
-                # the date, then generate as far as before (never less than the
-                # window). Materialized dates in between are skipped by slot.
+                # the date, then generate to the later of the old cursor and the
+                # date, so the cursor never ends behind where it was. Dates in
+                # between are materialized or excluded already: skipped by slot.
                 until = max(cursor, instant)
                 locked.last_generated_until = min(cursor, instant - dt.timedelta(microseconds=1))
                 with suppress_event_notifications():
