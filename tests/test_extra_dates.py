@@ -18,6 +18,8 @@ from revel_recurring.exceptions import OccurrenceHasBookingsError
 from revel_recurring.ical import rule_from_ical, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
+from revel_recurring.services.chunks import generate_series_chunk_events
+from revel_recurring.services.dispatch import dispatch_due_chunks
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.extra_dates import add_extra_date, remove_extra_date
 from revel_recurring.services.generation import generate_series_events, preview_series_events
@@ -289,3 +291,27 @@ def test_the_dates_of_a_spec_are_the_rules_and_the_extra_dates_each_once() -> No
     assert rules.is_occurrence(extra, JUNE)
     assert not rules.is_occurrence(spec, JUNE)
     assert rules.rule_only(extra) == spec
+
+
+def test_the_daily_pass_creates_an_extra_date_when_it_is_due_and_then_rests() -> None:
+    series = weekly_series(count=3)
+    add_extra_date(series, JUNE, now=NOW)
+    due = fresh(series).next_due_at
+    assert due is not None
+    ran: list[list[int]] = []
+
+    def daily_pass(moment: dt.datetime) -> None:
+        def enqueue(ids: list[int]) -> None:
+            ran.append(ids)
+            generate_series_chunk_events(ids, now=moment)
+
+        dispatch_due_chunks(enqueue, now=moment)
+
+    daily_pass(due - dt.timedelta(days=1))
+    assert ran == []
+    daily_pass(due)
+    assert ran == [[series.pk]]
+    assert starts(series).count(JUNE) == 1
+    assert fresh(series).next_due_at is None  # the rule and its extra dates are done
+    daily_pass(due + dt.timedelta(days=1))
+    assert ran == [[series.pk]]
