@@ -205,7 +205,7 @@ class _SeriesExport:
         shown = [o for o in self.occurrences if self._shown(o)]
         if self.rule is None or self.template is None:
             return [self._standalone(o) for o in shown]
-        spec = self.rule.to_spec()
+        spec = self.series.dates_spec(self.rule)
         rids = [o.recurrence_id for o in self.occurrences if o.recurrence_id is not None]
         slots: set[dt.datetime] = set()
         if rids:
@@ -255,24 +255,41 @@ class _SeriesExport:
             if cursor is None or not on_rule:
                 return None
             cap = cursor
-        exported = spec
+        # The RRULE and its DTSTART come from the rule's own dates; the extra dates
+        # are RDATE lines beside them (RFC 5545 §3.8.5.2), which COUNT and UNTIL
+        # do not bound. ``anchor`` is the first date of the rule from ``first`` on:
+        # a DTSTART on an extra date would make the rule's wall-clock time wrong.
+        own = rules.rule_only(spec)
+        anchor: dt.datetime | None = first
+        if first in spec.extra_dates and not rules.is_occurrence(own, first):
+            anchor = rules.first_occurrence_after(own, first)
+        if anchor is None or (cap is not None and anchor > cap):
+            # No date of the rule left to show, only extra dates: each row is a
+            # VEVENT of its own. A master of DTSTART and RDATEs without an RRULE
+            # loses its DTSTART in ical.js and the ical package.
+            return None
+        exported = own
         # RFC 5545 counts DTSTART as the first instance even when the rule does not
         # produce it: a dtstart off the rule (a series "from" a Tuesday on a Mon/Wed
         # rule, or kept through a Tue -> Thu cadence change) would show a date that
-        # has no row, or a drifted row twice. The exported DTSTART is always ``first``.
-        if first != spec.dtstart or cap is not None:
-            last = spec.until
-            if spec.count is not None:
-                every = list(rules.iter_occurrences(spec))
+        # has no row, or a drifted row twice. The exported DTSTART is ``anchor``.
+        if anchor != spec.dtstart or cap is not None:
+            last = own.until
+            if own.count is not None:
+                every = list(rules.iter_occurrences(own))
                 last = every[-1] if every else None
             if cap is not None and (last is None or cap < last):
                 last = cap
             wall_clock = dt.datetime.combine(
-                first.astimezone(zone).date(), spec.local_dtstart.time()
+                anchor.astimezone(zone).date(), own.local_dtstart.time()
             )
             exported = dataclasses.replace(
-                spec, dtstart=wall_clock.replace(tzinfo=zone), count=None, until=last
+                own, dtstart=wall_clock.replace(tzinfo=zone), count=None, until=last
             )
+        # Every date the feed may show from ``first`` on: the exported rule's and
+        # the extra dates (up to the cap of a series that does not auto-publish).
+        extra = sorted(i for i in spec.extra_dates if i >= first and (cap is None or i <= cap))
+        every_date = dataclasses.replace(exported, extra_dates=frozenset(extra))
         hidden: set[dt.datetime] = {
             o.recurrence_id
             for o in self.occurrences
@@ -285,13 +302,19 @@ class _SeriesExport:
                 # the ones expanded above, which reach the cursor.
                 generated = sorted(slot for slot in slots if first <= slot <= upto)
             else:
-                generated = rules.occurrences_between(exported, first, upto, inclusive=True)
+                generated = rules.occurrences_between(every_date, first, upto, inclusive=True)
             hidden |= set(generated) - set(materialized)
         hidden |= {
             instant
             for instant in self.excluded
-            if instant >= first and rules.is_occurrence(exported, instant)
+            if instant >= first and rules.is_occurrence(every_date, instant)
         }
+        # A hidden extra date is simply not listed; a hidden date of the rule is an EXDATE.
+        on_rrule = {i for i in extra if rules.is_occurrence(exported, i)}
+        rdates = [i for i in extra if i not in hidden and i not in on_rrule]
+        excluded_lines = sorted(
+            i for i in hidden if i >= first and (i not in spec.extra_dates or i in on_rrule)
+        )
         base = self._details(self.template)
         component = icalendar.Event()
         component.add("uid", self.uid)
@@ -306,7 +329,10 @@ class _SeriesExport:
         self._timed(component, exported.dtstart, base.duration)
         rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
         component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))
-        for instant in sorted(i for i in hidden if i >= first):
+        # One property per date: ical.js misses dates that share one line.
+        for instant in rdates:
+            component.add("rdate", instant.astimezone(zone))
+        for instant in excluded_lines:
             component.add("exdate", instant.astimezone(zone))
         self._stamp(component, base)
         return component, base

@@ -36,7 +36,6 @@ _NEVER_EXPRESSIBLE = {
 _HANDLED = {"FREQ", "INTERVAL", "COUNT", "UNTIL", "BYDAY", "BYMONTHDAY", "BYMONTH", "WKST"}
 # Properties of a VEVENT that change which dates happen and that a rule cannot hold.
 _DATE_PROPERTIES = {
-    "RDATE": "extra dates (RDATE) are not part of a rule; create them as one-off events",
     "EXDATE": "excluded dates (EXDATE) are not part of a rule; cancel those occurrences "
     "once the series exists",
     "EXRULE": "exclusion rules (EXRULE, deprecated by RFC 5545) cannot be expressed",
@@ -127,6 +126,32 @@ def _until(value: Any, zone: str, errors: _Errors) -> dt.datetime | None:
         return dt.datetime.combine(value, dt.time(23, 59, 59), tzinfo=ZoneInfo(zone))
     errors.add("UNTIL", f"UNTIL must be a date or a date and time, got {value!r}.")
     return None
+
+
+def _extra_dates(event: Any, errors: _Errors) -> list[dt.datetime]:
+    """The RDATE instants of ``event`` in UTC, sorted, each once (RFC 5545 §3.8.5.2)."""
+    properties = event.get("RDATE")
+    if properties is None:
+        return []
+    found: set[dt.datetime] = set()
+    for prop in properties if isinstance(properties, list) else [properties]:
+        for item in prop.dts:
+            value = item.dt
+            if isinstance(value, tuple):
+                errors.add(
+                    "RDATE", "A period (VALUE=PERIOD) cannot be an extra date; give its start."
+                )
+            elif not isinstance(value, dt.datetime):
+                errors.add("RDATE", f"{value} is a date without a time; an extra date needs one.")
+            elif value.tzinfo is None or value.utcoffset() is None:
+                errors.add(
+                    "RDATE",
+                    f"{value.isoformat()} has no time zone (a floating time); give TZID=<IANA "
+                    "zone> or a UTC time ending in Z.",
+                )
+            else:
+                found.add(value.astimezone(dt.UTC))
+    return sorted(found)
 
 
 def _single(rule: Any, part: str, errors: _Errors) -> Any:
@@ -256,8 +281,14 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     or a UTC time ending in ``Z``), a whole ``VEVENT``, or a ``VCALENDAR`` holding one
     recurring VEVENT. Raises ``ValidationError`` keyed by the part it cannot express
     (``FREQ`` for HOURLY, ``BYSETPOS``, ``BYMONTHDAY`` with several values, ``DTSTART``
-    without a zone, ``RDATE``, ...). The result is not yet validated as a rule: the
+    without a zone, ``EXDATE``, ...). The result is not yet validated as a rule: the
     services do that with the usual field-keyed messages.
+
+    RDATE lines (extra dates) are accepted: the result then holds them under
+    ``"extra_dates"`` (aware UTC datetimes, sorted, each once), which is not a rule
+    field. Pop it before creating the series, and add each with
+    ``services.extra_dates.add_extra_date``. Dates without a time, periods and
+    floating times are refused under ``RDATE``.
     """
     event = _parse_event(text)
     errors = _Errors()
@@ -272,6 +303,7 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     for part, problem in event.errors:
         errors.add(str(part), f"{part} could not be read: {problem}")
     dtstart, zone = _dtstart(event, errors)
+    extra_dates = _extra_dates(event, errors)
     unreadable = "RRULE" in errors.by_part
     if unreadable or rules is None or isinstance(rules, list) or dtstart is None or zone is None:
         errors.raise_if_any()
@@ -321,4 +353,6 @@ def rule_from_ical(text: str) -> dict[str, Any]:
                 "a week start other than Monday cannot be expressed.",
             )
     errors.raise_if_any()
+    if extra_dates:
+        data["extra_dates"] = extra_dates
     return data

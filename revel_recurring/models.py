@@ -169,6 +169,13 @@ class EventSeries(models.Model):
         editable=False,
         help_text=_("Excluded occurrence instants, UTC."),
     )
+    # Written by services.extra_dates under the series lock, like exdates.
+    extra_dates = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text=_("Dates of the series besides its rule's (RFC 5545 RDATE), UTC instants."),
+    )
     is_active = models.BooleanField(default=True)
     auto_publish = models.BooleanField(default=False)
     generation_window_weeks = models.PositiveSmallIntegerField(
@@ -240,12 +247,13 @@ class EventSeries(models.Model):
         return self.name
 
     def save(self, *args: Any, **kwargs: Any) -> None:
-        """Fill a unique slug, normalise exdates, and make a new series with a rule due at once."""
+        """Fill a unique slug, normalise exdates and extra dates; a new ruled series is due."""
         if not self.slug:
             self.slug = _unique_slug(self.name, self.pk)
             if kwargs.get("update_fields") is not None:
                 kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
         self.exdates = rules.normalize_exdates(self.exdates or [])
+        self.extra_dates = rules.normalize_exdates(self.extra_dates or [])
         if (
             self._state.adding
             and self.next_due_at is None
@@ -263,6 +271,21 @@ class EventSeries(models.Model):
     def exdate_instants(self) -> frozenset[dt.datetime]:
         """The excluded slots as a set of UTC instants."""
         return rules.exdate_instants(self.exdates or [])
+
+    @property
+    def extra_date_instants(self) -> frozenset[dt.datetime]:
+        """The extra dates as a set of UTC instants."""
+        return rules.exdate_instants(self.extra_dates or [])
+
+    def dates_spec(self, rule: RecurrenceRule) -> rules.RuleSpec:
+        """The dates of this series: ``rule``'s spec with the series' extra dates.
+
+        Every reader that asks which dates the series has (generation, the next
+        due moment, drift, previews, plans, cancellation, feeds) reads this, so an
+        extra date is a date like the rule's. ``rule`` is the series' rule, or
+        the rule a plan or change would give it.
+        """
+        return rules.with_extra_dates(rule.to_spec(), self.extra_dates or [])
 
     def get_template(self) -> RecurringEventMixin | None:
         """The template event of this series, or None."""

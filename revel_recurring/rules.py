@@ -17,8 +17,9 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
+import heapq
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -113,6 +114,9 @@ class RuleSpec:
     weekday: int | None = None
     until: dt.datetime | None = None
     count: int | None = None
+    #: The series' extra dates (RFC 5545 RDATE) as UTC instants: dates of the
+    #: series besides the rule's, bounded by neither COUNT nor UNTIL.
+    extra_dates: frozenset[dt.datetime] = field(default_factory=frozenset)
 
     @classmethod
     def from_fields(cls, values: Mapping[str, Any]) -> RuleSpec:
@@ -237,12 +241,40 @@ def build_rrule(spec: RuleSpec, *, skip_to: dt.datetime | None = None) -> du.rru
 def iter_occurrences(
     spec: RuleSpec, *, start_wall_clock: dt.datetime | None = None
 ) -> Iterator[dt.datetime]:
-    """Yield every occurrence as a UTC instant, in order, honouring UNTIL.
+    """Yield every date as a UTC instant, in order: the rule's and the extra dates.
 
+    The rule's own dates honour UNTIL and COUNT; the extra dates
+    (``spec.extra_dates``) are merged in as they are, each instant once.
     ``start_wall_clock`` (naive, rule zone) skips ahead: without COUNT the rule
     starts a whole number of periods later (cost independent of the series' age);
     with COUNT dateutil has to walk from dtstart to count.
     """
+    own = _iter_rule_dates(spec, start_wall_clock)
+    if not spec.extra_dates:
+        yield from own
+        return
+    floor = localize(start_wall_clock, spec.zone) if start_wall_clock is not None else None
+    extra = sorted(i for i in spec.extra_dates if floor is None or i >= floor)
+    previous: dt.datetime | None = None
+    for instant in heapq.merge(own, extra):
+        # An extra date the rule has too (after a cadence change) is one date.
+        if previous is not None and instant <= previous:
+            continue
+        previous = instant
+        yield instant
+
+
+def rule_only(spec: RuleSpec) -> RuleSpec:
+    """``spec`` without its extra dates: the dates of the rule alone."""
+    return replace(spec, extra_dates=frozenset()) if spec.extra_dates else spec
+
+
+def with_extra_dates(spec: RuleSpec, values: Iterable[str | dt.datetime]) -> RuleSpec:
+    """``spec`` with the extra dates ``values`` (stored strings or aware datetimes)."""
+    return replace(spec, extra_dates=frozenset(parse_instant(v) for v in values))
+
+
+def _iter_rule_dates(spec: RuleSpec, start_wall_clock: dt.datetime | None) -> Iterator[dt.datetime]:
     rule = build_rrule(spec, skip_to=start_wall_clock)
     zone = spec.zone
     until = to_utc(spec.until) if spec.until is not None else None

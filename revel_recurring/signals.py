@@ -56,3 +56,10 @@ template_propagated = Signal()
 #: before ``at``), ``continuation`` (the new series starting at ``at``), ``at``
 #: (UTC instant), ``moved`` (list of the ids of the occurrences that changed series).
 series_split = Signal()
+
+#: ``add_extra_date`` or ``remove_extra_date`` changed a series' extra dates (RDATE).
+#: sender: the EventSeries class; kwargs: ``series``, ``instant`` (UTC datetime),
+#: ``added`` (bool: True when added, False when removed), ``occurrence`` (the host
+#: event generated for an added date, the cancelled one left at a removed date,
+#: or None).
+extra_date_changed = Signal()

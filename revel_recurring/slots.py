@@ -49,7 +49,7 @@ def upcoming_slots(
     rule = series.recurrence_rule
     if rule is None:
         rule = RecurrenceRule.objects.get(pk=series.recurrence_rule_id)
-    spec = rule.to_spec()
+    spec = series.dates_spec(rule)
     moment = rules.to_utc(now) if now is not None else timezone.now()
     floor = moment.astimezone(spec.zone).replace(tzinfo=None) - dt.timedelta(days=1)
     instants = list(

@@ -7,12 +7,14 @@ so that the shared harness (tests/feed_consumers.py) is proven on this host too.
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
 from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import split_series
 from tests.factories import VIENNA, make_series, occurrences
@@ -112,3 +114,63 @@ def test_the_halves_of_a_split_expand_to_their_rows_none_lost_or_doubled(
 
     assert read == [*expected, [item for item in union if both[0] <= item[0] < both[1]]]
     assert b"RELATED-TO;RELTYPE=SIBLING:revel-recurring-series-" in series_feed(continuation).body
+
+
+def _extra_dates() -> EventSeries:
+    """A COUNT rule with extra dates on top: one before its first date, one on each side
+    of Vienna's switch to summer time (31 March), one cancelled, one moved by hand."""
+    series = _generated(
+        make_series(
+            name="Monday yoga",
+            auto_publish=True,
+            dtstart=MONDAY + dt.timedelta(days=1),
+            weekdays=[0],
+            count=4,
+        )
+    )
+    wednesday = dt.datetime(2030, 3, 6, 18, 30, tzinfo=VIENNA)
+    for week in (0, 3, 4, 5, 6, 7):
+        add_extra_date(series, wednesday + dt.timedelta(weeks=week), now=NOW)
+    cancel_occurrence(series, wednesday + dt.timedelta(weeks=5), now=NOW)
+    moved = next(
+        e for e in occurrences(series) if e.recurrence_id == wednesday + dt.timedelta(weeks=6)
+    )
+    moved.starts_at += dt.timedelta(hours=1)
+    moved.ends_at += dt.timedelta(hours=1)
+    moved.save()
+    series.refresh_from_db()
+    return series
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_extra_dates_expand_to_their_rows_counted_on_top_of_count(consumer: str) -> None:
+    series = _extra_dates()
+    shown = shown_instances(series)
+    # Four Mondays (COUNT=4) and five of the six extra dates (one is cancelled).
+    assert len(shown) == 9
+    assert {instant.astimezone(VIENNA).hour for instant, _ in shown} == {10, 18, 19}
+    body = series_feed(series).body
+    assert b"RDATE;TZID=Europe/Vienna:20300306T183000" in body
+    start, end = window(series)
+
+    assert expand_many(consumer, [(body, start, end + dt.timedelta(days=365))]) == [shown]
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_extra_dates_left_after_the_rules_last_shown_date_are_single_events(
+    consumer: str, settings: Any
+) -> None:
+    series = _generated(make_series(name="Monday yoga", auto_publish=True, dtstart=MONDAY, count=1))
+    for day in (20, 27):
+        add_extra_date(series, dt.datetime(2030, 3, day, 18, 30, tzinfo=VIENNA), now=NOW)
+    # The rule's one date (4 March) is older than the feed shows.
+    settings.REVEL_RECURRING_FEED_PAST_DAYS = 1
+    now = dt.datetime(2030, 3, 15, 12, 0, tzinfo=VIENNA)
+    body = series_feed(series, now=now).body
+    assert b"RRULE" not in body
+    assert body.count(b"BEGIN:VEVENT") == 2
+    shown = [item for item in shown_instances(series) if item[0] >= now - dt.timedelta(days=1)]
+    assert len(shown) == 2
+    start, end = window(series)
+
+    assert expand_many(consumer, [(body, start, end + dt.timedelta(days=365))]) == [shown]

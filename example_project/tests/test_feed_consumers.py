@@ -23,6 +23,7 @@ from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
+from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import (
     create_recurring_series,
@@ -223,6 +224,39 @@ def _members_only_date(organization: Organization) -> EventSeries:
     return series
 
 
+def _extra_dates(organization: Organization) -> EventSeries:
+    # Tuesday runs and Saturday races (RDATE) on both sides of 27 October 2030: one
+    # race before the first run's week is out, one cancelled, one moved by hand.
+    series = _series(
+        organization, "race-run", generate_until=dt.datetime(2030, 11, 30, tzinfo=VIENNA)
+    )
+    saturday = dt.datetime(2030, 9, 7, 10, 0, tzinfo=VIENNA)
+    for week in (0, 7, 8, 9, 10):
+        add_extra_date(series, saturday + dt.timedelta(weeks=week), now=NOW)
+    cancel_occurrence(series, saturday + dt.timedelta(weeks=9), now=NOW)
+    moved = _row(series, dt.date(2030, 11, 16))
+    moved.start += dt.timedelta(hours=1)
+    moved.end += dt.timedelta(hours=1)
+    moved.save()
+    series.refresh_from_db()
+    return series
+
+
+def _extra_dates_on_count(organization: Organization) -> EventSeries:
+    # COUNT=3 bounds the rule's own mornings; the two extra mornings come on top.
+    series = _series(
+        organization,
+        "three-mornings",
+        dtstart=dt.datetime(2030, 9, 5, 7, 0, tzinfo=VIENNA),
+        count=3,
+    )
+    for day in (14, 28):
+        add_extra_date(series, dt.datetime(2030, 9, day, 9, 0, tzinfo=VIENNA), now=NOW)
+    series.refresh_from_db()
+    assert len(shown_instances(series)) == 5
+    return series
+
+
 Scenario = Callable[[Organization], EventSeries]
 
 # name -> (builder, whether the rule ends by the cursor, so a window a year past it holds).
@@ -241,6 +275,8 @@ SCENARIOS: dict[str, tuple[Scenario, bool]] = {
     "a series started in the past": (_started_in_the_past, False),
     "an off-slot dtstart": (_off_slot_dtstart, False),
     "a members-only date in a public series": (_members_only_date, False),
+    "extra dates (RDATE) across a DST switch": (_extra_dates, False),
+    "extra dates on top of COUNT": (_extra_dates_on_count, True),
 }
 
 

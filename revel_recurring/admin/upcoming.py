@@ -145,7 +145,7 @@ def free_slots(
     horizon = now + dt.timedelta(weeks=SLOT_PICKER_WEEKS)
     if excluded is None:
         excluded = excluded_between(series, now, horizon)
-    slots = rules.occurrences_between(rule.to_spec(), now, horizon, inclusive=True)
+    slots = rules.occurrences_between(series.dates_spec(rule), now, horizon, inclusive=True)
     return [
         (rules.format_instant(slot), describe_instant(slot, rule.timezone))
         for slot in slots

@@ -71,7 +71,7 @@ def _find_materialized(series: EventSeries, instant: dt.datetime) -> Any:
 
 def _rule_has(series: EventSeries, instant: dt.datetime) -> bool:
     rule = load_rule(series)
-    return rule is not None and rules.is_occurrence(rule.to_spec(), instant)
+    return rule is not None and rules.is_occurrence(series.dates_spec(rule), instant)
 
 
 def _slot_instants(
@@ -91,7 +91,7 @@ def _slot_instants(
     rule = load_rule(series)
     slots = {own}
     for value in (instant, *also):
-        if value == own or rule is None or not rules.is_occurrence(rule.to_spec(), value):
+        if value == own or rule is None or not rules.is_occurrence(series.dates_spec(rule), value):
             slots.add(value)
     return slots
 

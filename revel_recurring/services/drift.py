@@ -67,7 +67,7 @@ def _off_rule(
     # Exclusions are subtracted, not ignored: an occurrence still sitting on an
     # excluded slot is exactly the stale row the organiser needs to see.
     expected = (
-        set(rules.occurrences_between(rule.to_spec(), earliest, latest, inclusive=True))
+        set(rules.occurrences_between(series.dates_spec(rule), earliest, latest, inclusive=True))
         - excluded.instants
     )
     return [(pk, instant) for pk, instant in instants if instant not in expected]

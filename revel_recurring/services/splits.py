@@ -2,8 +2,8 @@
 
 The original series ends before the date; a new series continues from it with
 the original's rule and template plus the caller's changes. Occurrences from the
-date on change series (their ids, bookings and tickets stay), exdates from the
-date on go with them, and the new series is generated to its window. Nothing is
+date on change series (their ids, bookings and tickets stay), exdates and extra
+dates from the date on go with them, and the new series is generated to its window. Nothing is
 deleted and recreated, and a booked date is never cancelled: a moved date that
 does not fit the new rule is drift of the new series, for the organiser to plan.
 """
@@ -131,7 +131,7 @@ def split_series(
             )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "next_due_at", "updated_at")
+    mirror_columns(series, locked, "exdates", "extra_dates", "next_due_at", "updated_at")
     series.recurrence_rule = locked.recurrence_rule
     return result
 
@@ -246,7 +246,7 @@ def _prepare(
         for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
         if slot < at
     ]
-    _refuse_bad_slot(spec, at, before, zone=zone, now=now)
+    _refuse_bad_slot(spec, at, before, zone=zone, now=now, extra=locked.extra_date_instants)
 
     # The continuation's rule: the original's from `at` on, plus the changes.
     base = rule.field_values()
@@ -283,6 +283,7 @@ def _prepare(
         generation_window_weeks=locked.generation_window_weeks,
         last_occurrence_index=locked.last_occurrence_index,
         exdates=exdates_from(locked, at),
+        extra_dates=_from(locked.extra_dates, at),
     )
     continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
     return _Prepared(
@@ -403,6 +404,7 @@ def _split_locked(
     continuation.recurrence_rule = new_rule
     # Both columns change here; the original's is saved with its new rule below.
     hand_over_exdates(locked, continuation, at)
+    continuation.extra_dates = _from(locked.extra_dates, at)
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.
@@ -427,8 +429,10 @@ def _split_locked(
         rule.until, rule.count = last_before, None
     rule.save()
     locked.recurrence_rule = rule
+    # Extra dates go with the rule's dates: those from `at` on to the continuation.
+    locked.extra_dates = [value for value in locked.extra_dates if rules.parse_instant(value) < at]
     refresh_next_due_at(locked, now=now)
-    locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+    locked.save(update_fields=["exdates", "extra_dates", "next_due_at", "updated_at"])
 
     created: list[Any] = []
     if continuation.is_active:
@@ -453,6 +457,10 @@ def _split_locked(
     )
 
 
+def _from(values: list[str], at: dt.datetime) -> list[str]:
+    return [value for value in values if rules.parse_instant(value) >= at]
+
+
 def _refuse_bad_slot(
     spec: rules.RuleSpec,
     at: dt.datetime,
@@ -460,9 +468,14 @@ def _refuse_bad_slot(
     *,
     zone: str,
     now: dt.datetime,
+    extra: frozenset[dt.datetime] = frozenset(),
 ) -> None:
     shown = describe_instant(at, zone)
-    if not rules.is_occurrence(spec, at):
+    if at in extra and not rules.is_occurrence(spec, at):
+        # The continuation's rule starts at `at`: an extra date would give it
+        # another time of day. Its extra dates from `at` on go with it anyway.
+        message = f"{shown} is an extra date; split at a date of the series' rule."
+    elif not rules.is_occurrence(spec, at):
         message = f"{shown} is not a date of this series; split at one of its dates."
     elif at < now:
         message = f"{shown} is in the past; split at a date still to come."

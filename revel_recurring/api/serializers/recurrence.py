@@ -127,6 +127,14 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
         except serializers.ValidationError as exc:
             raise serializers.ValidationError({"ical": exc.detail}) from exc
         try:
-            return rule_from_ical(text)
+            data = rule_from_ical(text)
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"ical": drf_errors(exc)}) from exc
+        if "extra_dates" in data:
+            # The API does not take extra dates with a new series (yet): refused as
+            # before, rather than dropped without a word.
+            message = str(
+                _("RDATE: extra dates cannot be given here; add them once the series exists.")
+            )
+            raise serializers.ValidationError({"ical": {"RDATE": [message]}})
+        return data

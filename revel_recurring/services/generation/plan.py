@@ -90,7 +90,7 @@ def plan_generation(
     slots = tuple(
         slot
         for slot in rules.occurrences_between(
-            rule.to_spec(), window.search_from, window.horizon, inclusive=True
+            series.dates_spec(rule), window.search_from, window.horizon, inclusive=True
         )
         if (window.inclusive or slot > window.lower)
         and (backfill or slot >= now)

@@ -114,7 +114,7 @@ def plan_outcome(
     ``until`` a generation horizon other than the window's (a split's continuation
     is generated as far as the original was).
     """
-    spec = new_rule.to_spec()
+    spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
     live = [row for row in judged if row.status != cancelled]
@@ -278,7 +278,7 @@ def _hash(
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
 
-    The rule before and after, the series' flags and windows, every excluded
+    The rule before and after, the series' flags and windows, its extra dates, every excluded
     instant (exdates and pending ones, as one set: folding a pending slot in
     changes nothing), each row read (id, start, slot, status, modified flag and
     the host's change stamp) and the dates it would create: any committed change
@@ -294,6 +294,7 @@ def _hash(
         "new_rule": {name: _stamp(value) for name, value in new_rule.field_values().items()},
         "flags": [series.is_active, series.auto_publish, series.generation_window_weeks, window],
         "excluded": [instant.isoformat() for instant in excluded],
+        "extra_dates": sorted(series.extra_dates or ()),
         "template": state.has_template,
         "rows": [
             [
