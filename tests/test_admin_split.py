@@ -283,3 +283,19 @@ def test_view_only_staff_cannot_open_the_split(client: Any, django_user_model: A
     assert client.post(split_url(series), split_data(series, at)).status_code == 403
     page = client.get(change_url(series)).content.decode()
     assert "Change this and following…" not in page
+
+
+def test_a_link_to_a_date_the_series_cannot_split_at_says_so_above_the_form(
+    admin_client: Any, mondays: tuple[EventSeries, list[Event]]
+) -> None:
+    series, dates = mondays
+    tuesday = slot(dates[2]) + dt.timedelta(days=1)
+    ahead = make_series(name="Ahead", dtstart=dates[0].starts_at)
+    past = slot(dates[0]) - dt.timedelta(weeks=2)
+
+    for each, at in ((ahead, slot(dates[0])), (series, tuesday), (series, past)):
+        response = admin_client.get(split_url(each, at))
+        assert response.status_code == 200
+        assert "is not a date this series can be split at" in response.context["about_at"][0]
+        assert 'id="revel-split-at-errors"' in response.content.decode()
+    assert admin_client.get(split_url(series, slot(dates[2]))).context["about_at"] == []

@@ -91,6 +91,20 @@ def split_initial(rule: RecurrenceRule, at: dt.datetime, name: str) -> dict[str,
     return initial
 
 
+def splittable(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
+    """Whether ``split_series`` takes ``at``: a date of the rule, to come, not its first."""
+    spec = rule.to_spec()
+    first = rules.first_occurrence_after(spec, rule.dtstart, inclusive=True)
+    return at >= now and at != first and rules.is_occurrence(spec, at)
+
+
+def not_splittable_text(rule: RecurrenceRule, at: dt.datetime) -> str:
+    return _(
+        "%(date)s is not a date this series can be split at (a date of its rule, still "
+        "to come, not its first): pick one from its upcoming dates."
+    ) % {"date": describe_instant(at, rule.timezone)}
+
+
 def last_date_before(rule: RecurrenceRule, at: dt.datetime) -> dt.datetime | None:
     """The series' last date before ``at``: where the original ends after the split."""
     slots = rules.occurrences_between(rule.to_spec(), rule.dtstart, at, inclusive=True)
@@ -172,7 +186,9 @@ class SeriesSplitMixin(SeriesButtonsMixin):
                 if template_class
                 else None
             )
-            return self._split_form_page(request, series, rule, at, form, template_form, [])
+            # A link typed by hand: said at once; the service says it again on submit.
+            refused = [] if splittable(rule, at, now=_now()) else [not_splittable_text(rule, at)]
+            return self._split_form_page(request, series, rule, at, form, template_form, refused)
         form = SplitForm(request.POST, initial=split_initial(rule, at, series.name))
         template_form = (
             template_class(request.POST, instance=template, prefix=TEMPLATE_PREFIX)
@@ -402,5 +418,6 @@ __all__ = [
     "SplitForm",
     "split_initial",
     "split_links",
+    "splittable",
     "template_form_class",
 ]
