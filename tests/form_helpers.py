@@ -9,6 +9,8 @@ from urllib.parse import urlencode
 
 from django.db import connection
 
+from revel_recurring import rules
+from revel_recurring.admin.splits import TEMPLATE_PREFIX, template_form_class
 from revel_recurring.models import EventSeries
 
 
@@ -127,3 +129,72 @@ def save_confirmed(client: Any, url: str, data: Any, **post: Any) -> Any:
     if response.status_code == 200 and "plan" in (response.context or {}):
         return confirm_plan(client, url, response, **post)
     return response
+
+
+def split_url(series: EventSeries, at: Any = None) -> str:
+    """The admin's "Change this and following…" page of ``series`` (at ``at``, a UTC instant)."""
+    url = f"/admin/revel_recurring/eventseries/{series.pk}/split/"
+    return url if at is None else f"{url}?{urlencode({'at': rules.format_instant(at)})}"
+
+
+def split_data(
+    series: EventSeries, at: Any, *, template: dict[str, Any] | None = None, **changes: Any
+) -> dict[str, Any]:
+    """The split form as the page renders it for ``series`` at ``at``, with changes applied.
+
+    ``changes`` are the series form's names (rule fields, ``name``); ``template``
+    the host's propagatable fields by their own names.
+    """
+    rule = series.recurrence_rule
+    assert rule is not None
+    local = at.astimezone(rule.to_spec().zone)
+    data = form_data(series)
+    for name in ("slug", "description", "is_active", "auto_publish", "generation_window_weeks"):
+        data.pop(name, None)
+    data.update(at=rules.format_instant(at), dtstart_0=local.strftime("%Y-%m-%d"))
+    data["dtstart_1"] = local.strftime("%H:%M:%S")
+    shown = template_form_class()(instance=series.get_template(), prefix=TEMPLATE_PREFIX)
+    for field in shown:
+        value = (template or {}).get(field.name, field.value())
+        if isinstance(value, bool):
+            value = "on" if value else None
+        data[field.html_name] = value
+    data.update(changes)
+    return {key: value for key, value in data.items() if value not in ("", None)}
+
+
+class _InputsOf(HTMLParser):
+    """The inputs of one form of a page, by the form's id."""
+
+    def __init__(self, form_id: str) -> None:
+        super().__init__()
+        self.form_id = form_id
+        self.inside = False
+        self.inputs: list[dict[str, str | None]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        found = dict(attrs)
+        if tag == "form" and found.get("id") == self.form_id:
+            self.inside = True
+        elif tag == "input" and self.inside:
+            self.inputs.append(found)
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag == "form":
+            self.inside = False
+
+
+def confirm_split(client: Any, response: Any, *, button: str = "_confirm", **post: Any) -> Any:
+    """Post the split plan page of ``response`` back as a browser would (``button`` pressed)."""
+    parser = _InputsOf("revel-split-plan-form")
+    parser.feed(response.content.decode())
+    data = [
+        (str(field["name"]), str(field.get("value") or ""))
+        for field in parser.inputs
+        if field.get("type") == "hidden"
+    ]
+    data.append((button, "Yes"))
+    url = response.context["split_url"]
+    return client.post(
+        url, urlencode(data), content_type="application/x-www-form-urlencoded", **post
+    )

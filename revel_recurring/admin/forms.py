@@ -119,19 +119,13 @@ def local_wall_clock(value: dt.datetime | None, zone_name: str) -> dt.datetime |
     return value.astimezone(zoneinfo.ZoneInfo(zone_name)).replace(tzinfo=None)
 
 
-class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
-    """Series and rule together, saved through ``update_series`` when it validates.
+class RuleFieldsForm(forms.Form):
+    """The fields of a recurrence rule, validated with ``validate_rule`` in its zone.
 
-    After ``is_valid()``: ``rule_values`` holds the validated rule and ``outcome``
-    what the service did (None when the form has errors); ``save(commit=False)``
-    returns the saved series and writes nothing more. A change of the rule or the
-    window posted without a plan hash writes nothing: ``plan`` holds its plan for
-    the confirmation page and the form is invalid (error code ``plan_confirmation``);
-    ``plan_outdated`` says the hash posted was for a state that changed since.
+    After ``is_valid()``, ``rule_values`` holds the rule as the services take it
+    (start and until localized in the rule's zone); empty while any field is wrong.
+    Shared by the series form and the split form ("this and following").
     """
-
-    #: The user the page is for; set by the ModelAdmin (``get_form``).
-    user: Any = None
 
     frequency = forms.ChoiceField(label=_("Repeats"), choices=RecurrenceRule.Frequency.choices)
     interval = forms.IntegerField(
@@ -205,6 +199,131 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
         ),
     )
 
+    frequency = forms.ChoiceField(label=_("Repeats"), choices=RecurrenceRule.Frequency.choices)
+    interval = forms.IntegerField(
+        label=_("Every"),
+        initial=1,
+        help_text=_(
+            "How many days, weeks, months or years apart: 1 for every one, 2 for every "
+            "other one, and so on."
+        ),
+    )
+    weekdays = forms.TypedMultipleChoiceField(
+        label=_("On"),
+        coerce=int,
+        choices=WEEKDAY_CHOICES,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=_(
+            "Weekly rules only. Tick none to repeat on the weekday of the first occurrence."
+        ),
+    )
+    monthly_type = forms.ChoiceField(
+        label=_("Monthly"),
+        choices=[("", "---------"), *MONTHLY_CHOICES],
+        required=False,
+        help_text=_("Monthly rules only: the same day number every month, or the same weekday."),
+    )
+    day_of_month = forms.IntegerField(
+        label=_("Day of the month"),
+        required=False,
+        help_text=_(
+            "Monthly by day of month: 1 to 31, or -1 for the last day. A month without "
+            "that day (the 31st in April) is skipped."
+        ),
+    )
+    nth_weekday = _optional_int(
+        label=_("Which one"),
+        choices=NTH_CHOICES,
+        help_text=_("Monthly by weekday: the first, second, ... or last of that weekday."),
+    )
+    weekday = _optional_int(
+        label=_("Day of the week"),
+        choices=[("", "---------"), *WEEKDAY_CHOICES],
+        help_text=_("Monthly by weekday."),
+    )
+    dtstart = WallClockField(
+        label=_("Starts"),
+        help_text=_(
+            "The first date and its time, as a clock in the time zone below shows it. "
+            "Every date keeps this time of day."
+        ),
+    )
+    until = WallClockField(
+        label=_("Ends"),
+        required=False,
+        help_text=_(
+            "Optional: no date after this moment (in the time zone below). Give an end "
+            "or a number of dates, not both; with neither, the series goes on."
+        ),
+    )
+    count = forms.IntegerField(
+        label=_("Number of dates"),
+        required=False,
+        help_text=_("Optional: stop after this many dates, counted from the first."),
+    )
+    timezone = forms.CharField(
+        label=_("Time zone"),
+        widget=ZoneInput,
+        help_text=_(
+            "Where the times are meant, such as Europe/Vienna: a class at 18:30 stays "
+            "at 18:30 there when the clocks change."
+        ),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.rule_values: dict[str, Any] = {}
+
+    def clean(self) -> dict[str, Any]:
+        cleaned: dict[str, Any] = super().clean() or {}
+        if any(name in self.errors for name in RULE_FIELDS):
+            return cleaned
+        try:
+            zone = zoneinfo.ZoneInfo(validate_timezone(cleaned.get("timezone")))
+        except ValidationError as exc:
+            self.add_error("timezone", exc)
+            return cleaned
+        values = {name: cleaned.get(name) for name in RULE_FIELDS}
+        values["weekdays"] = sorted(values["weekdays"] or [])
+        values["monthly_type"] = values["monthly_type"] or ""
+        for name in ("dtstart", "until"):
+            wall_clock = values[name]
+            if wall_clock is not None:
+                values[name] = rules.localize(wall_clock, zone)
+        try:
+            validate_rule(values)
+        except ValidationError as exc:
+            for field, messages in exc.message_dict.items():
+                self.add_error(field if field in self.fields else None, messages)
+            return cleaned
+        self.rule_values = values
+        return cleaned
+
+
+def rule_initial(rule: RecurrenceRule) -> dict[str, Any]:
+    """The rule fields' initial values for ``rule`` (start and until as its zone's wall clock)."""
+    initial = {name: getattr(rule, name) for name in RULE_FIELDS}
+    initial["dtstart"] = local_wall_clock(rule.dtstart, rule.timezone)
+    initial["until"] = local_wall_clock(rule.until, rule.timezone)
+    initial["monthly_type"] = rule.monthly_type or ""
+    return initial
+
+
+class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg]
+    """Series and rule together, saved through ``update_series`` when it validates.
+
+    After ``is_valid()``: ``rule_values`` holds the validated rule and ``outcome``
+    what the service did (None when the form has errors); ``save(commit=False)``
+    returns the saved series and writes nothing more. A change of the rule or the
+    window posted without a plan hash writes nothing: ``plan`` holds its plan for
+    the confirmation page and the form is invalid (error code ``plan_confirmation``);
+    ``plan_outdated`` says the hash posted was for a state that changed since.
+    """
+
+    #: The user the page is for; set by the ModelAdmin (``get_form``).
+    user: Any = None
+
     class Meta:
         model = EventSeries
         fields = SERIES_FIELDS
@@ -232,44 +351,18 @@ class EventSeriesForm(forms.ModelForm):  # type: ignore[type-arg]
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.rule_values: dict[str, Any] = {}
         self.outcome: SeriesUpdate | SeriesFromEvent | PlannedSave | None = None
         self.plan: RecurrencePlan | None = None
         self.plan_outdated = False
         rule = self.instance.recurrence_rule if self.instance.pk else None
         if rule is not None:
+            fields = rule_initial(rule)
             for name in RULE_FIELDS:
                 self.initial.setdefault(name, getattr(rule, name))
-            self.initial["dtstart"] = local_wall_clock(rule.dtstart, rule.timezone)
-            self.initial["until"] = local_wall_clock(rule.until, rule.timezone)
-            self.initial["monthly_type"] = rule.monthly_type or ""
+            for name in ("dtstart", "until", "monthly_type"):
+                self.initial[name] = fields[name]
         else:
             self.initial.setdefault("timezone", timezone.get_current_timezone_name())
-
-    def clean(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = super().clean() or {}
-        if any(name in self.errors for name in RULE_FIELDS):
-            return cleaned
-        try:
-            zone = zoneinfo.ZoneInfo(validate_timezone(cleaned.get("timezone")))
-        except ValidationError as exc:
-            self.add_error("timezone", exc)
-            return cleaned
-        values = {name: cleaned.get(name) for name in RULE_FIELDS}
-        values["weekdays"] = sorted(values["weekdays"] or [])
-        values["monthly_type"] = values["monthly_type"] or ""
-        for name in ("dtstart", "until"):
-            wall_clock = values[name]
-            if wall_clock is not None:
-                values[name] = rules.localize(wall_clock, zone)
-        try:
-            validate_rule(values)
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                self.add_error(field if field in self.fields else None, messages)
-            return cleaned
-        self.rule_values = values
-        return cleaned
 
     def _post_clean(self) -> None:
         # After the model's own validation (the instance, a slug another series

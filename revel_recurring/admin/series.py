@@ -30,7 +30,6 @@ from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import SeriesFromEvent
 from .beat import beat_status
-from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
 from .deletion import DeleteThroughServiceMixin
 from .forms import EventSeriesAddForm, EventSeriesForm
@@ -45,6 +44,7 @@ from .operations import (
 )
 from .plans import PlannedSave, plan_page, report_applied
 from .selection import editable_selection
+from .splits import SeriesSplitMixin, split_links
 from .upcoming import free_slots, upcoming_rows
 
 RULE_FIELDSET = (
@@ -98,7 +98,7 @@ class ParkedFilter(admin.SimpleListFilter):
         return queryset
 
 
-class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
+class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
     form = EventSeriesForm
     add_form = EventSeriesAddForm
     change_form_template = "admin/revel_recurring/eventseries/change_form.html"
@@ -207,6 +207,7 @@ class EventSeriesAdmin(SeriesButtonsMixin, DeleteThroughServiceMixin):
                 free_slots=free_slots(series, now=now, excluded=excluded),
                 has_template=series.get_template() is not None,
                 can_operate=self.has_change_permission(request, series),
+                **split_links(series, admin_site_name=self.admin_site.name),
             )
         return super().change_view(request, object_id, form_url, extra_context=context)
 

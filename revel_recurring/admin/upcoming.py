@@ -9,7 +9,7 @@ everything else is rule maths.
 from __future__ import annotations
 
 import datetime as dt
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.contrib.admin import AdminSite
@@ -47,6 +47,10 @@ class UpcomingRow:
     #: Why a cancelled slot that was never materialized (or whose occurrence was
     #: deleted) is excluded; None for the rows of occurrences.
     excluded_because: ExclusionReason | None = None
+    #: The slot "Change this and following…" splits at (the storage form, UTC), or
+    #: None when the series cannot be split there (not a date of the rule, the
+    #: rule's first date, or a date already past).
+    split_at: str | None = None
 
     @property
     def slot(self) -> str:
@@ -127,7 +131,35 @@ def upcoming_rows(
             )
         )
     rows.sort(key=lambda row: row.instant)
-    return rows, truncated
+    slots = {pk: rules.to_utc(slot) for pk, *_, slot in values if slot is not None}
+    return _with_split_points(series, rows, slots, now=now), truncated
+
+
+def _with_split_points(
+    series: EventSeries, rows: list[UpcomingRow], slots: dict[Any, dt.datetime], *, now: dt.datetime
+) -> list[UpcomingRow]:
+    """``rows`` with ``split_at`` set where the split service would accept the row's slot.
+
+    A row splits at its slot (``recurrence_id``), not its start: an occurrence
+    moved by hand belongs to the half holding its slot (decision 0035).
+    """
+    rule: Any = series.recurrence_rule if series.recurrence_rule_id is not None else None
+    if rule is None or not rows:
+        return rows
+    spec = rule.to_spec()
+    wanted = [slots.get(row.event_id) if row.event_id is not None else row.instant for row in rows]
+    known = [slot for slot in wanted if slot is not None and slot >= now]
+    if not known:
+        return rows
+    # One walk of the rule over the listed range, and one for its first date.
+    dates = set(rules.occurrences_between(spec, min(known), max(known), inclusive=True))
+    first = rules.first_occurrence_after(spec, rule.dtstart, inclusive=True)
+    return [
+        replace(row, split_at=rules.format_instant(slot))
+        if slot is not None and slot >= now and slot in dates and slot != first
+        else row
+        for row, slot in zip(rows, wanted, strict=True)
+    ]
 
 
 def free_slots(

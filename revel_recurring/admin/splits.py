@@ -1,0 +1,423 @@
+"""The admin's "Change this and following…": a series split at one of its dates.
+
+The change page links each upcoming date the series can be split at to
+``<id>/split/?at=<UTC instant>``. That page is a form: the continuation's name,
+its rule (the series' rule from that date on) and the template fields the host
+propagates, pre-filled from the series. Submitting shows the split's plan
+(``plan_split``): the dates that move, those the new rule does not hold (kept as
+drift, never cancelled), the new dates. Confirming re-posts the same form with
+the plan's hash and applies exactly that plan (``split_series``), as the change
+plan page does for a cadence change (decision 0034); then the continuation's page.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from django import forms
+from django.contrib import messages
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.forms.models import modelform_factory
+from django.http import HttpRequest, HttpResponse
+from django.template.response import TemplateResponse
+from django.urls import URLPattern, path, reverse
+from django.utils.text import capfirst
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
+
+from .. import rules
+from ..describe import describe_rule
+from ..exceptions import PlanOutdatedError, RecurrenceError
+from ..instants import AwareInstantField, describe_instant
+from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..services.bookings import booked_ids
+from ..services.drift import detect_cadence_drift
+from ..services.plans import RecurrencePlan
+from ..services.splits import SplitResult, plan_split, split_series
+from .buttons import SeriesButtonsMixin
+from .clock import current_time as _now
+from .errors import messages_by_key
+from .forms import RuleFieldsForm, local_wall_clock, rule_initial
+from .plans import PLAN_HASH, PlanLine
+
+#: The template form's prefix: its fields (a host's ``name``) never meet the series'.
+TEMPLATE_PREFIX = "template"
+#: What the plan page does not carry back: the token is rendered afresh, the hash
+#: comes from the plan, the buttons say what to do.
+_NOT_CARRIED = frozenset({"csrfmiddlewaretoken", PLAN_HASH, "_edit", "_confirm"})
+
+
+class SplitForm(RuleFieldsForm):
+    """The continuation's name and rule; its template fields are a form of their own."""
+
+    name = forms.CharField(
+        label=gettext_lazy("Name of the continuation"),
+        max_length=EventSeries._meta.get_field("name").max_length,
+        help_text=gettext_lazy("The new series that holds this date and the following ones."),
+    )
+
+    field_order = ("name",)
+
+
+class AtForm(forms.Form):
+    """The split date as the change page's link (or the form's hidden input) carries it."""
+
+    at = AwareInstantField(label=gettext_lazy("date"))
+
+
+def template_form_class() -> type[forms.ModelForm[Any]]:
+    """A form over the host's event model with its ``PROPAGATABLE_FIELDS`` only."""
+    model = get_event_model()
+    return modelform_factory(model, fields=list(model.PROPAGATABLE_FIELDS))
+
+
+def split_initial(rule: RecurrenceRule, at: dt.datetime, name: str) -> dict[str, Any]:
+    """The form's initial values: the series' rule as the continuation would carry it.
+
+    It starts at ``at`` (same time of day); a COUNT rule counts the dates left.
+    """
+    initial = {**rule_initial(rule), "name": name}
+    initial["dtstart"] = local_wall_clock(at, rule.timezone)
+    if rule.count is not None:
+        spec = rule.to_spec()
+        before = [
+            slot
+            for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
+            if slot < at
+        ]
+        initial["count"] = max(rule.count - len(before), 1)
+    return initial
+
+
+def splittable(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
+    """Whether ``split_series`` takes ``at``: a date of the rule, to come, not its first."""
+    spec = rule.to_spec()
+    first = rules.first_occurrence_after(spec, rule.dtstart, inclusive=True)
+    return at >= now and at != first and rules.is_occurrence(spec, at)
+
+
+def not_splittable_text(rule: RecurrenceRule, at: dt.datetime) -> str:
+    return _(
+        "%(date)s is not a date this series can be split at (a date of its rule, still "
+        "to come, not its first): pick one from its upcoming dates."
+    ) % {"date": describe_instant(at, rule.timezone)}
+
+
+def last_date_before(rule: RecurrenceRule, at: dt.datetime) -> dt.datetime | None:
+    """The series' last date before ``at``: where the original ends after the split."""
+    slots = rules.occurrences_between(rule.to_spec(), rule.dtstart, at, inclusive=True)
+    earlier = [slot for slot in slots if slot < at]
+    return earlier[-1] if earlier else None
+
+
+def _carried(request: HttpRequest) -> list[tuple[str, str]]:
+    return [
+        (name, value)
+        for name, values in request.POST.lists()
+        if name not in _NOT_CARRIED
+        for value in values
+    ]
+
+
+def _route_errors(
+    exc: ValidationError | RecurrenceError,
+    form: SplitForm,
+    template_form: forms.ModelForm[Any] | None,
+    template_changes: Mapping[str, Any],
+) -> list[str]:
+    """Put the service's refusal under the field to change; returns the errors about ``at``."""
+    about_at: list[str] = []
+    for key, texts in messages_by_key(exc).items():
+        if key == "at":
+            about_at.extend(texts)
+        elif template_form is not None and key in template_changes:
+            # The host's field of the same name as the series' ("name"): the
+            # template's when the split changes it, else the series'.
+            template_form.add_error(key, texts)
+        elif key in form.fields:
+            form.add_error(key, texts)
+        elif template_form is not None and key in template_form.fields:
+            template_form.add_error(key, texts)
+        else:
+            form.add_error(
+                None, texts if key == NON_FIELD_ERRORS else [f"{key}: {t}" for t in texts]
+            )
+    return about_at
+
+
+class SeriesSplitMixin(SeriesButtonsMixin):
+    """``<id>/split/``: the form, the plan and the split of "Change this and following…"."""
+
+    def get_urls(self) -> list[URLPattern]:
+        name = f"{self.opts.app_label}_{self.opts.model_name}_split"
+        own = [
+            path("<path:object_id>/split/", self.admin_site.admin_view(self.split_view), name=name)
+        ]
+        return own + super().get_urls()
+
+    def split_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
+        template = series.get_template()
+        source = request.POST if request.method == "POST" else request.GET
+        at_form = AtForm({"at": source.get("at", "")})
+        if rule is None or template is None or not at_form.is_valid():
+            reason = (
+                _("it has no recurrence rule")
+                if rule is None
+                else _("it has no template event")
+                if template is None
+                else " ".join(str(error) for error in at_form.errors.get("at", []))
+            )
+            messages.error(
+                request,
+                _("%(name)s cannot be split: %(reason)s.")
+                % {"name": series.name, "reason": reason.rstrip(".")},
+            )
+            return self._back(series)
+        at: dt.datetime = at_form.cleaned_data["at"]
+        template_class = template_form_class() if get_event_model().PROPAGATABLE_FIELDS else None
+        if request.method != "POST":
+            form = SplitForm(initial=split_initial(rule, at, series.name))
+            template_form = (
+                template_class(instance=template, prefix=TEMPLATE_PREFIX)
+                if template_class
+                else None
+            )
+            # A link typed by hand: said at once; the service says it again on submit.
+            refused = [] if splittable(rule, at, now=_now()) else [not_splittable_text(rule, at)]
+            return self._split_form_page(request, series, rule, at, form, template_form, refused)
+        form = SplitForm(request.POST, initial=split_initial(rule, at, series.name))
+        template_form = (
+            template_class(request.POST, instance=template, prefix=TEMPLATE_PREFIX)
+            if template_class
+            else None
+        )
+        valid = form.is_valid() & (template_form is None or template_form.is_valid())
+        if "_edit" in request.POST or not valid:
+            return self._split_form_page(request, series, rule, at, form, template_form, [])
+        template_changes = (
+            {name: template_form.cleaned_data[name] for name in template_form.changed_data}
+            if template_form is not None
+            else {}
+        )
+        options: dict[str, Any] = {
+            "at": at,
+            "recurrence": form.rule_values,
+            "template": template_changes,
+            "name": form.cleaned_data["name"],
+            "now": _now(),
+        }
+        plan_hash = request.POST.get(PLAN_HASH)
+        try:
+            if not plan_hash:
+                plan = plan_split(series, **options)
+                return self._split_plan_page(request, series, rule, at, plan, options)
+            result = split_series(series, plan_hash=plan_hash, **options)
+        except PlanOutdatedError as exc:
+            if exc.plan is None:
+                return self._split_plan_page(
+                    request, series, rule, at, None, options, outdated=str(exc)
+                )
+            return self._split_plan_page(
+                request, series, rule, at, exc.plan, options, outdated=True
+            )
+        except (ValidationError, RecurrenceError) as exc:
+            about_at = _route_errors(exc, form, template_form, template_changes)
+            return self._split_form_page(request, series, rule, at, form, template_form, about_at)
+        self._report_split(request, result, now=options["now"])
+        return self._back(result.continuation)
+
+    def _split_context(
+        self, request: HttpRequest, series: EventSeries, rule: RecurrenceRule, at: dt.datetime
+    ) -> dict[str, Any]:
+        return {
+            **self.admin_site.each_context(request),
+            "opts": self.opts,
+            "series": series,
+            "at": rules.format_instant(at),
+            "at_label": describe_instant(at, rule.timezone),
+            "split_url": reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_split",
+                args=[series.pk],
+                current_app=self.admin_site.name,
+            ),
+        }
+
+    def _split_form_page(
+        self,
+        request: HttpRequest,
+        series: EventSeries,
+        rule: RecurrenceRule,
+        at: dt.datetime,
+        form: SplitForm,
+        template_form: forms.ModelForm[Any] | None,
+        about_at: list[str],
+    ) -> TemplateResponse:
+        context = {
+            **self._split_context(request, series, rule, at),
+            "title": _("Change %(name)s from %(date)s on")
+            % {"name": series.name, "date": describe_instant(at, rule.timezone)},
+            "form": form,
+            "template_form": template_form,
+            "about_at": about_at,
+            "media": self.media + form.media,
+        }
+        return TemplateResponse(request, "admin/revel_recurring/eventseries/split.html", context)
+
+    def _split_plan_page(
+        self,
+        request: HttpRequest,
+        series: EventSeries,
+        rule: RecurrenceRule,
+        at: dt.datetime,
+        plan: RecurrencePlan | None,
+        options: Mapping[str, Any],
+        *,
+        outdated: bool | str = False,
+    ) -> TemplateResponse:
+        fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+        current = fresh.recurrence_rule or rule
+        last = last_date_before(current, at)
+        moving: list[PlanLine] = []
+        if plan is not None:
+            moving = sorted(
+                [
+                    *(
+                        PlanLine(r.start, r.display, "stay", r.id, r.bookings, r.is_modified)
+                        for r in plan.stay
+                    ),
+                    *(
+                        PlanLine(r.start, r.display, "drift", r.id, r.bookings, r.is_modified)
+                        for r in plan.drift
+                    ),
+                ],
+                key=lambda line: line.start,
+            )
+        fields = get_event_model()._meta
+        changed_fields = [
+            (capfirst(str(getattr(fields.get_field(key), "verbose_name", key))), value)
+            for key, value in options["template"].items()
+        ]
+        context = {
+            **self._split_context(request, fresh, current, at),
+            "title": _("Confirm the split of %(name)s") % {"name": fresh.name},
+            "plan": plan,
+            "moving": moving,
+            "booked_drift": [line for line in moving if line.fate == "drift" and line.bookings],
+            "old_description": describe_rule(current),
+            "last_label": describe_instant(last, current.timezone) if last is not None else "—",
+            "continuation_name": options["name"],
+            "changed_fields": changed_fields,
+            "outdated": bool(outdated),
+            "outdated_reason": outdated if isinstance(outdated, str) else "",
+            "carried": _carried(request),
+            "plan_hash_name": PLAN_HASH,
+        }
+        return TemplateResponse(
+            request, "admin/revel_recurring/eventseries/split_plan.html", context
+        )
+
+    def _report_split(self, request: HttpRequest, result: SplitResult, *, now: dt.datetime) -> None:
+        """How many dates moved and were created; the booked moved dates by name."""
+        continuation, original = result.continuation, result.original
+        zone = continuation.recurrence_rule.timezone if continuation.recurrence_rule else None
+        moved, created = len(result.moved), len(result.created)
+        messages.success(
+            request,
+            _(
+                "%(original)s ends on %(last)s; %(name)s continues it from %(at)s: "
+                "%(moved)s, %(created)s."
+            )
+            % {
+                "original": original.name,
+                "last": describe_instant(result.last_before, zone),
+                "name": continuation.name,
+                "at": describe_instant(result.at, zone),
+                "moved": ngettext("%(count)d date moved", "%(count)d dates moved", moved)
+                % {"count": moved},
+                "created": ngettext("%(count)d date created", "%(count)d dates created", created)
+                % {"count": created},
+            },
+        )
+        model = get_event_model()
+        start = model.RECURRING_START_FIELD
+        rows = model._default_manager.filter(pk__in=result.moved).only("pk", start)
+        booked = booked_ids(rows)
+        if not booked:
+            return
+        drifted = set(detect_cadence_drift(continuation, now=now))
+        labels = {
+            pk: describe_instant(value, zone)
+            for pk, value in rows.filter(pk__in=booked)
+            .order_by(start, "pk")
+            .values_list("pk", start)
+        }
+        messages.info(
+            request,
+            ngettext(
+                "%(name)s: %(count)d booked date moved with its bookings: %(dates)s.",
+                "%(name)s: %(count)d booked dates moved with their bookings: %(dates)s.",
+                len(labels),
+            )
+            % {
+                "name": continuation.name,
+                "count": len(labels),
+                "dates": ", ".join(labels.values()),
+            },
+        )
+        kept = [label for pk, label in labels.items() if pk in drifted]
+        if kept:
+            messages.warning(
+                request,
+                ngettext(
+                    "%(name)s: %(count)d booked date does not fit the new rule and stays as "
+                    "drift (not cancelled): %(dates)s. Plan or cancel it from this page.",
+                    "%(name)s: %(count)d booked dates do not fit the new rule and stay as "
+                    "drift (not cancelled): %(dates)s. Plan or cancel them from this page.",
+                    len(kept),
+                )
+                % {"name": continuation.name, "count": len(kept), "dates": ", ".join(kept)},
+            )
+
+
+def split_links(series: EventSeries, *, admin_site_name: str) -> dict[str, Any]:
+    """The change page's links between the halves of a split: (name, url, date) each or None."""
+
+    def link(other: EventSeries | None, start_of: EventSeries) -> tuple[str, str, str] | None:
+        if other is None:
+            return None
+        rule = start_of.recurrence_rule
+        when = describe_instant(rule.dtstart, rule.timezone) if rule is not None else "—"
+        url = reverse(
+            f"admin:{other._meta.app_label}_{other._meta.model_name}_change",
+            args=[other.pk],
+            current_app=admin_site_name,
+        )
+        return other.name, url, when
+
+    before = (
+        EventSeries.objects.select_related("recurrence_rule")
+        .filter(pk=series.split_from_id)
+        .first()
+        if series.split_from_id is not None
+        else None
+    )
+    after = EventSeries.objects.select_related("recurrence_rule").filter(split_from=series).first()
+    return {
+        "continues": link(before, series),
+        "continued_by": link(after, after) if after is not None else None,
+    }
+
+
+__all__ = [
+    "AtForm",
+    "SeriesSplitMixin",
+    "SplitForm",
+    "split_initial",
+    "split_links",
+    "splittable",
+    "template_form_class",
+]
