@@ -694,27 +694,35 @@ def _daily(count: int) -> EventSeries:
     return series
 
 
-def _plan_queries(series: EventSeries) -> tuple[int, RecurrencePlan]:
+def _plan_queries(series: EventSeries, changes: dict[str, Any]) -> tuple[int, RecurrencePlan]:
     with CaptureQueriesContext(connection) as queries:
-        plan = plan_recurrence_change(series, {"interval": 2}, now=NOW)
+        plan = plan_recurrence_change(series, changes, now=NOW)
     return len(queries.captured_queries), plan
 
 
-def test_a_plan_reads_in_four_queries_whatever_the_number_of_dates() -> None:
+def test_a_plan_reads_in_a_constant_number_of_queries_whatever_the_number_of_dates() -> None:
     small, large = _daily(30), _daily(364)
     for series in (small, large):
         for position, row in enumerate(occurrences(series)):
             if position % 5 == 1:
                 book(row, 1, 2)
-    small_queries, small_plan = _plan_queries(small)
-    large_queries, large_plan = _plan_queries(large)
+    # Every other day, half as many dates: every date of the new rule exists already.
+    small_queries, small_plan = _plan_queries(small, {"interval": 2, "count": 15})
+    large_queries, large_plan = _plan_queries(large, {"interval": 2, "count": 182})
     assert len(small_plan.stay) + len(small_plan.drift) == 30
     assert len(large_plan.stay) + len(large_plan.drift) == 364
     assert len(large_plan.drift) == 182
     assert sum(row.bookings for row in large_plan.drift) == 3 * sum(
         1 for position in range(1, 364, 2) if position % 5 == 1
     )
+    assert (small_plan.new, large_plan.new) == ((), ())
     assert small_queries == large_queries == 4
+    # An hour later: every date is new, and the template is read once to weigh them.
+    later = {"dtstart": dt.datetime(2026, 3, 1, 8, 0, tzinfo=UTC)}
+    small_queries, small_plan = _plan_queries(small, later)
+    large_queries, large_plan = _plan_queries(large, later)
+    assert (len(small_plan.new), len(large_plan.new)) == (30, 364)
+    assert small_queries == large_queries == 5
 
 
 def test_a_cancelled_row_moved_before_now_still_names_its_slot_cancelled() -> None:

@@ -29,6 +29,11 @@ def tomorrow_evening() -> dt.datetime:
     return day.replace(hour=18, minute=30, second=0, microsecond=0)
 
 
+def stamp(value: dt.datetime) -> str:
+    """An instant as the API writes it: UTC, whole seconds, ``Z``."""
+    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
 def url(series: EventSeries | int, action: str = "") -> str:
     pk = series if isinstance(series, int) else series.pk
     return f"{API}{pk}/{action + '/' if action else ''}"

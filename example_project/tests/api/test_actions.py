@@ -18,16 +18,13 @@ from example_project.tests.api.conftest import (
     World,
     make_series,
     occurrences_of,
+    stamp,
     tomorrow_evening,
     url,
 )
 from revel_recurring.models import EventSeries
 
 pytestmark = pytest.mark.django_db
-
-
-def stamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def test_pause_and_resume_toggle_generation_and_are_idempotent(

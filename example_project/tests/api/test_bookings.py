@@ -17,6 +17,7 @@ from example_project.tests.api.conftest import (
     World,
     make_series,
     occurrences_of,
+    stamp,
     tomorrow_evening,
     url,
 )
@@ -33,10 +34,6 @@ def display(event: Event) -> str:
     """The date as a person reads it, spelled out here independently of the app's helper."""
     local = event.start.astimezone(VIENNA)
     return f"{local:%a} {local.day} {local:%b %Y %H:%M} (Europe/Vienna)"
-
-
-def stamp(value: dt.datetime) -> str:
-    return value.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def drifted_series(world: World, client: Any) -> list[Event]:

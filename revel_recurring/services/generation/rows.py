@@ -115,6 +115,23 @@ def check_next_run_size(series: EventSeries, *, now: dt.datetime) -> None:
     _refuse_oversized(series, template, sizer, count=len(slots), total=per_row * len(slots))
 
 
+def check_planned_size(series: EventSeries, *, count: int) -> None:
+    """Refuse a plan whose ``count`` new dates would exceed the generation budget.
+
+    What :func:`check_next_run_size` refuses when the change is made, said when
+    it is planned: an organiser is never shown a plan that applying would refuse.
+    Reads the template (one query); nothing for no new dates.
+    """
+    if not count:
+        return
+    template = series.get_template()
+    if template is None:
+        return
+    sizer = RowSizer(type(template))
+    total = sizer.row_bytes(template) * count
+    _refuse_oversized(series, template, sizer, count=count, total=total)
+
+
 def _refuse_oversized(
     series: EventSeries, template: Any, sizer: RowSizer, *, count: int, total: int
 ) -> None:

@@ -17,6 +17,7 @@ from ..bookings import BookedDate
 from ..drift import cancel_stale_locked
 from ..editing import change_schedule
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
+from ..generation.rows import check_planned_size
 from ..locking import lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
 from .compute import compute_plan, split_changes
@@ -38,18 +39,25 @@ def plan_recurrence_change(
 
     ``changes`` holds rule fields (as ``update_series_recurrence``'s
     ``rule_changes``) and optionally ``generation_window_weeks``. A pure read: the
-    series with its rule, the rows the plan judges, the pending exdates and the
-    bookings of the judged rows, four queries whatever the number of occurrences;
-    no lock. ``ValidationError`` keyed by field for a change the validators
-    refuse (as the change itself would be), ``SeriesNotReadyError`` for a series
-    without a rule. Pass the plan's ``hash`` to :func:`apply_recurrence_plan`.
+    series with its rule, the rows the plan judges, the pending exdates, the
+    bookings of the judged rows and, when the plan creates dates, the template
+    (to weigh them): at most five queries whatever the number of occurrences; no
+    lock. ``ValidationError`` keyed by field for a change the validators refuse
+    (as the change itself would be), ``GenerationTooLargeError`` for one whose new
+    dates would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``,
+    ``SeriesNotReadyError`` for a series without a rule. Pass the plan's ``hash``
+    to :func:`apply_recurrence_plan`.
     """
     moment = now_utc(now)
     rule_changes, window = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    return compute_plan(fresh, rule, state, rule_changes=rule_changes, window=window, now=moment)
+    plan = compute_plan(fresh, rule, state, rule_changes=rule_changes, window=window, now=moment)
+    # Applying refuses a run over the generation byte budget: so does the plan
+    # (one more query, only when the plan creates dates).
+    check_planned_size(fresh, count=len(plan.new))
+    return plan
 
 
 def apply_recurrence_plan(
