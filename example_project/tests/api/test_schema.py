@@ -11,6 +11,8 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client
 
+from example_project.events.models import Event
+
 pytestmark = pytest.mark.django_db
 
 SCHEMA = "/api/recurring/schema/?format=json"
@@ -59,6 +61,8 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "restore-occurrence",
                 "recurrence-plan",
                 "recurrence-apply",
+                "split-plan",
+                "split",
             )
         ),
         *(
@@ -231,3 +235,33 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     patched = components["SeriesUpdateResult"]["properties"]
     assert patched["drift"]["items"]["$ref"] == "#/components/schemas/PlannedOccurrence"
     assert patched["created"]["items"]["$ref"] == "#/components/schemas/Occurrence"
+
+
+def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    detail = "/api/recurring/series/{id}/"
+    split = schema["paths"][detail + "split/"]["post"]
+    planned = schema["paths"][detail + "split-plan/"]["post"]
+    assert {"201", "400", "403", "404", "409"} <= set(split["responses"])
+    assert {"200", "400", "403", "404", "409"} <= set(planned["responses"])
+    assert planned["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == (
+        "#/components/schemas/RecurrencePlan"
+    )
+    result = split["responses"]["201"]["content"]["application/json"]["schema"]["$ref"]
+    assert result == "#/components/schemas/SplitResult"
+    outdated = split["responses"]["409"]["content"]["application/json"]["schema"]["$ref"]
+    assert components[outdated.rsplit("/", 1)[1]]["properties"]["plan"]["nullable"] is True
+    body = components["SplitRequestRequest"]
+    assert body["required"] == ["at"]
+    assert body["additionalProperties"] is False
+    assert set(body["properties"]) == {"at", "recurrence", "template", "name", "plan_hash"}
+    # The template takes the host's propagatable fields and refuses every other key.
+    template = components["SplitEventTemplateRequest"]
+    assert set(template["properties"]) == set(Event.PROPAGATABLE_FIELDS)
+    assert template["additionalProperties"] is False
+    assert "required" not in template
+    for link in ("split_from", "continued_by"):
+        field = components["Series"]["properties"][link]
+        assert field["nullable"] is True
+        assert field["allOf"] == [{"$ref": "#/components/schemas/SeriesLink"}]
+    assert set(components["SeriesLink"]["properties"]) == {"id", "url"}
