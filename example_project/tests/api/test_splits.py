@@ -149,3 +149,22 @@ def test_only_propagatable_fields_change_at_a_split(world: World, client_for: Cl
     assert list(response.json()) == ["template"]
     assert list(response.json()["template"]) == ["organization"]
     assert not EventSeries.objects.filter(split_from=series).exists()
+
+
+def test_the_hosts_validation_of_the_new_template_is_a_400_under_template(
+    world: World, client_for: ClientFor
+) -> None:
+    series = world.a.series
+    runs = occurrences_of(series)
+    client = client_for(world.a.staff)
+    # A latitude without a longitude: refused by the host's Event.clean(), in the service.
+    body = {"at": utc(runs[2].start), "template": {"latitude": "48.2"}}
+
+    for action in ("split-plan", "split"):
+        response = client.post(url(series, action), body, format="json")
+
+        assert response.status_code == 400, response.json()
+        assert response.json() == {
+            "template": {"longitude": ["Give both latitude and longitude, or neither."]}
+        }
+    assert not EventSeries.objects.filter(split_from=series).exists()
