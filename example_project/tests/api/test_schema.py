@@ -265,3 +265,26 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
         assert field["nullable"] is True
         assert field["allOf"] == [{"$ref": "#/components/schemas/SeriesLink"}]
     assert set(components["SeriesLink"]["properties"]) == {"id", "url"}
+
+
+def test_a_bounded_decimals_pattern_accepts_what_the_server_reads(schema: dict[str, Any]) -> None:
+    # Latitude -90..90 and longitude -180..180 (the model's validators), sent as strings.
+    from rest_framework.exceptions import ValidationError
+
+    from example_project.events.api import EventTemplateSerializer
+
+    fields = EventTemplateSerializer().fields
+    components = schema["components"]["schemas"]
+    samples = ["", "0", "-0", "7", "007", "89.5", "90", "90.000000", "90.000001", "-90.5"]
+    samples += ["179.999999", "180", "-180", "180.1", "181", "-308.0324", ".5", "-.5", "5."]
+    samples += ["1000", "-", "."]
+    for name in ("latitude", "longitude"):
+        for component in ("EventTemplateRequest", "SplitEventTemplateRequest"):
+            pattern = components[component]["properties"][name]["pattern"]
+            for text in samples:
+                try:
+                    fields[name].run_validation(text)
+                    read = True
+                except ValidationError:
+                    read = False
+                assert bool(re.match(pattern, text)) == read, (component, name, text)
