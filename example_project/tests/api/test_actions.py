@@ -318,6 +318,7 @@ def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
         "cancelled": False,
         "deleted": False,
         "has_bookings": False,
+        "moved_to": None,
     }
     for bad in (
         "?date_from_after=2027-01-01T00:00:00",
@@ -371,6 +372,7 @@ def test_modified_since_reports_changes_and_tombstones_of_removals(
         "cancelled": True,
         "deleted": True,
         "has_bookings": False,
+        "moved_to": None,
     }
     assert results[restored.pk]["cancelled"] is False
     # A client syncing open occurrences still hears of the cancellation and the deletion.
