@@ -161,6 +161,28 @@ def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
     return {**rest, "recurrence": rule} if rule else rest
 
 
+#: The keys of a split's body the service may name at the top level.
+_SPLIT_KEYS = frozenset({"at", "name", api_settings.NON_FIELD_ERRORS_KEY})
+
+
+def split_errors(exc: DjangoValidationError) -> dict[str, Any]:
+    """An error of ``plan_split`` / ``split_series``, keyed where the client sent the
+    value: ``at`` and ``name`` as they are, rule fields under ``recurrence``, the
+    template's fields under ``template``."""
+    flat = drf_errors(exc)
+    if not isinstance(flat, dict):
+        return {api_settings.NON_FIELD_ERRORS_KEY: flat}
+    nested: dict[str, Any] = {}
+    for key, messages in flat.items():
+        if key in _SPLIT_KEYS:
+            nested[key] = messages
+        elif key in RULE_FIELDS:
+            nested.setdefault("recurrence", {})[key] = messages
+        else:
+            nested.setdefault("template", {})[key] = messages
+    return nested
+
+
 def ical_create_errors(exc: DjangoValidationError) -> dict[str, Any]:
     """A create error for a rule sent as ``recurrence.ical``: rule errors under
     ``recurrence.ical`` (that is what the client sent), the rest as usual."""

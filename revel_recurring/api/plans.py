@@ -125,6 +125,23 @@ class PlanOutdatedSerializer(serializers.Serializer[Any]):
     )
 
 
+class SplitOutdatedSerializer(serializers.Serializer[Any]):
+    """The 409 of ``split/``: the series changed since the split was planned (nothing
+    was written)."""
+
+    detail = serializers.CharField()
+    plan = RecurrencePlanSerializer(
+        allow_null=True,
+        required=False,
+        help_text=_(
+            "The fresh plan of the same split; review it and split again with its `hash`. "
+            "Null when the split no longer applies at all (`detail` says why: the date "
+            "was taken by another split, for one). Absent when the series has no rule "
+            "or template to split."
+        ),
+    )
+
+
 def plan_data(plan: RecurrencePlan) -> dict[str, Any]:
     """The JSON-ready plan, as a plain dict: serializer data would carry the plan as its
     ``instance``, which the browsable API then checks object permissions on."""
@@ -137,5 +154,6 @@ __all__ = [
     "PlannedDateSerializer",
     "PlannedOccurrenceSerializer",
     "RecurrencePlanSerializer",
+    "SplitOutdatedSerializer",
     "plan_data",
 ]

@@ -149,6 +149,68 @@ class RecurrenceCreateExtension(OpenApiSerializerExtension):  # type: ignore[no-
         return {"oneOf": [fields, text], "description": schema.get("description", "")}
 
 
+def _integers_up_to(bound: int) -> str:
+    """A regex of the integers 0 to ``bound`` (>= 0), written without leading zeros."""
+    text = str(bound)
+    parts = ["[0-9]"] if len(text) > 1 else []
+    parts += [rf"[1-9]\d{{{length - 1}}}" for length in range(2, len(text))]
+    for i, digit in enumerate(text):
+        low = 1 if i == 0 and len(text) > 1 else 0
+        rest = len(text) - i - 1
+        if int(digit) > low:
+            parts.append(f"{text[:i]}[{low}-{int(digit) - 1}]" + (rf"\d{{{rest}}}" if rest else ""))
+    parts.append(text)
+    return "(?:" + "|".join(parts) + ")"
+
+
+def _decimal_side(bound: Any, whole: int | None, places: int) -> str:
+    """The digits of a decimal string without its sign, at most ``bound`` when it is an
+    integer within the whole digits allowed (any size up to them otherwise)."""
+    fraction = rf"(?:\.\d{{0,{places}}})?" if places else ""
+    only = rf"|\.\d{{1,{places}}}" if places else ""
+    digits = rf"\d{{1,{whole}}}" if whole is not None else r"\d+"
+    if bound is None or bound != int(bound) or (whole is not None and len(str(int(bound))) > whole):
+        return digits + fraction + only
+    bound = int(bound)
+    zeros = rf"(?:\.0{{0,{places}}})?" if places else ""
+    # Leading zeros are read ("007" is 7), so they are offered.
+    at_bound = rf"0*{bound}{zeros}"
+    if bound == 0:
+        return at_bound + (rf"|\.0{{1,{places}}}" if places else "")
+    return rf"0*{_integers_up_to(bound - 1)}{fraction}{only}|{at_bound}"
+
+
+class BoundedDecimalExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """A decimal sent as a string with a lower or upper bound (a model's
+    MinValueValidator / MaxValueValidator, such as a longitude's -180 to 180): its
+    pattern states the range, which ``minimum`` / ``maximum`` cannot for a string.
+    Integer bounds around zero only; other fields keep drf-spectacular's pattern."""
+
+    target_class = "rest_framework.fields.DecimalField"
+    match_subclasses = True
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        field = self.target
+        schema: dict[str, Any] = auto_schema._map_serializer_field(
+            field, direction, bypass_extensions=True
+        )
+        low, high = field.min_value, field.max_value
+        if (
+            direction != "request"
+            or schema.get("format") != "decimal"
+            or (low is None and high is None)
+            or (low is not None and low > 0)
+            or (high is not None and high < 0)
+        ):
+            return schema
+        whole, places = field.max_whole_digits, field.decimal_places or 0
+        positive = _decimal_side(high, whole, places)
+        negative = _decimal_side(-low if low is not None else None, whole, places)
+        optional = "?" if field.allow_null else ""
+        schema["pattern"] = rf"^(?:{positive}|-(?:{negative})){optional}$"
+        return schema
+
+
 # drf-spectacular's pattern for a DecimalField sent as a string, "^-?\d{0,W}(?:\.\d{0,D})?$",
 # also matches "", "-", "." and "-.", which DRF refuses ("A valid number is
 # required."); the hook below asks for a digit (and keeps "" where the field is

@@ -89,9 +89,52 @@ def template_serializer_class() -> type[Any]:
     return get_adapter().get_template_serializer_class() or default_template_serializer_class()
 
 
+@lru_cache(maxsize=4)
+def _split_template_serializer_for(base: type[Any], propagatable: tuple[str, ...]) -> type[Any]:
+    def get_fields(self: Any) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super(serializer, self).get_fields()
+        kept = {
+            name: field
+            for name, field in fields.items()
+            if name in propagatable and not field.read_only
+        }
+        for field in kept.values():
+            field.required = False
+        return kept
+
+    def get_validators(self: Any) -> list[Any]:
+        # The changes are not a whole event: the service validates the new
+        # template (the original's copy plus these) with the host's full_clean().
+        return []
+
+    # Strict whatever the host's serializer is: a key silently dropped would be a
+    # change the client believes the split made.
+    bases = (base,) if issubclass(base, StrictFieldsMixin) else (StrictFieldsMixin, base)
+    serializer: type[Any] = type(
+        f"Split{base.__name__}",
+        bases,
+        {
+            "get_fields": get_fields,
+            "get_validators": get_validators,
+            "__module__": __name__,
+            "__doc__": "Changes of the continuation's template: propagatable fields only.",
+        },
+    )
+    return serializer
+
+
+def split_template_serializer_class() -> type[Any]:
+    """The ``template`` of a split's body: the API's template serializer reduced to the
+    host's ``PROPAGATABLE_FIELDS``, each optional; any other key is a 400 naming it."""
+    propagatable = tuple(get_event_model().PROPAGATABLE_FIELDS)
+    base: Any = template_serializer_class()
+    return _split_template_serializer_for(base, propagatable)
+
+
 __all__ = [
     "DefaultTemplateSerializer",
     "default_template_serializer_class",
+    "split_template_serializer_class",
     "template_fields",
     "template_serializer_class",
 ]

@@ -1,10 +1,10 @@
 """The series viewset: parse, call one service, map its errors, return fresh state.
 
 No domain logic lives here. The actions come from small mixins in
-:mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, template); this module
-holds the series' own routes and names each action's input serializer once, in
-:meth:`SeriesViewSet.get_serializer_class`, where the views' ``_body()`` and
-drf-spectacular both read it. Domain errors become 4xx (``errors.py``); reads
+:mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, splits,
+template); this module holds the series' own routes and names each action's
+input serializer once, in :meth:`SeriesViewSet.get_serializer_class`, where the
+views' ``_body()`` and drf-spectacular both read it. Domain errors become 4xx (``errors.py``); reads
 that show many rows use a constant number of queries per page.
 """
 
@@ -38,6 +38,7 @@ from . import serializers as s
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
+from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
 from .errors import create_errors, ical_create_errors, translate, update_errors
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
@@ -77,6 +78,7 @@ class SeriesViewSet(
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
     PlanActionsMixin,
+    SplitActionsMixin,
     TemplateActionMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
@@ -110,7 +112,8 @@ class SeriesViewSet(
         return (
             get_adapter()
             .get_visible_series(self.request.user)
-            .select_related("recurrence_rule")
+            # The halves of a split are shown as links: no query per row.
+            .select_related("recurrence_rule", "split_from", "continued_by")
             .annotate(next_occurrence=Subquery(upcoming))
             .order_by("name", "pk")
         )
@@ -139,6 +142,8 @@ class SeriesViewSet(
             "restore_occurrence": s.OccurrenceInstantSerializer,
             "recurrence_plan": s.RecurrencePlanRequestSerializer,
             "recurrence_apply": s.RecurrenceApplyRequestSerializer,
+            "split_plan": s.SplitPlanRequestSerializer,
+            "split": s.SplitRequestSerializer,
             "template": template_serializer_class(),
         }
         return classes.get(self.action, s.SeriesSerializer)

@@ -19,6 +19,8 @@ POST_ACTIONS = [
     "restore-occurrence",
     "recurrence-plan",
     "recurrence-apply",
+    "split-plan",
+    "split",
 ]
 
 
@@ -59,6 +61,8 @@ def test_every_action_page_offers_its_form_and_renders_the_result(
             "cancel-stale": "ids",
             "recurrence-plan": "recurrence",
             "recurrence-apply": "plan_hash",
+            "split-plan": "at",
+            "split": "plan_hash",
         }.get(action, "occurrence")
         if action not in ("pause", "resume"):
             assert f"&quot;{expected_field}&quot;" in html(page), action

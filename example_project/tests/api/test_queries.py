@@ -10,7 +10,15 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from example_project.events.models import Event
-from example_project.tests.api.conftest import API, ClientFor, World, make_series, url
+from example_project.tests.api.conftest import (
+    API,
+    ClientFor,
+    World,
+    make_series,
+    occurrences_of,
+    url,
+)
+from revel_recurring.services.splits import split_series
 
 pytestmark = pytest.mark.django_db
 
@@ -26,8 +34,13 @@ def queries(client: object, path: str, expected_rows: int) -> int:
 def test_series_list_with_counts_costs_the_same_for_3_and_30(
     world: World, client_for: ClientFor
 ) -> None:
-    for number in range(30):
-        make_series(world.a.organization, name=f"Series {number:02}", generation_window_weeks=2)
+    for number in range(27):
+        series = make_series(
+            world.a.organization, name=f"Series {number:02}", generation_window_weeks=2
+        )
+        if number % 9 == 0:
+            # Both halves of a split show a link to the other (split_from, continued_by).
+            split_series(series, at=occurrences_of(series)[1].start)
     client = client_for(world.a.owner)
     small = queries(client, API + "?page_size=3", 3)
     large = queries(client, API + "?page_size=30", 30)
@@ -35,6 +48,8 @@ def test_series_list_with_counts_costs_the_same_for_3_and_30(
     rows = client.get(API + "?page_size=30").json()["results"]
     assert all(row["occurrence_counts"]["total"] > 0 for row in rows)
     assert all(row["template"] is not None for row in rows)
+    assert sum(row["split_from"] is not None for row in rows) == 3
+    assert sum(row["continued_by"] is not None for row in rows) == 3
 
 
 @pytest.mark.parametrize("since", [False, True])

@@ -11,6 +11,8 @@ from django.contrib.staticfiles import finders
 from django.core.management import call_command
 from django.test import Client
 
+from example_project.events.models import Event
+
 pytestmark = pytest.mark.django_db
 
 SCHEMA = "/api/recurring/schema/?format=json"
@@ -59,6 +61,8 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "restore-occurrence",
                 "recurrence-plan",
                 "recurrence-apply",
+                "split-plan",
+                "split",
             )
         ),
         *(
@@ -231,3 +235,56 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     patched = components["SeriesUpdateResult"]["properties"]
     assert patched["drift"]["items"]["$ref"] == "#/components/schemas/PlannedOccurrence"
     assert patched["created"]["items"]["$ref"] == "#/components/schemas/Occurrence"
+
+
+def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    detail = "/api/recurring/series/{id}/"
+    split = schema["paths"][detail + "split/"]["post"]
+    planned = schema["paths"][detail + "split-plan/"]["post"]
+    assert {"201", "400", "403", "404", "409"} <= set(split["responses"])
+    assert {"200", "400", "403", "404", "409"} <= set(planned["responses"])
+    assert planned["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == (
+        "#/components/schemas/RecurrencePlan"
+    )
+    result = split["responses"]["201"]["content"]["application/json"]["schema"]["$ref"]
+    assert result == "#/components/schemas/SplitResult"
+    outdated = split["responses"]["409"]["content"]["application/json"]["schema"]["$ref"]
+    assert components[outdated.rsplit("/", 1)[1]]["properties"]["plan"]["nullable"] is True
+    body = components["SplitRequestRequest"]
+    assert body["required"] == ["at"]
+    assert body["additionalProperties"] is False
+    assert set(body["properties"]) == {"at", "recurrence", "template", "name", "plan_hash"}
+    # The template takes the host's propagatable fields and refuses every other key.
+    template = components["SplitEventTemplateRequest"]
+    assert set(template["properties"]) == set(Event.PROPAGATABLE_FIELDS)
+    assert template["additionalProperties"] is False
+    assert "required" not in template
+    for link in ("split_from", "continued_by"):
+        field = components["Series"]["properties"][link]
+        assert field["nullable"] is True
+        assert field["allOf"] == [{"$ref": "#/components/schemas/SeriesLink"}]
+    assert set(components["SeriesLink"]["properties"]) == {"id", "url"}
+
+
+def test_a_bounded_decimals_pattern_accepts_what_the_server_reads(schema: dict[str, Any]) -> None:
+    # Latitude -90..90 and longitude -180..180 (the model's validators), sent as strings.
+    from rest_framework.exceptions import ValidationError
+
+    from example_project.events.api import EventTemplateSerializer
+
+    fields = EventTemplateSerializer().fields
+    components = schema["components"]["schemas"]
+    samples = ["", "0", "-0", "7", "007", "89.5", "90", "90.000000", "90.000001", "-90.5"]
+    samples += ["179.999999", "180", "-180", "180.1", "181", "-308.0324", ".5", "-.5", "5."]
+    samples += ["1000", "-", "."]
+    for name in ("latitude", "longitude"):
+        for component in ("EventTemplateRequest", "SplitEventTemplateRequest"):
+            pattern = components[component]["properties"][name]["pattern"]
+            for text in samples:
+                try:
+                    fields[name].run_validation(text)
+                    read = True
+                except ValidationError:
+                    read = False
+                assert bool(re.match(pattern, text)) == read, (component, name, text)

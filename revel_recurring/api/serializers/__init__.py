@@ -21,6 +21,7 @@ from ..plans import (
     PlannedOccurrenceSerializer,
     PlanOutdatedSerializer,
     RecurrencePlanSerializer,
+    SplitOutdatedSerializer,
     plan_data,
 )
 from ..templates import (
@@ -42,6 +43,9 @@ from .actions import (
     RecurrenceApplyRequestSerializer,
     RecurrenceApplyResultSerializer,
     RecurrencePlanRequestSerializer,
+    SplitPlanRequestSerializer,
+    SplitRequestSerializer,
+    SplitResultSerializer,
 )
 from .occurrences import (
     DriftSerializer,
@@ -56,6 +60,7 @@ from .recurrence import RecurrenceChangeSerializer, RecurrenceCreateSerializer, 
 from .series import (
     OccurrenceCountsSerializer,
     SeriesCreateSerializer,
+    SeriesLinkSerializer,
     SeriesSerializer,
     SeriesUpdateResultSerializer,
     SeriesUpdateSerializer,
@@ -95,9 +100,14 @@ __all__ = [
     "RecurrencePlanSerializer",
     "RecurrenceSerializer",
     "SeriesCreateSerializer",
+    "SeriesLinkSerializer",
     "SeriesSerializer",
     "SeriesUpdateResultSerializer",
     "SeriesUpdateSerializer",
+    "SplitOutdatedSerializer",
+    "SplitPlanRequestSerializer",
+    "SplitRequestSerializer",
+    "SplitResultSerializer",
     "TemplateSummarySerializer",
     "default_template_serializer_class",
     "drf_errors",

@@ -11,6 +11,7 @@ from ...services.plans import CANCEL_DRIFT_MODES
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
+from ..templates import split_template_serializer_class
 from .occurrences import OccurrenceSerializer
 from .recurrence import RecurrenceChangeSerializer
 from .series import SeriesSerializer
@@ -146,6 +147,73 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
         help_text=_("Drifted occurrences kept because they were moved or edited by hand."),
     )
     series = SeriesSerializer()
+
+
+class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """``split-plan/``: where to split and what the continuation changes."""
+
+    at = AwareDateTimeField(
+        help_text=_(
+            "The date to split at: one of the series' dates (its slot), still to come and "
+            "not its first. The original ends before it, the continuation starts on it."
+        )
+    )
+    recurrence = RecurrenceChangeSerializer(
+        required=False,
+        help_text=_(
+            "The continuation's rule changes (any subset, as a PATCH reads them); "
+            "a `dtstart` must not be before `at`."
+        ),
+    )
+    name = serializers.CharField(
+        max_length=255,
+        required=False,
+        help_text=_("The continuation's name; the original's by default."),
+    )
+
+    def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
+        fields = super().get_fields()
+        fields["template"] = split_template_serializer_class()(
+            required=False,
+            help_text=_(
+                "Changes of the continuation's template: the host's propagatable fields "
+                "only. Moved dates that fit the continuation's rule and were not edited "
+                "by hand get them too."
+            ),
+        )
+        return fields
+
+
+class SplitRequestSerializer(SplitPlanRequestSerializer):
+    """``split/``: the same body, and optionally the hash of its plan."""
+
+    plan_hash = serializers.CharField(
+        max_length=64,
+        required=False,
+        # Sent back exactly as received: the hash is compared, never edited.
+        trim_whitespace=False,
+        help_text=_(
+            "The `hash` of the `split-plan/` you showed: a series changed since answers "
+            "409 and writes nothing. Without it the split applies to the series as it is."
+        ),
+    )
+
+
+class SplitResultSerializer(serializers.Serializer[Any]):
+    original = SeriesSerializer(help_text=_("The series split, now ending at `last_before`."))
+    continuation = SeriesSerializer(help_text=_("The new series, starting at `at`."))
+    at = AwareDateTimeField(help_text=_("The split date, UTC."))
+    last_before = AwareDateTimeField(help_text=_("The original's last date before it, UTC."))
+    moved = serializers.ListField(
+        child=EventIdField(),
+        help_text=_(
+            "Ids of the occurrences that moved to the continuation (same ids, bookings "
+            "kept), in start order."
+        ),
+    )
+    created = OccurrenceSerializer(
+        many=True, help_text=_("The continuation's dates generated at once.")
+    )
 
 
 class PropagateQuerySerializer(serializers.Serializer[Any]):

@@ -36,6 +36,13 @@ class OccurrenceCountsSerializer(serializers.Serializer[Any]):
     by_status = serializers.DictField(child=serializers.IntegerField())
 
 
+class SeriesLinkSerializer(serializers.Serializer[EventSeries]):
+    """Another series, by id and URL (the two halves of a split)."""
+
+    id = serializers.IntegerField(read_only=True)
+    url = serializers.HyperlinkedIdentityField(view_name="revel_recurring:series-detail")
+
+
 class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
     """A series as the API shows it.
 
@@ -71,6 +78,21 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         allow_null=True,
         help_text=_("Start of the next materialized, not cancelled occurrence."),
     )
+    split_from = SeriesLinkSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "The series this one continues: it was split off that one, which ends before "
+            "this one starts. Null for none."
+        ),
+    )
+    continued_by = SeriesLinkSerializer(
+        read_only=True,
+        allow_null=True,
+        help_text=_(
+            "The series that continues this one after its last date (a split); null for none."
+        ),
+    )
     template = serializers.SerializerMethodField()
     occurrence_counts = serializers.SerializerMethodField()
     created_at = AwareDateTimeField(read_only=True)
@@ -95,6 +117,8 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
             "parked_at",
             "parked_reason",
             "next_occurrence",
+            "split_from",
+            "continued_by",
             "template",
             "occurrence_counts",
             "created_at",
