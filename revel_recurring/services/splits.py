@@ -210,6 +210,22 @@ def _check_template_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
     return dict(changes)
 
 
+def _as_attnames(model: Any, changes: Mapping[str, Any]) -> dict[str, Any]:
+    """Template changes keyed as the copied data is (a foreign key by its column).
+
+    A change given by field name (``hall``: an instance) replaces the copied
+    column (``hall_id``), so the template never gets both.
+    """
+    keyed: dict[str, Any] = {}
+    for key, value in changes.items():
+        field = model._meta.get_field(key)
+        if key == field.name and field.attname != field.name:
+            keyed[field.attname] = getattr(value, "pk", value)
+        else:
+            keyed[key] = value
+    return keyed
+
+
 def _former_continuation(locked: EventSeries) -> EventSeries | None:
     return EventSeries.objects.filter(split_from=locked).first()
 
@@ -273,7 +289,7 @@ def _prepare(
     if original_template is None:
         raise SeriesNotReadyError(f"{locked.name} has no template event, so it cannot be split.")
     data = template_data_from_event(original_template, start=merged["dtstart"])
-    data.update(template_changes)
+    data.update(_as_attnames(model, template_changes))
     new_template = build_template(data, dtstart=merged["dtstart"])
     continuation = EventSeries(
         name=name if name is not None else locked.name,

@@ -13,7 +13,7 @@ from revel_recurring.exceptions import PlanOutdatedError
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.splits import plan_split, split_series
-from tests.studio.models import Booking, Lesson, User
+from tests.studio.models import Booking, Hall, Lesson, User
 
 from .conftest import API, BERLIN, MakeSeries, lessons
 
@@ -85,3 +85,18 @@ def test_the_change_feed_of_each_half_says_where_the_moved_lessons_went(
         "results"
     ]
     assert moved <= {row["id"] for row in arrived if not row["deleted"]}
+
+
+def test_a_propagatable_foreign_key_can_change_at_a_split(
+    make_series: MakeSeries, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A host whose organisers may move a class to another hall (a foreign key).
+    monkeypatch.setattr(Lesson, "PROPAGATABLE_FIELDS", ("title", "room", "hall"))
+    hall = Hall.objects.create(name="Hall B", street="Hauptstraße 2")
+    series = make_series(generation_window_weeks=4)
+    rows = lessons(series)
+    result = split_series(series, at=rules.to_utc(rows[2].begins), template={"hall": hall})
+    template = Lesson.objects.get(series=result.continuation, is_template=True)
+    assert template.hall_id == hall.pk
+    assert {lesson.hall_id for lesson in lessons(result.continuation)} == {hall.pk}
+    assert {lesson.hall_id for lesson in lessons(series)} == {None}
