@@ -14,7 +14,7 @@ from rest_framework.test import APIClient
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.studio import notifier
-from tests.studio.models import Lesson, School, User
+from tests.studio.models import Booking, Lesson, School, User
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PASSWORD = "studio-test-password"
@@ -90,3 +90,30 @@ def make_series(school: School) -> MakeSeries:
 def lessons(series: EventSeries) -> list[Lesson]:
     """The series' occurrences (template excluded) in start order."""
     return list(Lesson.objects.filter(series=series, is_template=False).order_by("begins"))
+
+
+OWNER_EMAIL = "owner@studio.example"
+
+
+@pytest.fixture
+def owner(db: Any) -> User:
+    """A superuser who signs in to the admin (the browser tests)."""
+    return User.objects.create_superuser(OWNER_EMAIL, PASSWORD)
+
+
+def sign_in(page: Any, base_url: str, path: str) -> None:
+    """Sign the owner in through the admin's login page, landing on ``path``."""
+    page.goto(f"{base_url}/admin/login/?next={path}")
+    page.fill("#id_username", OWNER_EMAIL)
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+
+
+@pytest.fixture
+def booked_tue_thu(make_series: MakeSeries, pupil: User) -> tuple[EventSeries, list[Lesson]]:
+    """Tuesday/Thursday lessons, the second and fifth booked by the pupil."""
+    series = make_series(weekdays=(1, 3))
+    rows = lessons(series)
+    for lesson in (rows[1], rows[4]):
+        Booking.objects.create(lesson=lesson, pupil=pupil)
+    return series, rows

@@ -13,13 +13,11 @@ from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.studio.models import Lesson, User
 
-from .conftest import PASSWORD, MakeSeries
+from .conftest import MakeSeries, sign_in
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
-
-EMAIL = "owner@studio.example"
 
 
 @pytest.fixture
@@ -27,11 +25,6 @@ def drifted(make_series: MakeSeries) -> tuple[EventSeries, list[Any]]:
     series = make_series()
     update_series_recurrence(series, rule_changes={"weekdays": [4]})
     return series, detect_cadence_drift(series)
-
-
-@pytest.fixture
-def owner(db: Any) -> User:
-    return User.objects.create_superuser(EMAIL, PASSWORD)
 
 
 # The data fixtures come before browser_page: see example_project/tests/browser.read_db.
@@ -42,10 +35,9 @@ def test_cancel_stale_dates_in_the_browser_with_uuid_lessons(
     page = browser_page
 
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/")
+    # The custom user model signs in by email: the login form says so.
     assert "Email" in page.inner_text("label[for=id_username]")
-    page.fill("#id_username", EMAIL)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, "/admin/revel_recurring/eventseries/")
     page.wait_for_selector("#result_list")
     page.click("#result_list a:text('Salsa')")
     page.wait_for_selector("#revel-upcoming")

@@ -13,43 +13,27 @@ import pytest
 
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring.models import EventSeries
-from tests.studio.models import Booking, Lesson, User
+from tests.studio.models import Lesson, User
 
-from .conftest import PASSWORD, MakeSeries, lessons
+from .conftest import sign_in
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EMAIL = "owner@studio.example"
-
-
-@pytest.fixture
-def booked(make_series: MakeSeries, pupil: User) -> tuple[EventSeries, list[Lesson]]:
-    series = make_series(weekdays=(1, 3))
-    rows = lessons(series)
-    for lesson in (rows[1], rows[4]):
-        Booking.objects.create(lesson=lesson, pupil=pupil)
-    return series, rows
-
-
-@pytest.fixture
-def owner(db: Any) -> User:
-    return User.objects.create_superuser(EMAIL, PASSWORD)
-
 
 # The data fixtures come before browser_page: see example_project/tests/browser.read_db.
 def test_moving_booked_lessons_to_monday_and_wednesday_in_the_browser(
-    live_server: Any, owner: User, booked: tuple[EventSeries, list[Lesson]], browser_page: Any
+    live_server: Any,
+    owner: User,
+    booked_tue_thu: tuple[EventSeries, list[Lesson]],
+    browser_page: Any,
 ) -> None:
-    series, rows = booked
+    series, rows = booked_tue_thu
     page = browser_page
     url = f"{live_server.url}/admin/revel_recurring/eventseries/{series.pk}/change/"
 
-    page.goto(f"{live_server.url}/admin/login/?next={url.removeprefix(live_server.url)}")
-    page.fill("#id_username", EMAIL)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, url.removeprefix(live_server.url))
     page.wait_for_selector("#revel-upcoming")
     for day in ("1", "3"):
         page.uncheck(f"input[name=weekdays][value='{day}']")
