@@ -202,3 +202,16 @@ def test_the_buttons_refuse_get_and_view_only_staff(client: Any, django_user_mod
     assert client.get(change_url(yoga, "add-date")).status_code == 405
     yoga.refresh_from_db()
     assert yoga.extra_dates == []
+
+
+def test_an_extra_date_moved_by_hand_is_still_marked_by_its_slot(admin_client: Any) -> None:
+    yoga = generated_series(name="Yoga")
+    event = add_extra_date(yoga, wednesday(1))
+    event.starts_at += dt.timedelta(hours=1)
+    event.ends_at = event.starts_at + dt.timedelta(hours=1)
+    event.is_modified = True
+    event.save()
+
+    rows = admin_client.get(change_url(yoga)).context["upcoming"]
+
+    assert [(row.event_id, row.modified) for row in rows if row.extra] == [(event.pk, True)]
