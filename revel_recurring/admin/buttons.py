@@ -1,5 +1,6 @@
-"""The change page's buttons (generate, pause, resume, cancel / restore a date) and the
-"Cancel stale dates" confirmation page shared with the changelist action."""
+"""The change page's buttons (generate, pause, resume, cancel / restore a date, add /
+remove an extra date) and the "Cancel stale dates" confirmation page shared with the
+changelist action."""
 
 from __future__ import annotations
 
@@ -22,11 +23,13 @@ from ..services.bookings import booked_ids
 from ..services.drift import drifted_ids_by_series
 from .clock import current_time as _now
 from .operations import (
+    add_date,
     cancel_stale,
     change_date,
     generate_now,
     local_label,
     pause,
+    remove_date,
     resume,
 )
 
@@ -138,6 +141,8 @@ class SeriesButtonsMixin(_Base):
             ("cancel-stale", self.cancel_stale_view),
             ("cancel-date", self.cancel_date_view),
             ("restore-date", self.restore_date_view),
+            ("add-date", self.add_date_view),
+            ("remove-date", self.remove_date_view),
         ]
         own = [
             path(f"<path:object_id>/{route}/", wrap(view), name=f"{name}_{route.replace('-', '_')}")
@@ -203,4 +208,16 @@ class SeriesButtonsMixin(_Base):
             include_booked=cancel and request.POST.get("include_booked") == "yes",
             now=_now(),
         )
+        return self._back(series)
+
+    @method_decorator(require_POST)
+    def add_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        add_date(request, series, request.POST, now=_now())
+        return self._back(series)
+
+    @method_decorator(require_POST)
+    def remove_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
+        series = self._series_for_operation(request, object_id)
+        remove_date(request, series, request.POST.get("instant", ""), now=_now())
         return self._back(series)

@@ -94,6 +94,20 @@ class DateButtonForm(forms.Form):
     instant = AwareInstantField(label=_("date"))
 
 
+class AddDateForm(forms.Form):
+    """What "Add a date" posts: a date and a time on the wall clock of the rule's zone.
+
+    ``instant_in(zone)`` localizes it with the app's DST policy (``rules.localize``),
+    as the rule's start is read; the service then validates the instant.
+    """
+
+    when = WallClockField(label=_("date and time"))
+
+    def instant_in(self, zone: str | None) -> dt.datetime:
+        wall_clock: dt.datetime = self.cleaned_data["when"]
+        return rules.localize(wall_clock, zoneinfo.ZoneInfo(zone or "UTC"))
+
+
 class ZoneInput(forms.TextInput):
     """A text input with the IANA zone names as suggestions (an HTML datalist)."""
 

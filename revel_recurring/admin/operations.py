@@ -23,9 +23,10 @@ from ..models import EventSeries
 from ..services.bookings import series_zone
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
+from ..services.extra_dates import add_extra_date, remove_extra_date
 from ..services.generation import generate_series_events, generation_readiness
 from ..services.lifecycle import pause_series, resume_series
-from .forms import DateButtonForm
+from .forms import AddDateForm, DateButtonForm
 
 T = TypeVar("T")
 
@@ -223,6 +224,55 @@ def _cancel(
             % {"date": dates},
             booked=exc.booked,
         ) from exc
+
+
+def add_date(request: HttpRequest, series: EventSeries, data: Any, *, now: dt.datetime) -> bool:
+    """Add the date "Add a date" posted (wall clock of the rule's zone); whether it was added.
+
+    The message names the date and says whether its occurrence was created at once
+    or will be when the generation window reaches it.
+    """
+    form = AddDateForm(data)
+    if not form.is_valid():
+        messages.error(
+            request,
+            _("%(name)s: %(error)s")
+            % {"name": series.name, "error": " ".join(map(str, form.errors["when"]))},
+        )
+        return False
+    instant = form.instant_in(series_zone(series))
+    ok, event = _run(request, series, lambda: add_extra_date(series, instant, now=now))
+    if not ok:
+        return False
+    values = {"date": local_label(series, instant), "name": series.name}
+    if event is not None:
+        text = _("%(date)s added to %(name)s; its occurrence was created.")
+    else:
+        text = _(
+            "%(date)s added to %(name)s; its occurrence will be created when the "
+            "generation window reaches it."
+        )
+    messages.success(request, text % values)
+    return True
+
+
+def remove_date(request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime) -> bool:
+    """Remove the extra date a *Remove* button posted; whether it was removed.
+
+    A date whose occurrence takes place is refused by the service (with bookings
+    by ``OccurrenceHasBookingsError`` naming it); the refusal is the message.
+    """
+    instant = _instant(request, series, value)
+    if instant is None:
+        return False
+    ok, _nothing = _run(request, series, lambda: remove_extra_date(series, instant, now=now))
+    if ok:
+        messages.success(
+            request,
+            _("%(date)s is no longer an extra date of %(name)s.")
+            % {"date": local_label(series, instant), "name": series.name},
+        )
+    return ok
 
 
 def report_each(

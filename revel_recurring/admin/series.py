@@ -27,12 +27,13 @@ from ..describe import describe_rule
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
+from ..services.bookings import series_zone
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import SeriesFromEvent
 from .beat import beat_status
 from .clock import current_time as _now
 from .deletion import DeleteThroughServiceMixin
-from .forms import EventSeriesAddForm, EventSeriesForm
+from .forms import AddDateForm, EventSeriesAddForm, EventSeriesForm
 from .operations import (
     adopted_text,
     generate_now,
@@ -45,7 +46,7 @@ from .operations import (
 from .plans import PlannedSave, plan_page, report_applied
 from .selection import editable_selection
 from .splits import SeriesSplitMixin, split_links
-from .upcoming import free_slots, upcoming_rows
+from .upcoming import extra_date_rows, free_slots, upcoming_rows
 
 RULE_FIELDSET = (
     "frequency",
@@ -205,6 +206,9 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
                 upcoming=rows,
                 upcoming_truncated=truncated,
                 free_slots=free_slots(series, now=now, excluded=excluded),
+                extra_dates=extra_date_rows(series),
+                add_date_form=AddDateForm(auto_id="revel-add-date-%s"),
+                rule_zone=series_zone(series) or "UTC",
                 has_template=series.get_template() is not None,
                 can_operate=self.has_change_permission(request, series),
                 **split_links(series, admin_site_name=self.admin_site.name),

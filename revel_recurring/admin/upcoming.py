@@ -51,6 +51,9 @@ class UpcomingRow:
     #: None when the series cannot be split there (not a date of the rule, the
     #: rule's first date, or a date already past).
     split_at: str | None = None
+    #: The row's slot is an extra date of the series (RFC 5545 RDATE), not a date
+    #: of its rule.
+    extra: bool = False
 
     @property
     def slot(self) -> str:
@@ -132,6 +135,15 @@ def upcoming_rows(
         )
     rows.sort(key=lambda row: row.instant)
     slots = {pk: rules.to_utc(slot) for pk, *_, slot in values if slot is not None}
+    extra = series.extra_date_instants
+    if extra:
+        # An occurrence is an extra date by its slot: moved by hand, it still is one.
+        rows = [
+            replace(row, extra=True)
+            if (slots.get(row.event_id) if row.event_id is not None else row.instant) in extra
+            else row
+            for row in rows
+        ]
     return _with_split_points(series, rows, slots, now=now), truncated
 
 
@@ -159,6 +171,15 @@ def _with_split_points(
         if slot is not None and slot >= now and slot in dates and slot != first
         else row
         for row, slot in zip(rows, wanted, strict=True)
+    ]
+
+
+def extra_date_rows(series: EventSeries) -> list[tuple[str, str]]:
+    """The series' extra dates, past ones too: (posted value, label in the rule's zone)."""
+    zone = series_zone(series)
+    return [
+        (rules.format_instant(instant), describe_instant(instant, zone))
+        for instant in sorted(series.extra_date_instants)
     ]
 
 
