@@ -17,23 +17,16 @@ from revel_recurring import rules
 from revel_recurring.models import EventSeries
 from tests.studio.models import User
 
-from .conftest import BERLIN, PASSWORD, MakeSeries, lessons
+from .conftest import BERLIN, MakeSeries, lessons, sign_in
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
-EMAIL = "owner@studio.example"
-
 
 @pytest.fixture
 def series(make_series: MakeSeries) -> EventSeries:
     return make_series(generation_window_weeks=6)
-
-
-@pytest.fixture
-def owner(db: Any) -> User:
-    return User.objects.create_superuser(EMAIL, PASSWORD)
 
 
 # The data fixtures come before browser_page: see example_project/tests/browser.read_db.
@@ -47,10 +40,7 @@ def test_adding_a_date_on_the_series_page_marks_it_in_the_upcoming_list(
     label = f"{saturday:%a} {saturday.day} {saturday:%b %Y} 11:00 (Europe/Berlin)"
     url = f"{live_server.url}/admin/revel_recurring/eventseries/{series.pk}/change/"
 
-    page.goto(f"{live_server.url}/admin/login/?next={url.removeprefix(live_server.url)}")
-    page.fill("#id_username", EMAIL)
-    page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    sign_in(page, live_server.url, url.removeprefix(live_server.url))
     page.wait_for_selector("#revel-add-date")
     assert page.locator("#revel-upcoming .revel-badge-extra").count() == 0
     assert "Europe/Berlin" in page.inner_text("#revel-add-date label")
