@@ -168,7 +168,12 @@ def test_remove_date_of_no_extra_date_is_a_400_and_a_viewer_may_not(
 
 def test_create_with_extra_dates_stores_and_generates_them(editor: APIClient) -> None:
     body = create_body()
-    body["recurrence"]["extra_dates"] = [thursday(12).isoformat(), thursday(1).isoformat()]
+    # The same instant twice, once in UTC: one date.
+    body["recurrence"]["extra_dates"] = [
+        thursday(12).isoformat(),
+        thursday(1).isoformat(),
+        utc(thursday(12)),
+    ]
 
     response = editor.post(API, body, "json")
 

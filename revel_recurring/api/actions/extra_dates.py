@@ -26,6 +26,11 @@ from ..serializers.series import SeriesSerializer
 from .base import SeriesViewBase
 
 
+def _whole_seconds(instants: Iterable[dt.datetime]) -> set[dt.datetime]:
+    """The instants in UTC to the whole second, as the service stores them."""
+    return {rules.to_utc(moment).replace(microsecond=0) for moment in instants}
+
+
 def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
     """Add each of ``instants``; the occurrences generated at once, in order.
 
@@ -33,7 +38,8 @@ def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> lis
     keyed ``instant``) then undoes the others too.
     """
     created = []
-    for instant in sorted(instants):
+    # The same instant twice (in two zones, say) is one date, not a refusal.
+    for instant in sorted(_whole_seconds(instants)):
         event = add_extra_date(series, instant)
         if event is not None:
             created.append(event)
@@ -47,7 +53,7 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
     only as a different instant). Inside the caller's transaction: a booked date
     refused (``OccurrenceHasBookingsError``) or a bad one undoes every other step.
     """
-    target = {rules.to_utc(moment).replace(microsecond=0) for moment in wanted}
+    target = _whole_seconds(wanted)
     current = series.extra_date_instants
     for instant in sorted(current - target):
         remove_extra_date(series, instant)
