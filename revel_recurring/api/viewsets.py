@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponseBase
 from django.utils import timezone
@@ -35,6 +36,12 @@ from ..querysets import upcoming_occurrences
 from ..services.editing import update_series
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
+from .actions.extra_dates import (
+    ExtraDateActionsMixin,
+    add_extra_dates,
+    extra_date_errors,
+    replace_extra_dates,
+)
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
@@ -44,8 +51,10 @@ from .errors import create_errors, ical_create_errors, translate, update_errors
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
 from .pagination import SeriesPagination
 from .permissions import SeriesPermission
+from .reads import occurrence_rows
 from .renderers import ICalendarRenderer
 from .schema import READ_ERRORS, WRITE_ERRORS, error_responses, extend_schema
+from .serializers.recurrence import EXTRA_DATES_KEY
 from .templates import template_serializer_class
 
 
@@ -77,6 +86,7 @@ from .templates import template_serializer_class
 class SeriesViewSet(
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
+    ExtraDateActionsMixin,
     PlanActionsMixin,
     SplitActionsMixin,
     TemplateActionMixin,
@@ -140,6 +150,8 @@ class SeriesViewSet(
             "cancel_stale": s.CancelStaleRequestSerializer,
             "cancel_occurrence": s.CancelOccurrenceRequestSerializer,
             "restore_occurrence": s.OccurrenceInstantSerializer,
+            "add_date": s.ExtraDateRequestSerializer,
+            "remove_date": s.ExtraDateRequestSerializer,
             "recurrence_plan": s.RecurrencePlanRequestSerializer,
             "recurrence_apply": s.RecurrenceApplyRequestSerializer,
             "split_plan": s.SplitPlanRequestSerializer,
@@ -183,35 +195,60 @@ class SeriesViewSet(
 
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._body()
-        try:
-            series = create_recurring_series(
-                rule_data=dict(data["recurrence"]),
-                template_data=dict(data["template"]),
-                name=data["name"],
-                description=data.get("description", ""),
-                auto_publish=data.get("auto_publish", False),
-                generation_window_weeks=data.get("generation_window_weeks"),
-            )
-        except DjangoValidationError as exc:
-            keyed = ical_create_errors if data["rule_from_ical"] else create_errors
-            raise DRFValidationError(keyed(exc)) from exc
+        rule_data = dict(data["recurrence"])
+        extra_dates = rule_data.pop(EXTRA_DATES_KEY, None) or []
+        ical = data["rule_from_ical"]
+        # One transaction: an extra date refused creates no series either.
+        with transaction.atomic():
+            try:
+                series = create_recurring_series(
+                    rule_data=rule_data,
+                    template_data=dict(data["template"]),
+                    name=data["name"],
+                    description=data.get("description", ""),
+                    auto_publish=data.get("auto_publish", False),
+                    generation_window_weeks=data.get("generation_window_weeks"),
+                )
+            except DjangoValidationError as exc:
+                keyed = ical_create_errors if ical else create_errors
+                raise DRFValidationError(keyed(exc)) from exc
+            try:
+                add_extra_dates(series, extra_dates)
+            except DjangoValidationError as exc:
+                messages = extra_date_errors(exc)
+                where = {"ical": {"RDATE": messages}} if ical else {EXTRA_DATES_KEY: messages}
+                raise DRFValidationError({"recurrence": where}) from exc
         return Response(self._represent(series), status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         series = self.get_object()
         data = self._body(partial=True)
-        try:
-            result = update_series(
-                series,
-                name=data.get("name"),
-                description=data.get("description"),
-                rule_changes=dict(data.get("recurrence") or {}),
-                auto_publish=data.get("auto_publish"),
-                generation_window_weeks=data.get("generation_window_weeks"),
-            )
-        except DjangoValidationError as exc:
-            raise DRFValidationError(update_errors(exc)) from exc
+        rule_changes = dict(data.get("recurrence") or {})
+        extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
+        # One transaction: a booked extra date left out (409) or a bad one (400)
+        # writes nothing, the rule change included.
+        with transaction.atomic():
+            try:
+                result = update_series(
+                    series,
+                    name=data.get("name"),
+                    description=data.get("description"),
+                    rule_changes=rule_changes,
+                    auto_publish=data.get("auto_publish"),
+                    generation_window_weeks=data.get("generation_window_weeks"),
+                )
+            except DjangoValidationError as exc:
+                raise DRFValidationError(update_errors(exc)) from exc
+            added = []
+            if extra_dates is not None:
+                try:
+                    added = replace_extra_dates(series, extra_dates)
+                except DjangoValidationError as exc:
+                    errors = {EXTRA_DATES_KEY: extra_date_errors(exc)}
+                    raise DRFValidationError({"recurrence": errors}) from exc
         created, drift, error = self._dates_after_change(series, result.changed)
+        if added:
+            created = [*occurrence_rows(added), *created]
         return Response(
             self._represent(
                 series,

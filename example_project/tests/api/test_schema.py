@@ -59,6 +59,8 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "cancel-stale",
                 "cancel-occurrence",
                 "restore-occurrence",
+                "add-date",
+                "remove-date",
                 "recurrence-plan",
                 "recurrence-apply",
                 "split-plan",
@@ -288,3 +290,28 @@ def test_a_bounded_decimals_pattern_accepts_what_the_server_reads(schema: dict[s
                 except ValidationError:
                     read = False
                 assert bool(re.match(pattern, text)) == read, (component, name, text)
+
+
+def test_the_schema_documents_extra_dates(schema: dict[str, Any]) -> None:
+    components = schema["components"]["schemas"]
+    shown = components["Series"]["properties"]["extra_dates"]
+    assert (shown["type"], shown["items"]["type"], shown["readOnly"]) == ("array", "string", True)
+    instants = components["ExtraDateRequestRequest"]
+    assert instants["required"] == ["instant"]
+    assert instants["properties"]["instant"]["format"] == "date-time"
+    for path in ("add-date", "remove-date"):
+        operation = schema["paths"][f"/api/recurring/series/{{id}}/{path}/"]["post"]
+        assert operation["requestBody"]["content"]["application/json"]["schema"]["$ref"] == (
+            "#/components/schemas/ExtraDateRequestRequest"
+        )
+        assert {"400", "403", "404", "409"} <= set(operation["responses"])
+    # A new series takes them with the rule's fields; ical carries them as RDATE.
+    fields, ical = components["RecurrenceCreateRequest"]["oneOf"]
+    listed = fields["properties"]["extra_dates"]
+    assert listed["items"]["format"] == "date-time"
+    assert "extra_dates" not in fields["required"]
+    assert "RDATE" in ical["properties"]["ical"]["description"]
+    patched = components["RecurrenceUpdateRequest"]["properties"]["extra_dates"]
+    assert patched["items"]["format"] == "date-time"
+    # The plan endpoints do not take them.
+    assert "extra_dates" not in components["RecurrenceChangeRequest"]["properties"]

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import Any
 
 from rest_framework import viewsets
+from rest_framework.response import Response
 
 from ...models import EventSeries
-from ..reads import SeriesExtras
+from ..reads import SeriesExtras, occurrence_rows
+from ..serializers.occurrences import OccurrenceSerializer
 from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
 
 
@@ -39,3 +41,13 @@ class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
             setattr(fresh, key, value)
         serializer_class = SeriesUpdateResultSerializer if extra else SeriesSerializer
         return dict(serializer_class(fresh, context=self._context([fresh])).data)
+
+    def _occurrence_result(self, series: EventSeries, event: Any) -> Response:
+        """The answer of an action on one date: its occurrence (or null) and the series."""
+        rows = occurrence_rows([event] if event is not None else [])
+        return Response(
+            {
+                "occurrence": OccurrenceSerializer(rows[0]).data if rows else None,
+                "series": self._represent(series),
+            }
+        )

@@ -3,8 +3,6 @@ restore one slot, preview the next slots of the rule."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.utils import timezone
 from rest_framework.decorators import action
 from rest_framework.exceptions import ValidationError
@@ -12,7 +10,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ...host_model import bulky_fields
-from ...models import EventSeries, get_event_model
+from ...models import get_event_model
 from ...services.cancellation import cancel_occurrence, restore_occurrence
 from ...services.drift import cancel_stale_occurrences, detect_cadence_drift
 from ...slots import upcoming_slots
@@ -162,14 +160,5 @@ class OccurrenceActionsMixin(SeriesViewBase):
                 "timezone": rule.timezone if rule is not None else None,
                 "count": len(slots),
                 "slots": PreviewSlotSerializer(slots, many=True).data,
-            }
-        )
-
-    def _occurrence_result(self, series: EventSeries, event: Any) -> Response:
-        rows = occurrence_rows([event] if event is not None else [])
-        return Response(
-            {
-                "occurrence": OccurrenceSerializer(rows[0]).data if rows else None,
-                "series": self._represent(series),
             }
         )

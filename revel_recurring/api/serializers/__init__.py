@@ -35,6 +35,7 @@ from .actions import (
     CancelStaleRequestSerializer,
     CancelStaleResultSerializer,
     ErrorSerializer,
+    ExtraDateRequestSerializer,
     GenerateRequestSerializer,
     GenerateResultSerializer,
     OccurrenceActionResultSerializer,
@@ -56,7 +57,12 @@ from .occurrences import (
     PreviewSlotSerializer,
     occurrence_data,
 )
-from .recurrence import RecurrenceChangeSerializer, RecurrenceCreateSerializer, RecurrenceSerializer
+from .recurrence import (
+    RecurrenceChangeSerializer,
+    RecurrenceCreateSerializer,
+    RecurrenceSerializer,
+    RecurrenceUpdateSerializer,
+)
 from .series import (
     OccurrenceCountsSerializer,
     SeriesCreateSerializer,
@@ -78,6 +84,7 @@ __all__ = [
     "DriftSerializer",
     "ErrorSerializer",
     "ExcludedDateSerializer",
+    "ExtraDateRequestSerializer",
     "GenerateRequestSerializer",
     "GenerateResultSerializer",
     "OccurrenceActionResultSerializer",
@@ -99,6 +106,7 @@ __all__ = [
     "RecurrencePlanRequestSerializer",
     "RecurrencePlanSerializer",
     "RecurrenceSerializer",
+    "RecurrenceUpdateSerializer",
     "SeriesCreateSerializer",
     "SeriesLinkSerializer",
     "SeriesSerializer",

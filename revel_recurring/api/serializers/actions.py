@@ -39,6 +39,14 @@ class OccurrenceInstantSerializer(StrictFieldsMixin, serializers.Serializer[Any]
     )
 
 
+class ExtraDateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+    """``add-date/`` and ``remove-date/``: one extra date (RFC 5545 RDATE)."""
+
+    instant = AwareDateTimeField(
+        help_text=_("The extra date, any UTC offset; read to the whole second and stored in UTC.")
+    )
+
+
 class CancelOccurrenceRequestSerializer(OccurrenceInstantSerializer):
     include_booked = serializers.BooleanField(
         required=False,

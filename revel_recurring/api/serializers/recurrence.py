@@ -56,6 +56,37 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 
 _REQUIRED_RULE_FIELDS = ("frequency", "dtstart", "timezone")
 
+#: At most this many extra dates in one body (create or PATCH).
+EXTRA_DATES_MAX = 500
+
+#: The key of the extra dates (RFC 5545 RDATE) in a rule body: not a rule field.
+EXTRA_DATES_KEY = "extra_dates"
+
+
+def extra_dates_field(help_text: Any) -> serializers.ListField:
+    """``recurrence.extra_dates``: aware instants, written only (the series shows them)."""
+    return serializers.ListField(
+        child=AwareDateTimeField(),
+        write_only=True,
+        required=False,
+        max_length=EXTRA_DATES_MAX,
+        help_text=help_text,
+    )
+
+
+class RecurrenceUpdateSerializer(RecurrenceSerializer):
+    """The ``recurrence`` of ``PATCH series/{id}/``: any subset of the rule fields, and
+    ``extra_dates``, the whole new set of the series' extra dates."""
+
+    extra_dates = extra_dates_field(
+        _(
+            "The series' extra dates (RFC 5545 RDATE) as they should be: those not there "
+            "yet are added, those left out removed (409 naming a booked one, and nothing "
+            "is written). Omit to leave them as they are. Shown as the series' "
+            "`extra_dates`."
+        )
+    )
+
 
 class RecurrenceChangeSerializer(RecurrenceSerializer):
     """A change of a series' rule: any subset of its fields, as ``PATCH series/{id}/`` reads it.
@@ -69,6 +100,19 @@ class RecurrenceChangeSerializer(RecurrenceSerializer):
         for name in _REQUIRED_RULE_FIELDS:
             fields[name].required = False
         return fields
+
+    def to_internal_value(self, data: Any) -> Any:
+        if isinstance(data, Mapping) and EXTRA_DATES_KEY in data:
+            # Not planned (yet): named, rather than answered as an unknown field.
+            message = str(
+                _(
+                    "Extra dates are not part of this change; send them with "
+                    "PATCH series/{id}/ (recurrence.extra_dates) or add-date/ and "
+                    "remove-date/."
+                )
+            )
+            raise serializers.ValidationError({EXTRA_DATES_KEY: [message]})
+        return super().to_internal_value(data)
 
 
 def sends_ical(data: object) -> bool:
@@ -92,8 +136,15 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
         trim_whitespace=False,
         help_text=_(
             "Instead of the other fields: an RRULE with its DTSTART (TZID or UTC), or a "
-            "whole VEVENT."
+            "whole VEVENT; RDATE lines (with a time) become the series' extra dates."
         ),
+    )
+    extra_dates = extra_dates_field(
+        _(
+            "Dates of the series besides the rule's (RFC 5545 RDATE), any UTC offset: "
+            "each still to come, not before `dtstart` and not a date of the rule. "
+            "`count` and `until` bound the rule's own dates only."
+        )
     )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
@@ -130,11 +181,6 @@ class RecurrenceCreateSerializer(RecurrenceSerializer):
             data = rule_from_ical(text)
         except DjangoValidationError as exc:
             raise serializers.ValidationError({"ical": drf_errors(exc)}) from exc
-        if "extra_dates" in data:
-            # The API does not take extra dates with a new series (yet): refused as
-            # before, rather than dropped without a word.
-            message = str(
-                _("RDATE: extra dates cannot be given here; add them once the series exists.")
-            )
-            raise serializers.ValidationError({"ical": {"RDATE": [message]}})
+        # RDATE lines come back under "extra_dates", as the fields' form sends them:
+        # the view adds them once the series exists, in the same transaction.
         return data

@@ -14,7 +14,12 @@ from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
 from .occurrences import OccurrenceSerializer
-from .recurrence import RecurrenceCreateSerializer, RecurrenceSerializer, sends_ical
+from .recurrence import (
+    RecurrenceCreateSerializer,
+    RecurrenceSerializer,
+    RecurrenceUpdateSerializer,
+    sends_ical,
+)
 
 
 class TemplateSummarySerializer(serializers.Serializer[Any]):
@@ -56,6 +61,14 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         child=serializers.CharField(),
         read_only=True,
         help_text=_("Excluded slots (cancelled or deleted), ISO 8601 in UTC."),
+    )
+    extra_dates = serializers.ListField(
+        child=serializers.CharField(),
+        read_only=True,
+        help_text=_(
+            "Dates besides the rule's (RFC 5545 RDATE), ISO 8601 in UTC: set with "
+            "`recurrence.extra_dates`, `add-date/` and `remove-date/`."
+        ),
     )
     last_generated_until = AwareDateTimeField(
         read_only=True, allow_null=True, help_text=_("The cursor: materialized up to here.")
@@ -111,6 +124,7 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
             "generation_window_weeks",
             "recurrence",
             "exdates",
+            "extra_dates",
             "last_generated_until",
             "last_occurrence_index",
             "next_due_at",
@@ -225,7 +239,7 @@ class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
     name = serializers.CharField(max_length=255, required=False)
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
-    recurrence = RecurrenceSerializer(required=False)
+    recurrence = RecurrenceUpdateSerializer(required=False)
     auto_publish = serializers.BooleanField(required=False)
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False

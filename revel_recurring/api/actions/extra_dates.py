@@ -1,0 +1,112 @@
+"""Extra dates (RFC 5545 RDATE): ``add-date/`` and ``remove-date/``, and the helpers
+that create and ``PATCH series/{id}/`` use to write ``recurrence.extra_dates``.
+
+Every write goes through :mod:`revel_recurring.services.extra_dates`
+(docs/decisions/0036-extra-dates.md).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterable
+from typing import Any
+
+from django.core.exceptions import ValidationError as DjangoValidationError
+from rest_framework.decorators import action
+from rest_framework.request import Request
+from rest_framework.response import Response
+
+from ... import rules
+from ...models import EventSeries
+from ...services.extra_dates import add_extra_date, remove_extra_date
+from ..errors import drf_errors
+from ..schema import WRITE_ERRORS, extend_schema
+from ..serializers.actions import OccurrenceActionResultSerializer
+from ..serializers.series import SeriesSerializer
+from .base import SeriesViewBase
+
+
+def _whole_seconds(instants: Iterable[dt.datetime]) -> set[dt.datetime]:
+    """The instants in UTC to the whole second, as the service stores them."""
+    return {rules.to_utc(moment).replace(microsecond=0) for moment in instants}
+
+
+def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
+    """Add each of ``instants``; the occurrences generated at once, in order.
+
+    Call it inside the caller's transaction: a refused date (``ValidationError``
+    keyed ``instant``) then undoes the others too.
+    """
+    created = []
+    # The same instant twice (in two zones, say) is one date, not a refusal.
+    for instant in sorted(_whole_seconds(instants)):
+        event = add_extra_date(series, instant)
+        if event is not None:
+            created.append(event)
+    return created
+
+
+def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> list[Any]:
+    """Make ``wanted`` the series' extra dates: remove those left out, add the new ones.
+
+    Removals first (a date removed may be added again elsewhere in the same body
+    only as a different instant). Inside the caller's transaction: a booked date
+    refused (``OccurrenceHasBookingsError``) or a bad one undoes every other step.
+    """
+    target = _whole_seconds(wanted)
+    current = series.extra_date_instants
+    for instant in sorted(current - target):
+        remove_extra_date(series, instant)
+    return add_extra_dates(series, target - current)
+
+
+def extra_date_errors(exc: DjangoValidationError) -> list[str]:
+    """A service error of one extra date, as the messages of ``recurrence.extra_dates``."""
+    flat = drf_errors(exc)
+    if isinstance(flat, dict):
+        return [message for messages in flat.values() for message in messages]
+    return flat
+
+
+class ExtraDateActionsMixin(SeriesViewBase):
+    """``add-date/`` and ``remove-date/``."""
+
+    @extend_schema(
+        summary=(
+            "Add an extra date (RFC 5545 RDATE) to the series; generated at once when it "
+            "falls inside the window"
+        ),
+        description=(
+            "The date must be aware, still to come, not before the rule's `dtstart` and "
+            "not a date of the series already (400 keyed `instant`). The same permission "
+            "as a PATCH. A series without a rule answers 409."
+        ),
+        responses={200: OccurrenceActionResultSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="add-date")
+    def add_date(self, request: Request, pk: str | None = None) -> Response:
+        """Add one extra date: `{"instant": "<aware ISO datetime>"}`."""
+        series = self.get_object()
+        body = self._body()
+        event = add_extra_date(series, body["instant"])
+        return self._occurrence_result(series, event)
+
+    @extend_schema(
+        summary=(
+            "Remove an extra date; refused while an occurrence that takes place holds it "
+            "(409 naming a booked one)"
+        ),
+        description=(
+            "400 keyed `instant` when it is no extra date of the series, or when an "
+            "occurrence without bookings still takes place on it (cancel or delete it "
+            "first). A cancelled occurrence keeps its row."
+        ),
+        responses={200: SeriesSerializer, **WRITE_ERRORS},
+    )
+    @action(detail=True, methods=["post"], url_path="remove-date")
+    def remove_date(self, request: Request, pk: str | None = None) -> Response:
+        """Remove one extra date: `{"instant": "<aware ISO datetime>"}`."""
+        series = self.get_object()
+        body = self._body()
+        remove_extra_date(series, body["instant"])
+        return Response(self._represent(series))
