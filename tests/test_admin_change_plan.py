@@ -69,7 +69,7 @@ def test_a_rule_change_shows_the_plan_and_writes_nothing(
     assert boxes == {str(event.pk): event != dates[2] for event in dates}
     page = response.content.decode()
     # The breadcrumbs lead back to the series, then name this step.
-    assert f'{series.name}</a>\n&rsaquo; Confirm the new schedule' in page
+    assert f"{series.name}</a>\n&rsaquo; Confirm the new schedule" in page
     booked_line = page[page.index(f'value="{dates[2].pk}"') :]
     assert "booked (2 bookings)" in booked_line[: booked_line.index("</li>")]
     assert response.context["old_description"] in page
