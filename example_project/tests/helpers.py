@@ -3,10 +3,15 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
-from example_project.events.models import Event, Organization
+from django.contrib.auth.models import Permission
+from django.utils import timezone
+
+from example_project.events.models import Event, Membership, Organization
 from revel_recurring.models import EventSeries
+from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import create_recurring_series
 
 
@@ -53,3 +58,34 @@ def tuesday_run(
         auto_publish=auto_publish,
         now=now,
     )
+
+
+def may_edit_series(user: Any) -> Any:
+    """Give ``user`` the admin's view and change permissions on series; returns it."""
+    user.user_permissions.add(
+        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
+    )
+    return user
+
+
+def staff_of(user_model: Any, organization: Organization, username: str) -> Any:
+    """A staff user of ``organization`` who may view and change its series."""
+    user = user_model.objects.create_user(username, is_staff=True)
+    organization.staff.add(user)
+    return may_edit_series(user)
+
+
+def member_of(user_model: Any, organization: Organization, username: str) -> Any:
+    """A member (not staff) of ``organization`` with the same admin permissions."""
+    user = user_model.objects.create_user(username, is_staff=True)
+    Membership.objects.create(organization=organization, user=user)
+    return may_edit_series(user)
+
+
+def generated_from_now(series: EventSeries, *, weeks: int = 16) -> EventSeries:
+    """``series`` with a ``weeks`` window, generated from the admin's (real) clock."""
+    EventSeries.objects.filter(pk=series.pk).update(generation_window_weeks=weeks)
+    series.refresh_from_db()
+    generate_series_events(series, now=timezone.now())
+    series.refresh_from_db()
+    return series

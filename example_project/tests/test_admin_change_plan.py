@@ -10,16 +10,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.test import Client
-from django.utils import timezone
 
 from example_project.events.models import Event, Organization, TicketTier
 from example_project.tests.conftest import MakeTemplate
+from example_project.tests.helpers import generated_from_now, staff_of
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
-from revel_recurring.services.generation import generate_series_events
 from tests.form_helpers import confirm_plan, drift_boxes, form_data, form_errors
 
 pytestmark = pytest.mark.django_db
@@ -29,22 +27,13 @@ CHANGELIST = "/admin/revel_recurring/eventseries/"
 
 @pytest.fixture
 def staff(django_user_model: Any, organization: Organization) -> Any:
-    user = django_user_model.objects.create_user("staff", is_staff=True)
-    organization.staff.add(user)
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
-    return user
+    return staff_of(django_user_model, organization, "staff")
 
 
 @pytest.fixture
 def runs(make_template: MakeTemplate) -> tuple[EventSeries, list[Event]]:
     """Tuesday runs generated from the admin's clock (16 weeks ahead); the second sold."""
-    series = make_template().series
-    EventSeries.objects.filter(pk=series.pk).update(generation_window_weeks=16)
-    series.refresh_from_db()
-    generate_series_events(series, now=timezone.now())
-    series.refresh_from_db()
+    series = generated_from_now(make_template().series)
     rows = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
     assert len(rows) >= 3
     TicketTier.objects.filter(event=rows[1]).update(quantity_sold=3)

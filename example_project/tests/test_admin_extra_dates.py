@@ -12,16 +12,14 @@ import zoneinfo
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.test import Client
-from django.utils import timezone
 
-from example_project.events.models import Event, Membership, Organization, TicketTier
+from example_project.events.models import Event, Organization, TicketTier
 from example_project.tests.conftest import MakeTemplate
+from example_project.tests.helpers import generated_from_now, member_of, staff_of
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
-from revel_recurring.services.generation import generate_series_events
 
 pytestmark = pytest.mark.django_db
 
@@ -32,23 +30,10 @@ def url(series: EventSeries, suffix: str) -> str:
     return f"{CHANGELIST}{series.pk}/{suffix}/"
 
 
-def staff_of(django_user_model: Any, organization: Organization, username: str) -> Any:
-    user = django_user_model.objects.create_user(username, is_staff=True)
-    organization.staff.add(user)
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
-    return user
-
-
 @pytest.fixture
 def run(make_template: MakeTemplate) -> EventSeries:
     """A Tuesday run generated from the admin's clock (16 weeks ahead)."""
-    series = make_template().series
-    EventSeries.objects.filter(pk=series.pk).update(generation_window_weeks=16)
-    series.refresh_from_db()
-    generate_series_events(series, now=timezone.now())
-    series.refresh_from_db()
+    series = generated_from_now(make_template().series)
     return series
 
 
@@ -103,11 +88,7 @@ def test_staff_of_another_organisation_get_404_and_members_403(
         == 404
     )
 
-    member = django_user_model.objects.create_user("member", is_staff=True)
-    Membership.objects.create(organization=organization, user=member)
-    member.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
+    member = member_of(django_user_model, organization, "member")
     client.force_login(member)
     page = client.get(url(run, "change"))
     assert page.status_code == 200

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.db import connection
 from django.test import Client
@@ -19,6 +18,7 @@ from rest_framework.test import APIClient
 
 from example_project.events.models import Organization
 from example_project.tests.conftest import MakeTemplate
+from example_project.tests.helpers import staff_of
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import pause_series
 from tests.form_helpers import form_data, form_errors, save_confirmed, series_locks
@@ -30,12 +30,7 @@ CHANGELIST = "/admin/revel_recurring/eventseries/"
 
 @pytest.fixture
 def staff(django_user_model: Any, organization: Organization) -> Any:
-    user = django_user_model.objects.create_user("staff", is_staff=True)
-    organization.staff.add(user)
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
-    return user
+    return staff_of(django_user_model, organization, "staff")
 
 
 def test_staff_save_the_change_form_under_one_lock_and_see_a_refusal_on_it(

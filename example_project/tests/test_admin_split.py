@@ -11,16 +11,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
 from django.test import Client
-from django.utils import timezone
 
-from example_project.events.models import Event, Membership, Organization, TicketTier
+from example_project.events.models import Event, Organization, TicketTier
 from example_project.tests.conftest import MakeTemplate
+from example_project.tests.helpers import generated_from_now, member_of, staff_of
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
-from revel_recurring.services.generation import generate_series_events
 from tests.form_helpers import confirm_split, split_data, split_url
 
 pytestmark = pytest.mark.django_db
@@ -28,23 +26,10 @@ pytestmark = pytest.mark.django_db
 CHANGELIST = "/admin/revel_recurring/eventseries/"
 
 
-def staff_of(django_user_model: Any, organization: Organization, username: str) -> Any:
-    user = django_user_model.objects.create_user(username, is_staff=True)
-    organization.staff.add(user)
-    user.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
-    return user
-
-
 @pytest.fixture
 def runs(make_template: MakeTemplate) -> tuple[EventSeries, list[Event]]:
     """Tuesday runs generated from the admin's clock (16 weeks ahead); the fourth sold."""
-    series = make_template().series
-    EventSeries.objects.filter(pk=series.pk).update(generation_window_weeks=16)
-    series.refresh_from_db()
-    generate_series_events(series, now=timezone.now())
-    series.refresh_from_db()
+    series = generated_from_now(make_template().series)
     rows = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
     assert len(rows) >= 5
     TicketTier.objects.filter(event=rows[3]).update(quantity_sold=3)
@@ -100,11 +85,7 @@ def test_staff_of_another_organisation_get_404_and_members_403(
     assert client.get(split_url(series, at)).status_code == 404
     assert client.post(split_url(series), split_data(series, at)).status_code == 404
 
-    member = django_user_model.objects.create_user("member", is_staff=True)
-    Membership.objects.create(organization=organization, user=member)
-    member.user_permissions.add(
-        *Permission.objects.filter(codename__in=["view_eventseries", "change_eventseries"])
-    )
+    member = member_of(django_user_model, organization, "member")
     client.force_login(member)
     page = client.get(f"{CHANGELIST}{series.pk}/change/")
     assert page.status_code == 200
