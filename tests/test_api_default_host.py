@@ -10,32 +10,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import timezone
-from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
+from tests.api_helpers import client, user_with
 from tests.factories import VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
 API = "/api/recurring/series/"
-
-
-def user_with(django_user_model: Any, name: str, *codenames: str) -> Any:
-    user = django_user_model.objects.create_user(username=name)
-    user.user_permissions.add(
-        *Permission.objects.filter(
-            content_type__app_label="revel_recurring", codename__in=codenames
-        )
-    )
-    return django_user_model.objects.get(pk=user.pk)
-
-
-def client(user: Any) -> APIClient:
-    api = APIClient()
-    api.force_authenticate(user)
-    return api
 
 
 def tomorrow() -> dt.datetime:

@@ -7,35 +7,18 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
-from django.utils import timezone
 from rest_framework.test import APIClient
 
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
 from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.generation import generate_series_events
+from tests.api_helpers import client, next_tuesday, user_with
 from tests.factories import VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
 API = "/api/recurring/series/"
-
-
-def user_with(django_user_model: Any, name: str, *codenames: str) -> Any:
-    user = django_user_model.objects.create_user(username=name)
-    user.user_permissions.add(
-        *Permission.objects.filter(
-            content_type__app_label="revel_recurring", codename__in=codenames
-        )
-    )
-    return django_user_model.objects.get(pk=user.pk)
-
-
-def client(user: Any) -> APIClient:
-    api = APIClient()
-    api.force_authenticate(user)
-    return api
 
 
 @pytest.fixture
@@ -45,12 +28,6 @@ def editor(django_user_model: Any) -> APIClient:
             django_user_model, "editor", "view_eventseries", "add_eventseries", "change_eventseries"
         )
     )
-
-
-def next_tuesday() -> dt.datetime:
-    today = timezone.now().astimezone(VIENNA).date()
-    day = today + dt.timedelta(days=(1 - today.weekday()) % 7 or 7)
-    return dt.datetime.combine(day, dt.time(10, 0), tzinfo=VIENNA)
 
 
 def thursday(week: int) -> dt.datetime:

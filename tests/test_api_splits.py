@@ -6,13 +6,13 @@ import datetime as dt
 from typing import Any
 
 import pytest
-from django.contrib.auth.models import Permission
 from django.utils import timezone
 from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
-from tests.factories import VIENNA, make_series, occurrences
+from tests.api_helpers import client, next_tuesday, user_with
+from tests.factories import make_series, occurrences
 from tests.testapp.models import Event, Seat
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
@@ -20,31 +20,9 @@ API = "/api/recurring/series/"
 THURSDAYS = {"weekdays": [3]}
 
 
-def user_with(django_user_model: Any, name: str, *codenames: str) -> Any:
-    user = django_user_model.objects.create_user(username=name)
-    user.user_permissions.add(
-        *Permission.objects.filter(
-            content_type__app_label="revel_recurring", codename__in=codenames
-        )
-    )
-    return django_user_model.objects.get(pk=user.pk)
-
-
-def client(user: Any) -> APIClient:
-    api = APIClient()
-    api.force_authenticate(user)
-    return api
-
-
 @pytest.fixture
 def editor(django_user_model: Any) -> APIClient:
     return client(user_with(django_user_model, "editor", "view_eventseries", "change_eventseries"))
-
-
-def next_tuesday() -> dt.datetime:
-    today = timezone.now().astimezone(VIENNA).date()
-    day = today + dt.timedelta(days=(1 - today.weekday()) % 7 or 7)
-    return dt.datetime.combine(day, dt.time(10, 0), tzinfo=VIENNA)
 
 
 def tuesdays(**options: Any) -> tuple[EventSeries, list[Event]]:
