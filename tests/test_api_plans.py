@@ -310,3 +310,18 @@ def test_a_patch_whose_generation_fails_answers_the_saved_change_and_why(
     # Back to Tue/Thu: every date exists, nothing to generate, no error (null).
     fine = editor.patch(url(series), {"recurrence": {"weekdays": [1, 3]}}, format="json")
     assert fine.json()["generation_error"] is None
+
+
+def test_a_patch_of_the_name_is_never_refused_for_the_size_of_the_next_run(
+    editor: APIClient, settings: Any
+) -> None:
+    # Not generated yet, and a budget the next run would exceed: renaming is no
+    # schedule change, so neither the change nor its answer weighs that run.
+    series = make_series(dtstart=next_tuesday(), weekdays=[1, 3])
+    settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 100
+
+    response = editor.patch(url(series), {"name": "Renamed"}, format="json")
+
+    assert response.status_code == 200, response.json()
+    assert response.json()["drift"] == []
+    assert EventSeries.objects.get(pk=series.pk).name == "Renamed"

@@ -25,6 +25,7 @@ from ...services.plans import (
     WINDOW_KEY,
     PlannedOccurrence,
     apply_recurrence_plan,
+    current_drift,
     plan_recurrence_change,
 )
 from ..errors import update_errors
@@ -134,9 +135,7 @@ class PlanActionsMixin(SeriesViewBase):
                 # the cause persists); the answer says why nothing was created.
                 logger.warning("Generating series %s after a PATCH failed: %s", series.pk, exc)
                 error = str(exc)
-        if series.recurrence_rule_id is None:
-            return occurrence_rows(created), (), error
-        return occurrence_rows(created), plan_recurrence_change(series).drift, error
+        return occurrence_rows(created), current_drift(series), error
 
 
 def _changes(body: dict[str, Any]) -> dict[str, Any]:

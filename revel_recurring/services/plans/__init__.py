@@ -8,7 +8,12 @@
   in the same transaction.
 """
 
-from .apply import CANCEL_DRIFT_MODES, apply_recurrence_plan, plan_recurrence_change
+from .apply import (
+    CANCEL_DRIFT_MODES,
+    apply_recurrence_plan,
+    current_drift,
+    plan_recurrence_change,
+)
 from .compute import WINDOW_KEY
 from .result import AppliedPlan, ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 
@@ -21,5 +26,6 @@ __all__ = [
     "PlannedOccurrence",
     "RecurrencePlan",
     "apply_recurrence_plan",
+    "current_drift",
     "plan_recurrence_change",
 ]

@@ -20,7 +20,7 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..locking import lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_plan, split_changes
+from .compute import compute_plan, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -58,6 +58,25 @@ def plan_recurrence_change(
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
     return plan
+
+
+def current_drift(
+    series: EventSeries, *, now: dt.datetime | None = None
+) -> tuple[PlannedOccurrence, ...]:
+    """The future occurrences of ``series`` that do not fit its rule now, with bookings.
+
+    What a plan of no change lists as drift, without planning anything: no
+    generation window, no hash, no size check (a caller reporting a change that is
+    already saved must not be refused for the next run's size). The series with its
+    rule, the rows and the pending exdates, and one booking count: four queries.
+    Empty for a series without a rule.
+    """
+    moment = now_utc(now)
+    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    if fresh.recurrence_rule_id is None or fresh.recurrence_rule is None:
+        return ()
+    state = read_plan_state(fresh, now=moment)
+    return judge_rows(fresh, fresh.recurrence_rule, state, state.upcoming(moment))[1]
 
 
 def apply_recurrence_plan(
@@ -202,4 +221,9 @@ def _cancel_drift(
     return [event.pk for event in events], kept, kept_modified
 
 
-__all__ = ["CANCEL_DRIFT_MODES", "apply_recurrence_plan", "plan_recurrence_change"]
+__all__ = [
+    "CANCEL_DRIFT_MODES",
+    "apply_recurrence_plan",
+    "current_drift",
+    "plan_recurrence_change",
+]

@@ -117,11 +117,7 @@ def plan_outcome(
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    live = [row for row in judged if row.status != cancelled]
-    fitting = _fitting(target, spec, live, state)
-    counts = _count_bookings(live)
-    stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
-    drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
+    stay, drift = judge_rows(target, new_rule, state, judged)
 
     run = generation_window(target, new_rule, now=now, until=until)
     in_window = excluded_between(target, run.lower, pending=state.pending)
@@ -171,6 +167,25 @@ def plan_outcome(
         excluded=excluded,
         hash=digest,
     )
+
+
+def judge_rows(
+    target: EventSeries,
+    rule: RecurrenceRule,
+    state: PlanState,
+    judged: list[PlanRow],
+) -> tuple[tuple[PlannedOccurrence, ...], tuple[PlannedOccurrence, ...]]:
+    """The live ``judged`` rows that fit ``target``'s dates under ``rule``, and those that
+    do not (drift), each with its bookings (one call to the host's hook)."""
+    spec = target.dates_spec(rule)
+    zone = rule.timezone
+    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
+    live = [row for row in judged if row.status != cancelled]
+    fitting = _fitting(target, spec, live, state)
+    counts = _count_bookings(live)
+    stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
+    drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
+    return stay, drift
 
 
 def _judged_instant(row: PlanRow) -> dt.datetime:
@@ -315,4 +330,4 @@ def _hash(
     return hashlib.sha256(encoded).hexdigest()
 
 
-__all__ = ["WINDOW_KEY", "compute_plan", "plan_outcome", "split_changes"]
+__all__ = ["WINDOW_KEY", "compute_plan", "judge_rows", "plan_outcome", "split_changes"]
