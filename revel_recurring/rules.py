@@ -271,6 +271,8 @@ def rule_only(spec: RuleSpec) -> RuleSpec:
 
 def with_extra_dates(spec: RuleSpec, values: Iterable[str | dt.datetime]) -> RuleSpec:
     """``spec`` with the extra dates ``values`` (stored strings or aware datetimes)."""
+    if not values and not spec.extra_dates:
+        return spec
     return replace(spec, extra_dates=frozenset(parse_instant(v) for v in values))
 
 
@@ -397,6 +399,16 @@ def parse_instant(value: str | dt.datetime) -> dt.datetime:
 def normalize_exdates(values: Iterable[str | dt.datetime]) -> list[str]:
     """Deduplicated, sorted storage strings; the same instant in two zones is kept once."""
     return sorted({format_instant(parse_instant(v)) for v in values})
+
+
+def split_stored(values: Iterable[str], at: dt.datetime) -> tuple[list[str], list[str]]:
+    """Stored instants (exdates, extra dates) cut at ``at``: (before it, at or after it)."""
+    instant = to_utc(at)
+    before: list[str] = []
+    later: list[str] = []
+    for value in values:
+        (later if parse_instant(value) >= instant else before).append(value)
+    return before, later
 
 
 def exdate_instants(values: Iterable[str | dt.datetime]) -> frozenset[dt.datetime]:

@@ -77,6 +77,9 @@ def test_plan_then_split_with_the_hash_moves_the_dates_and_answers_both_halves(
     assert answer["at"] == utc(events[2].starts_at)
     assert answer["last_before"] == utc(events[1].starts_at)
     assert answer["moved"] == [event.pk for event in events[2:]]
+    # The one booked Tuesday that moved is drift of the Thursdays: kept, and named.
+    assert [row["id"] for row in answer["kept_booked"]] == [events[3].pk]
+    assert answer["kept_booked"][0]["display"].endswith("(Europe/Vienna)")
     assert [row["start"] for row in answer["created"]] == [row["start"] for row in plan["new"]]
     assert answer["original"]["recurrence"]["until"] == utc(events[1].starts_at)
     link = {"id": series.pk, "url": f"http://testserver{url(series)}"}

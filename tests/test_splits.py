@@ -67,6 +67,7 @@ def test_booked_rows_keep_their_ids_and_bookings_and_become_drift_not_cancelled(
     assert Seat.objects.filter(event=moved, booked=3).exists()
     drift = detect_cadence_drift(result.continuation, now=NOW)
     assert booked.pk in drift
+    assert [date.id for date in result.kept_booked] == [booked.pk]
     assert set(drift) == set(result.moved)
     thursdays = list(result.created)
     assert thursdays

@@ -67,8 +67,7 @@ def absorb_pending_exdates(
 
 def exdates_from(series: EventSeries, at: dt.datetime) -> list[str]:
     """The series' exdates at or after ``at`` (stored form): what a split hands over."""
-    instant = rules.to_utc(at)
-    return [value for value in series.exdates if rules.parse_instant(value) >= instant]
+    return rules.split_stored(series.exdates, at)[1]
 
 
 def hand_over_exdates(original: EventSeries, continuation: EventSeries, at: dt.datetime) -> None:
@@ -78,7 +77,6 @@ def hand_over_exdates(original: EventSeries, continuation: EventSeries, at: dt.d
     their exclusions. The caller holds the original's lock and has folded its
     pending exdates in (:func:`absorb_pending_exdates`).
     """
-    instant = rules.to_utc(at)
-    later = exdates_from(original, at)
+    kept, later = rules.split_stored(original.exdates, at)
     continuation.exdates = rules.normalize_exdates([*continuation.exdates, *later])
-    original.exdates = [value for value in original.exdates if rules.parse_instant(value) < instant]
+    original.exdates = kept

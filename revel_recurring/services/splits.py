@@ -26,6 +26,7 @@ from ..instants import describe_instant
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..signals import series_split
 from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
+from .bookings import BookedDate, booked_dates, booked_ids
 from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
 from .exdates import absorb_pending_exdates, exdates_from, hand_over_exdates
@@ -55,6 +56,9 @@ class SplitResult:
     moved: list[Any]
     #: The occurrences generated for the continuation, in start order.
     created: list[Any]
+    #: Moved dates that hold bookings and that the continuation's rule does not
+    #: hold: kept as they are (drift of the continuation), never cancelled.
+    kept_booked: list[BookedDate]
 
 
 def split_series(
@@ -107,7 +111,7 @@ def split_series(
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
-            locked = lock_series(series.pk, with_rule=True)
+            locked = lock_series(series.pk)
             follower = _former_continuation(locked)
             if follower is not None:
                 # Both in ascending id order; the original is locked already and
@@ -299,7 +303,7 @@ def _prepare(
         generation_window_weeks=locked.generation_window_weeks,
         last_occurrence_index=locked.last_occurrence_index,
         exdates=exdates_from(locked, at),
-        extra_dates=_from(locked.extra_dates, at),
+        extra_dates=rules.split_stored(locked.extra_dates, at)[1],
     )
     continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
     return _Prepared(
@@ -419,8 +423,8 @@ def _split_locked(
     new_rule.save()
     continuation.recurrence_rule = new_rule
     # Both columns change here; the original's is saved with its new rule below.
+    # (The continuation's extra dates were cut off the original's in _prepare.)
     hand_over_exdates(locked, continuation, at)
-    continuation.extra_dates = _from(locked.extra_dates, at)
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.
@@ -435,7 +439,12 @@ def _split_locked(
         new_template.save()
         model.clone_related(original_template, [new_template])
 
-    moved = _move_rows(model, locked, continuation, new_template, at=at, now=now)
+    moved = _move_rows(model, locked, continuation, at=at)
+    # Moved dates the continuation's rule does not hold: drift, kept as they are.
+    moving = set(moved)
+    drifted = [pk for pk in detect_cadence_drift(continuation, now=now) if pk in moving]
+    _propagate(model, moved, set(drifted), new_template)
+    kept_booked = _booked_drift(model, drifted, new_rule.timezone)
 
     if last_before == rules.to_utc(rule.dtstart):
         # One date left: "until = dtstart" is refused by the validators (an end
@@ -446,7 +455,7 @@ def _split_locked(
     rule.save()
     locked.recurrence_rule = rule
     # Extra dates go with the rule's dates: those from `at` on to the continuation.
-    locked.extra_dates = [value for value in locked.extra_dates if rules.parse_instant(value) < at]
+    locked.extra_dates = rules.split_stored(locked.extra_dates, at)[0]
     refresh_next_due_at(locked, now=now)
     locked.save(update_fields=["exdates", "extra_dates", "next_due_at", "updated_at"])
 
@@ -469,12 +478,9 @@ def _split_locked(
             last_before=last_before,
             moved=moved,
             created=created,
+            kept_booked=kept_booked,
         ),
     )
-
-
-def _from(values: list[str], at: dt.datetime) -> list[str]:
-    return [value for value in values if rules.parse_instant(value) >= at]
 
 
 def _refuse_bad_slot(
@@ -503,34 +509,21 @@ def _refuse_bad_slot(
 
 
 def _move_rows(
-    model: Any,
-    locked: EventSeries,
-    continuation: EventSeries,
-    new_template: Any,
-    *,
-    at: dt.datetime,
-    now: dt.datetime,
+    model: Any, locked: EventSeries, continuation: EventSeries, *, at: dt.datetime
 ) -> list[Any]:
     """Move the occurrences whose slot is at or after ``at``; a MOVED record for each.
 
-    A constant number of statements: the ids, the change records (one INSERT),
-    the move itself, the drift of the continuation, the propagated fields.
+    Three statements: the rows read, the change records (one INSERT), the move.
+    Returns the moved ids in start order.
     """
     start = model.RECURRING_START_FIELD
-    rows = model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
-    moved = list(rows.order_by(start, "pk").values_list("pk", flat=True))
-    if not moved:
+    rows = list(
+        model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
+        .order_by(start, "pk")
+        .values_list("pk", "recurrence_id", "occurrence_index")
+    )
+    if not rows:
         return []
-    stamp = {model.RECURRING_UPDATED_FIELD: timezone.now()} if model.RECURRING_UPDATED_FIELD else {}
-    # The new template's propagatable fields onto the rows nobody edited by hand
-    # (cancelled ones get them when restored, as after a template edit).
-    fresh = {
-        model._meta.get_field(name).attname: getattr(
-            new_template, model._meta.get_field(name).attname
-        )
-        for name in model.PROPAGATABLE_FIELDS
-    }
-    same = model._default_manager.filter(pk__in=moved)
     # The original's change log says where each one went: a client syncing only
     # the original with modified_since learns they left, and for which series.
     OccurrenceChange.objects.bulk_create(
@@ -543,24 +536,46 @@ def _move_rows(
                 kind=OccurrenceChange.Kind.MOVED,
                 moved_to=continuation,
             )
-            for pk, slot, index in same.order_by(start, "pk").values_list(
-                "pk", "recurrence_id", "occurrence_index"
-            )
+            for pk, slot, index in rows
         ]
     )
+    moved = [pk for pk, _, _ in rows]
+    stamp = {model.RECURRING_UPDATED_FIELD: timezone.now()} if model.RECURRING_UPDATED_FIELD else {}
     # QuerySet.update(): no save() signals, so is_modified stays as it is.
-    same.update(series=continuation, **stamp)
-    if fresh:
-        # The new template's propagatable fields go onto the moved dates that fit
-        # the continuation's rule and that nobody edited by hand (cancelled ones
-        # get them when restored, as after a template edit). A date the new rule
-        # does not hold is still the old arrangement (Tuesday in the old room):
-        # it keeps its details until the organiser decides about it.
-        drifted = detect_cadence_drift(continuation, now=now)
-        same.filter(is_modified=False).exclude(pk__in=drifted).exclude(
-            **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
-        ).update(**fresh)
+    model._default_manager.filter(pk__in=moved).update(series=continuation, **stamp)
     return moved
+
+
+def _propagate(model: Any, moved: list[Any], drifted: set[Any], new_template: Any) -> None:
+    """The new template's propagatable fields onto the moved dates that fit its rule.
+
+    Those nobody edited by hand and not cancelled (cancelled ones get them when
+    restored, as after a template edit). A date the new rule does not hold is
+    still the old arrangement (Tuesday in the old room): it keeps its details
+    until the organiser decides about it. One UPDATE.
+    """
+    fresh = {
+        model._meta.get_field(name).attname: getattr(
+            new_template, model._meta.get_field(name).attname
+        )
+        for name in model.PROPAGATABLE_FIELDS
+    }
+    if not fresh or not moved:
+        return
+    model._default_manager.filter(pk__in=moved, is_modified=False).exclude(pk__in=drifted).exclude(
+        **{model.RECURRING_STATUS_FIELD: model.RECURRING_STATUS_CANCELLED}
+    ).update(**fresh)
+
+
+def _booked_drift(model: Any, drifted: list[Any], zone: str) -> list[BookedDate]:
+    """The moved dates the continuation's rule does not hold that carry bookings."""
+    if not drifted:
+        return []
+    events = list(
+        model._default_manager.filter(pk__in=drifted).only("pk", model.RECURRING_START_FIELD)
+    )
+    booked = booked_ids(events)
+    return booked_dates([event for event in events if event.pk in booked], zone=zone)
 
 
 __all__ = ["SplitResult", "plan_split", "split_series"]

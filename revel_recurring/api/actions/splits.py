@@ -25,7 +25,7 @@ from ..fields import AwareDateTimeField
 from ..plans import RecurrencePlanSerializer, SplitOutdatedSerializer, plan_data
 from ..reads import occurrence_rows
 from ..schema import error_responses, extend_schema
-from ..serializers.actions import SplitResultSerializer
+from ..serializers.actions import BookedDateSerializer, SplitResultSerializer
 from ..serializers.occurrences import occurrence_data
 from .base import SeriesViewBase
 
@@ -109,6 +109,7 @@ class SplitActionsMixin(SeriesViewBase):
                 "last_before": _INSTANT.to_representation(result.last_before),
                 "moved": result.moved,
                 "created": occurrence_data(occurrence_rows(result.created)),
+                "kept_booked": BookedDateSerializer(result.kept_booked, many=True).data,
             },
             status=status.HTTP_201_CREATED,
             headers={"Location": continuation["url"]},

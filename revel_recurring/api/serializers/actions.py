@@ -222,6 +222,13 @@ class SplitResultSerializer(serializers.Serializer[Any]):
     created = OccurrenceSerializer(
         many=True, help_text=_("The continuation's dates generated at once.")
     )
+    kept_booked = BookedDateSerializer(
+        many=True,
+        help_text=_(
+            "Moved dates that hold bookings and that the continuation's rule does not "
+            "hold: kept as they are (drift of the continuation), never cancelled."
+        ),
+    )
 
 
 class PropagateQuerySerializer(serializers.Serializer[Any]):

@@ -38,6 +38,7 @@ def test_a_split_moves_booked_lessons_with_their_uuid_and_pupils(
         template={"room": "Hall 2"},
         plan_hash=plan.hash,
     )
+    assert [date.id for date in result.kept_booked] == [rows[4].pk]
     moved = Lesson.objects.get(pk=rows[4].pk)
     assert moved.series_id == result.continuation.pk
     assert Booking.objects.get(pupil=pupil).lesson_id == rows[4].pk
