@@ -9,6 +9,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+import icalendar
 import pytest
 
 from revel_recurring.ical import calendar_feed, series_feed
@@ -92,7 +93,21 @@ def test_the_halves_of_a_split_expand_to_their_rows_none_lost_or_doubled(
     before = {event.starts_at for event in occurrences(series)}
     # 1 April 2030, the first Monday after Vienna's switch to summer time.
     at = MONDAY + dt.timedelta(weeks=4)
-    continuation = split_series(series, at=at, recurrence=recurrence, now=NOW).continuation
+    result = split_series(series, at=at, recurrence=recurrence, now=NOW)
+    continuation = result.continuation
+    # The original's VEVENT ends with its new UNTIL (the last date before `at`),
+    # and `at` is not merely hidden from it by an EXDATE.
+    master = next(
+        event
+        for event in icalendar.Calendar.from_ical(series_feed(series).body).walk("VEVENT")
+        if "RRULE" in event
+    )
+    assert master["RRULE"]["UNTIL"] == [result.last_before]
+    exdates = master.get("EXDATE", [])
+    hidden = {
+        d.dt for line in (exdates if isinstance(exdates, list) else [exdates]) for d in line.dts
+    }
+    assert at not in hidden
     halves = [series, continuation]
     spans = [window(half) for half in halves]
     both = (min(span[0] for span in spans), min(span[1] for span in spans))

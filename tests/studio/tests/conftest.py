@@ -66,7 +66,11 @@ def make_series(school: School) -> MakeSeries:
     """A weekly lesson series (Thursdays 18:30 Berlin), first window generated."""
 
     def build(
-        *, name: str = "Salsa", weekdays: tuple[int, ...] = (3,), **options: Any
+        *,
+        name: str = "Salsa",
+        weekdays: tuple[int, ...] = (3,),
+        count: int | None = None,
+        **options: Any,
     ) -> EventSeries:
         start = next_weekday(weekdays[0])
         rule = {
@@ -74,6 +78,7 @@ def make_series(school: School) -> MakeSeries:
             "weekdays": list(weekdays),
             "dtstart": start,
             "timezone": "Europe/Berlin",
+            "count": count,
         }
         template = {
             "school": school,

@@ -101,3 +101,17 @@ def test_a_propagatable_foreign_key_can_change_at_a_split(
     assert template.hall_id == hall.pk
     assert {lesson.hall_id for lesson in lessons(result.continuation)} == {hall.pk}
     assert {lesson.hall_id for lesson in lessons(series)} == {None}
+
+
+def test_a_count_rule_split_on_the_studio_host_keeps_the_number_of_lessons(
+    make_series: MakeSeries,
+) -> None:
+    series = make_series(count=6, generation_window_weeks=8)
+    rows = lessons(series)
+    assert len(rows) == 6
+    result = split_series(series, at=rules.to_utc(rows[2].begins))
+    original = EventSeries.objects.get(pk=series.pk).recurrence_rule
+    assert (original.count, original.until) == (None, rules.to_utc(rows[1].begins))
+    assert result.continuation.recurrence_rule.count == 4
+    halves = lessons(series) + lessons(result.continuation)
+    assert sorted(lesson.pk for lesson in halves) == sorted(row.pk for row in rows)
