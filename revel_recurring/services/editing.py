@@ -121,7 +121,7 @@ def update_series(
     moment = now_utc(now)
     plain = {
         key: value
-        for key, value in (("name", name), ("slug", slug), ("description", description))
+        for key, value in zip(PLAIN_COLUMNS, (name, slug, description), strict=True)
         if value is not None
     }
     changes = dict(rule_changes or {})

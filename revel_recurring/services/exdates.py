@@ -14,6 +14,7 @@ import datetime as dt
 from collections.abc import Collection, Iterable
 
 from .. import rules
+from ..exclusions import read_pending
 from ..models import EventSeries, PendingExdate
 
 
@@ -54,9 +55,7 @@ def absorb_pending_exdates(
     next service that depends on the excluded dates).
     """
     if pending is None:
-        pending = list(
-            PendingExdate.objects.filter(series_id=series.pk).values_list("instant", flat=True)
-        )
+        pending = read_pending([series.pk])[series.pk]
     if not pending:
         return False
     PendingExdate.objects.filter(series_id=series.pk, instant__in=list(pending)).delete()

@@ -100,19 +100,14 @@ def check_next_run_size(series: EventSeries, *, now: dt.datetime) -> None:
 
     For writers that change the rule or the window and leave the generation to
     the next pass: the organiser gets the 400 now, instead of the pass parking
-    the series tomorrow. Each occurrence is counted at its template's size.
-    Reads the template and the slots taken (two queries); ``series`` is locked,
+    the series tomorrow. Each occurrence is counted at its template's size
+    (:func:`check_planned_size`). Reads the slots taken and, when there are new
+    dates, the template (at most two queries); ``series`` is locked,
     carries its new rule and window, and its pending exdates are folded in.
     """
     if not series.is_active or series.recurrence_rule_id is None:
         return
-    template = series.get_template()
-    if template is None:
-        return
-    slots = preview_series_events(series, now=now, pending=FOLDED)
-    sizer = RowSizer(type(template))
-    per_row = sizer.row_bytes(template)
-    _refuse_oversized(series, template, sizer, count=len(slots), total=per_row * len(slots))
+    check_planned_size(series, count=len(preview_series_events(series, now=now, pending=FOLDED)))
 
 
 def check_planned_size(series: EventSeries, *, count: int) -> None:
