@@ -27,7 +27,7 @@ from django.utils.translation import ngettext
 from ..describe import describe_rule
 from ..models import EventSeries, RecurrenceRule
 from ..services.editing import SeriesUpdate, merge_rule_changes
-from ..services.plans import WINDOW_KEY, AppliedPlan, RecurrencePlan
+from ..services.plans import WINDOW_KEY, AppliedPlan, PlannedOccurrence, RecurrencePlan
 
 #: The hidden input carrying the hash of the plan the page showed.
 PLAN_HASH = "_plan_hash"
@@ -107,12 +107,32 @@ class PlanLine:
     bookings: int = 0
     is_modified: bool = False
 
+    @classmethod
+    def of(cls, row: PlannedOccurrence, fate: str) -> PlanLine:
+        """A materialized date of the plan (``stay`` or ``drift``)."""
+        return cls(row.start, row.display, fate, row.id, row.bookings, row.is_modified)
 
-def _carried(request: HttpRequest) -> list[tuple[str, str]]:
+
+def plan_lines(plan: RecurrencePlan) -> tuple[list[PlanLine], list[PlanLine]]:
+    """The plan's dates that stay and those that drift, as lines of a page."""
+    return (
+        [PlanLine.of(row, "stay") for row in plan.stay],
+        [PlanLine.of(row, "drift") for row in plan.drift],
+    )
+
+
+def carried_fields(
+    request: HttpRequest, skipped: frozenset[str] = frozenset()
+) -> list[tuple[str, str]]:
+    """The posted values a confirmation page posts back as hidden inputs.
+
+    Everything but the CSRF token, the plan's own inputs, the submit buttons and
+    ``skipped``.
+    """
     return [
         (name, value)
         for name, values in request.POST.lists()
-        if name not in _NOT_CARRIED
+        if name not in _NOT_CARRIED and name not in skipped
         for value in values
     ]
 
@@ -128,14 +148,7 @@ def plan_page(
     """The confirmation page of ``plan`` for ``series``, carrying the posted change form."""
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule
-    stay = [
-        PlanLine(row.start, row.display, "stay", row.id, row.bookings, row.is_modified)
-        for row in plan.stay
-    ]
-    drift = [
-        PlanLine(row.start, row.display, "drift", row.id, row.bookings, row.is_modified)
-        for row in plan.drift
-    ]
+    stay, drift = plan_lines(plan)
     new = [PlanLine(date.start, date.display, "new") for date in plan.new]
     page = {
         **context,
@@ -156,7 +169,7 @@ def plan_page(
         # The same save resumes the series: the plan (made for it paused) lists no
         # new dates, they are generated when the organiser confirms.
         "resumes": not fresh.is_active and bool(request.POST.get("is_active")),
-        "carried": _carried(request),
+        "carried": carried_fields(request),
         "plan_hash_name": PLAN_HASH,
         "plan_cancel_name": PLAN_CANCEL,
     }

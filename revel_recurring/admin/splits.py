@@ -35,18 +35,25 @@ from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..services.bookings import booked_ids
 from ..services.drift import detect_cadence_drift
 from ..services.plans import RecurrencePlan
-from ..services.splits import SplitResult, plan_split, split_series
+from ..services.splits import (
+    SplitResult,
+    is_split_point,
+    plan_split,
+    slots_before,
+    split_series,
+)
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
 from .errors import messages_by_key
 from .forms import RuleFieldsForm, local_wall_clock, rule_initial
-from .plans import PLAN_HASH, PlanLine
+from .plans import PLAN_HASH, PlanLine, carried_fields, plan_lines
 
 #: The template form's prefix: its fields (a host's ``name``) never meet the series'.
 TEMPLATE_PREFIX = "template"
 #: What the plan page does not carry back: the token is rendered afresh, the hash
 #: comes from the plan, the buttons say what to do.
-_NOT_CARRIED = frozenset({"csrfmiddlewaretoken", PLAN_HASH, "_edit", "_confirm"})
+#: The split pages' own buttons, besides what every confirmation page leaves out.
+_NOT_CARRIED = frozenset({"_edit", "_confirm"})
 
 
 class SplitForm(RuleFieldsForm):
@@ -81,21 +88,13 @@ def split_initial(rule: RecurrenceRule, at: dt.datetime, name: str) -> dict[str,
     initial = {**rule_initial(rule), "name": name}
     initial["dtstart"] = local_wall_clock(at, rule.timezone)
     if rule.count is not None:
-        spec = rule.to_spec()
-        before = [
-            slot
-            for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
-            if slot < at
-        ]
-        initial["count"] = max(rule.count - len(before), 1)
+        initial["count"] = max(rule.count - len(slots_before(rule, at)), 1)
     return initial
 
 
 def splittable(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
     """Whether ``split_series`` takes ``at``: a date of the rule, to come, not its first."""
-    spec = rule.to_spec()
-    first = rules.first_occurrence_after(spec, rule.dtstart, inclusive=True)
-    return at >= now and at != first and rules.is_occurrence(spec, at)
+    return is_split_point(rule, at, now=now)
 
 
 def not_splittable_text(rule: RecurrenceRule, at: dt.datetime) -> str:
@@ -107,18 +106,8 @@ def not_splittable_text(rule: RecurrenceRule, at: dt.datetime) -> str:
 
 def last_date_before(rule: RecurrenceRule, at: dt.datetime) -> dt.datetime | None:
     """The series' last date before ``at``: where the original ends after the split."""
-    slots = rules.occurrences_between(rule.to_spec(), rule.dtstart, at, inclusive=True)
-    earlier = [slot for slot in slots if slot < at]
+    earlier = slots_before(rule, at)
     return earlier[-1] if earlier else None
-
-
-def _carried(request: HttpRequest) -> list[tuple[str, str]]:
-    return [
-        (name, value)
-        for name, values in request.POST.lists()
-        if name not in _NOT_CARRIED
-        for value in values
-    ]
 
 
 def _route_errors(
@@ -283,19 +272,8 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         last = last_date_before(current, at)
         moving: list[PlanLine] = []
         if plan is not None:
-            moving = sorted(
-                [
-                    *(
-                        PlanLine(r.start, r.display, "stay", r.id, r.bookings, r.is_modified)
-                        for r in plan.stay
-                    ),
-                    *(
-                        PlanLine(r.start, r.display, "drift", r.id, r.bookings, r.is_modified)
-                        for r in plan.drift
-                    ),
-                ],
-                key=lambda line: line.start,
-            )
+            stay, drift = plan_lines(plan)
+            moving = sorted([*stay, *drift], key=lambda line: line.start)
         fields = get_event_model()._meta
         changed_fields = [
             (capfirst(str(getattr(fields.get_field(key), "verbose_name", key))), value)
@@ -306,14 +284,14 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             "title": _("Confirm the split of %(name)s") % {"name": fresh.name},
             "plan": plan,
             "moving": moving,
-            "booked_drift": [line for line in moving if line.fate == "drift" and line.bookings],
+            "booked_drift": plan is not None and bool(plan.booked_drift),
             "old_description": describe_rule(current),
             "last_label": describe_instant(last, current.timezone) if last is not None else "—",
             "continuation_name": options["name"],
             "changed_fields": changed_fields,
             "outdated": bool(outdated),
             "outdated_reason": outdated if isinstance(outdated, str) else "",
-            "carried": _carried(request),
+            "carried": carried_fields(request, _NOT_CARRIED),
             "plan_hash_name": PLAN_HASH,
         }
         return TemplateResponse(

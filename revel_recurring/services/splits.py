@@ -261,11 +261,7 @@ def _prepare(
     model = get_event_model()
     spec = rule.to_spec()
     zone = rule.timezone
-    before = [
-        slot
-        for slot in rules.occurrences_between(spec, rule.dtstart, at, inclusive=True)
-        if slot < at
-    ]
+    before = slots_before(rule, at)
     _refuse_bad_slot(spec, at, before, zone=zone, now=now, extra=locked.extra_date_instants)
 
     # The continuation's rule: the original's from `at` on, plus the changes.
@@ -483,6 +479,25 @@ def _split_locked(
     )
 
 
+def slots_before(rule: RecurrenceRule, at: dt.datetime) -> list[dt.datetime]:
+    """The rule's own dates before ``at`` (UTC, from its start): the original's after a split.
+
+    The last one is where the original ends; their number is what a COUNT rule's
+    continuation no longer counts.
+    """
+    instant = rules.to_utc(at)
+    return [
+        slot
+        for slot in rules.occurrences_between(rule.to_spec(), rule.dtstart, instant, inclusive=True)
+        if slot < instant
+    ]
+
+
+def is_split_point(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
+    """Whether :func:`split_series` takes ``at``: a date of the rule, to come, not its first."""
+    return at >= now and rules.is_occurrence(rule.to_spec(), at) and bool(slots_before(rule, at))
+
+
 def _refuse_bad_slot(
     spec: rules.RuleSpec,
     at: dt.datetime,
@@ -578,4 +593,4 @@ def _booked_drift(model: Any, drifted: list[Any], zone: str) -> list[BookedDate]
     return booked_dates([event for event in events if event.pk in booked], zone=zone)
 
 
-__all__ = ["SplitResult", "plan_split", "split_series"]
+__all__ = ["SplitResult", "is_split_point", "plan_split", "slots_before", "split_series"]
