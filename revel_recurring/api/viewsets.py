@@ -34,14 +34,10 @@ from ..ical_http import deleted_series_response, revision_response
 from ..models import DeletedSeries, EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.editing import update_series
+from ..services.extra_dates import add_extra_dates, replace_extra_dates
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
-from .actions.extra_dates import (
-    ExtraDateActionsMixin,
-    add_extra_dates,
-    extra_date_errors,
-    replace_extra_dates,
-)
+from .actions.extra_dates import ExtraDateActionsMixin, extra_date_errors
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin

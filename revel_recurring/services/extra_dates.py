@@ -13,6 +13,7 @@ unlocked read-modify-writes of it would lose one of them.
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Iterable
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -192,4 +193,34 @@ def remove_extra_date(
     mirror_columns(series, locked, *_WRITTEN)
 
 
-__all__ = ["add_extra_date", "remove_extra_date"]
+def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
+    """:func:`add_extra_date` for each of ``instants``; the occurrences generated at once.
+
+    The same instant given twice (in two zones, say) is one date, not a refusal.
+    Call it inside the caller's transaction: a refused date (``ValidationError``
+    keyed ``instant``) then undoes the others too.
+    """
+    created = []
+    for instant in sorted({_instant(value) for value in instants}):
+        event = add_extra_date(series, instant)
+        if event is not None:
+            created.append(event)
+    return created
+
+
+def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> list[Any]:
+    """Make ``wanted`` the series' extra dates: remove those left out, add the new ones.
+
+    Removals first (a date removed may be added again only as another instant).
+    Inside the caller's transaction: a booked date refused
+    (``OccurrenceHasBookingsError``) or a bad one undoes every other step. Returns
+    the occurrences generated at once.
+    """
+    target = {_instant(value) for value in wanted}
+    current = series.extra_date_instants
+    for instant in sorted(current - target):
+        remove_extra_date(series, instant)
+    return add_extra_dates(series, target - current)
+
+
+__all__ = ["add_extra_date", "add_extra_dates", "remove_extra_date", "replace_extra_dates"]

@@ -1,5 +1,5 @@
-"""Extra dates (RFC 5545 RDATE): ``add-date/`` and ``remove-date/``, and the helpers
-that create and ``PATCH series/{id}/`` use to write ``recurrence.extra_dates``.
+"""Extra dates (RFC 5545 RDATE): ``add-date/`` and ``remove-date/``, and the error
+shape that create and ``PATCH series/{id}/`` give ``recurrence.extra_dates``.
 
 Every write goes through :mod:`revel_recurring.services.extra_dates`
 (docs/decisions/0036-extra-dates.md).
@@ -7,57 +7,17 @@ Every write goes through :mod:`revel_recurring.services.extra_dates`
 
 from __future__ import annotations
 
-import datetime as dt
-from collections.abc import Iterable
-from typing import Any
-
 from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ... import rules
-from ...models import EventSeries
 from ...services.extra_dates import add_extra_date, remove_extra_date
 from ..errors import drf_errors
 from ..schema import WRITE_ERRORS, extend_schema
 from ..serializers.actions import OccurrenceActionResultSerializer
 from ..serializers.series import SeriesSerializer
 from .base import SeriesViewBase
-
-
-def _whole_seconds(instants: Iterable[dt.datetime]) -> set[dt.datetime]:
-    """The instants in UTC to the whole second, as the service stores them."""
-    return {rules.to_utc(moment).replace(microsecond=0) for moment in instants}
-
-
-def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
-    """Add each of ``instants``; the occurrences generated at once, in order.
-
-    Call it inside the caller's transaction: a refused date (``ValidationError``
-    keyed ``instant``) then undoes the others too.
-    """
-    created = []
-    # The same instant twice (in two zones, say) is one date, not a refusal.
-    for instant in sorted(_whole_seconds(instants)):
-        event = add_extra_date(series, instant)
-        if event is not None:
-            created.append(event)
-    return created
-
-
-def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> list[Any]:
-    """Make ``wanted`` the series' extra dates: remove those left out, add the new ones.
-
-    Removals first (a date removed may be added again elsewhere in the same body
-    only as a different instant). Inside the caller's transaction: a booked date
-    refused (``OccurrenceHasBookingsError``) or a bad one undoes every other step.
-    """
-    target = _whole_seconds(wanted)
-    current = series.extra_date_instants
-    for instant in sorted(current - target):
-        remove_extra_date(series, instant)
-    return add_extra_dates(series, target - current)
 
 
 def extra_date_errors(exc: DjangoValidationError) -> list[str]:
