@@ -171,3 +171,14 @@ class PlanOutdatedError(RecurrenceError):
 
 class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
     """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""
+
+
+def messages_by_key(exc: RecurrenceError | ValidationError) -> dict[str, list[str]]:
+    """``exc``'s messages keyed by input (``NON_FIELD_ERRORS`` for the whole).
+
+    One shape for a domain error and a Django ``ValidationError`` alike, for the
+    faces that show them (admin forms, management commands).
+    """
+    if isinstance(exc, RecurrenceError) or hasattr(exc, "error_dict"):
+        return exc.message_dict
+    return {NON_FIELD_ERRORS: exc.messages}

@@ -15,21 +15,17 @@ from django import forms
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, ValidationError
 from django.utils.translation import gettext as _
 
-from ..exceptions import DuplicateUniqueValueError, GenerationTooLargeError, RecurrenceError
+from ..exceptions import (
+    DuplicateUniqueValueError,
+    GenerationTooLargeError,
+    RecurrenceError,
+    messages_by_key,
+)
 from ..models import get_event_model
 
 #: Errors keyed by a field of the template event (never a field of this form, even
 #: when the names agree, as ``description`` does).
 TEMPLATE_FIELD_ERRORS = (GenerationTooLargeError, DuplicateUniqueValueError)
-
-
-def messages_by_key(exc: RecurrenceError | ValidationError) -> dict[str, list[str]]:
-    """``exc``'s messages keyed by input (``NON_FIELD_ERRORS`` for the whole)."""
-    if isinstance(exc, RecurrenceError):
-        return exc.message_dict
-    if hasattr(exc, "error_dict"):
-        return exc.message_dict
-    return {NON_FIELD_ERRORS: exc.messages}
 
 
 def _template_field_label(name: str) -> str:

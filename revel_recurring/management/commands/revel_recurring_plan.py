@@ -6,11 +6,11 @@ import shlex
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.core.exceptions import ValidationError
+from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ... import rules
-from ...exceptions import PlanOutdatedError, RecurrenceError
+from ...exceptions import PlanOutdatedError, RecurrenceError, messages_by_key
 from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries
 from ...services.plans import (
@@ -68,11 +68,9 @@ def _whole(name: str, raw: str) -> int:
 
 def _errors(exc: ValidationError | RecurrenceError) -> str:
     """A service's errors on one line, each after the field it is about."""
-    if isinstance(exc, ValidationError) and not hasattr(exc, "error_dict"):
-        return "; ".join(exc.messages)
     parts: list[str] = []
-    for field, messages in exc.message_dict.items():
-        prefix = "" if field == "__all__" else f"{field}: "
+    for field, messages in messages_by_key(exc).items():
+        prefix = "" if field == NON_FIELD_ERRORS else f"{field}: "
         parts.extend(prefix + message for message in messages)
     return "; ".join(parts)
 
