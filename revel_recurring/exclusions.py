@@ -80,7 +80,7 @@ class Exclusions(Mapping[dt.datetime, Exclusion]):
     ask it about instants in that range.
     """
 
-    __slots__ = ("_by_instant", "end", "start")
+    __slots__ = ("_by_instant", "_instants", "end", "start")
 
     def __init__(
         self,
@@ -97,6 +97,8 @@ class Exclusions(Mapping[dt.datetime, Exclusion]):
             if known is None or _PRIORITY[exclusion.reason] < _PRIORITY[known.reason]:
                 found[exclusion.instant] = exclusion
         self._by_instant = dict(sorted(found.items()))
+        # Built once: readers subtract it from slot sets, some more than once.
+        self._instants = frozenset(self._by_instant)
 
     def __getitem__(self, instant: dt.datetime) -> Exclusion:
         return self._by_instant[instant]
@@ -120,7 +122,7 @@ class Exclusions(Mapping[dt.datetime, Exclusion]):
     @property
     def instants(self) -> frozenset[dt.datetime]:
         """The excluded instants, for set arithmetic with slots."""
-        return frozenset(self._by_instant)
+        return self._instants
 
     def reason(self, instant: dt.datetime) -> ExclusionReason | None:
         """Why ``instant`` is excluded, or None when it is not."""
