@@ -106,6 +106,7 @@ def weekly_series(
     generate: bool = True,
     auto_publish: bool = False,
     window_weeks: int = 8,
+    holidays: dict[str, Any] | None = None,
     **rule_fields: Any,
 ) -> EventSeries:
     """A weekly Vienna series created with ``create_recurring_series``."""
@@ -128,6 +129,7 @@ def weekly_series(
         auto_publish=auto_publish,
         generation_window_weeks=window_weeks,
         generate=generate,
+        holidays=holidays,
         now=now,
     )
 

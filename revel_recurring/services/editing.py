@@ -21,6 +21,11 @@ from django.db import transaction
 
 from .. import rules
 from ..exceptions import SeriesNotReadyError
+from ..holiday_settings import (
+    holiday_settings_of,
+    normalize_holiday_settings,
+    set_holiday_settings,
+)
 from ..models import EventSeries, RecurrenceRule
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
@@ -278,11 +283,14 @@ def change_schedule(
     auto_publish: bool | None,
     generation_window_weeks: int | None,
     now: dt.datetime,
+    holidays: Mapping[str, Any] | None = None,
 ) -> ScheduleChange:
-    """Apply rule, window and auto-publish changes to the locked series (the rule is saved).
+    """Apply rule, window, holiday and auto-publish changes to the locked series.
 
-    The caller holds the series lock and saves ``columns`` of the series. Used by
-    :func:`update_series` and by applying a change plan
+    The rule is saved. ``holidays`` holds holiday settings to change
+    (:mod:`revel_recurring.holiday_settings`); a change of them moves dates like
+    a rule change does. The caller holds the series lock and saves ``columns`` of
+    the series. Used by :func:`update_series` and by applying a change plan
     (:mod:`revel_recurring.services.plans`).
     """
     changed: set[str] = set()
@@ -300,6 +308,11 @@ def change_schedule(
             rule.save()
         locked.recurrence_rule = rule
     columns: set[str] = set()
+    if holidays:
+        settings = normalize_holiday_settings(holidays, current=holiday_settings_of(locked))
+        moved = set_holiday_settings(locked, settings)
+        changed |= moved
+        columns |= moved
     if auto_publish is not None and auto_publish != locked.auto_publish:
         locked.auto_publish = auto_publish
         changed.add("auto_publish")

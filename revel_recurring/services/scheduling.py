@@ -96,7 +96,7 @@ def next_due_moment(
     """
     if rule is None:
         return None
-    skip = set(excluded.instants) | set(materialized)
+    skip = excluded.or_in(set(materialized))
     slot = rules.first_occurrence_after(series.dates_spec(rule), after, skip=skip)
     return None if slot is None else slot - window_length(series)
 

@@ -21,6 +21,7 @@ from django.db.models import OuterRef
 from django.utils import timezone
 
 from ...exclusions import Exclusions, excluded_for_series, pending_instants_of, read_pending
+from ...holiday_rules import data_version
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
@@ -38,6 +39,7 @@ CURSOR_COLUMNS = (
     "next_due_at",
     "last_occurrence_index",
     "updated_at",
+    "holidays_version",
     *PARKING_COLUMNS,
 )
 
@@ -179,7 +181,7 @@ def _build(
         window=window,
         excluded=excluded,
     )
-    occurrences = build_occurrences(series, state.template, plan.slots)
+    occurrences = build_occurrences(series, state.template, plan.slots, starts=plan.starts)
     apply_plan(series, plan, created=len(occurrences))
     if occurrences:
         # A run that writes occurrences proves the cause of a parking gone
@@ -258,6 +260,10 @@ def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> No
     series.next_due_at = plan.next_due_at
     series.last_occurrence_index += created
     series.updated_at = timezone.now()
+    if series.holiday_country:
+        # Which holiday data the dates up to the cursor were placed with: a newer
+        # package may know holidays this one did not (checks, revel_recurring_holidays).
+        series.holidays_version = data_version()
 
 
 def write_cursors(series_list: Sequence[EventSeries]) -> None:

@@ -7,8 +7,8 @@ reads those and plans without a lock.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 
 from ... import rules
 from ...conf import recurring_settings
@@ -24,12 +24,19 @@ class GenerationPlan:
     """What one run would do: the new slots, the new cursor and next due moment.
 
     ``horizon`` is the new cursor: the window's horizon, or the old cursor when that
-    is later (a generate never moves the cursor backwards).
+    is later (a generate never moves the cursor backwards). ``starts`` maps each
+    slot a holiday shifted to where its occurrence starts (slots absent start on
+    themselves).
     """
 
     slots: tuple[dt.datetime, ...]
     horizon: dt.datetime
     next_due_at: dt.datetime | None
+    starts: Mapping[dt.datetime, dt.datetime] = field(default_factory=dict)
+
+    def start_of(self, slot: dt.datetime) -> dt.datetime:
+        """Where the occurrence of ``slot`` starts."""
+        return self.starts.get(slot, slot)
 
 
 def check_until(until: dt.datetime | None, now: dt.datetime) -> None:
@@ -97,8 +104,15 @@ def plan_generation(
         and slot not in excluded
         and slot not in materialized
     )
+    placer = excluded.holidays
+    starts = (
+        {}
+        if placer is None
+        else {slot: start for slot in slots if (start := placer.start_of(slot)) != slot}
+    )
     return GenerationPlan(
         slots=slots,
+        starts=starts,
         horizon=reached,
         next_due_at=next_due_moment(
             series, rule, after=reached, materialized=materialized | set(slots), excluded=excluded

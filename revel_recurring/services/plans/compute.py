@@ -20,7 +20,8 @@ from typing import Any
 from ... import rules
 from ...describe import describe_spec
 from ...exceptions import SeriesNotReadyError
-from ...exclusions import excluded_between
+from ...exclusions import Exclusion, ExclusionReason, excluded_between, placed_dates
+from ...holiday_rules import SHIFT_REACH, HolidayFate, data_version
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
@@ -120,15 +121,26 @@ def plan_outcome(
     stay, drift = judge_rows(target, new_rule, state, judged)
 
     run = generation_window(target, new_rule, now=now, until=until)
-    in_window = excluded_between(target, run.lower, pending=state.pending)
+    in_window = excluded_between(target, run.lower, pending=state.pending, rule=new_rule)
     new: tuple[dt.datetime, ...] = ()
+    new_dates: tuple[PlannedDate, ...] = ()
     if target.is_active and state.has_template:
         materialized = {
             row.slot for row in state.rows if row.slot is not None and row.slot >= run.search_from
         }
-        new = plan_generation(
+        generation = plan_generation(
             target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
-        ).slots
+        )
+        new = generation.slots
+        new_dates = tuple(
+            _date(
+                generation.start_of(slot),
+                zone,
+                slot=slot if slot in generation.starts else None,
+                holiday=_holiday_name(target, in_window.holiday_of(slot)),
+            )
+            for slot in new
+        )
     # Every row read, not only the upcoming ones: a cancelled occurrence moved by
     # hand to before ``now`` still stands for its slot ahead.
     cancelled_slots = {row.slot for row in state.rows if row.status == cancelled}
@@ -136,14 +148,16 @@ def plan_outcome(
         _date(
             instant,
             zone,
-            reason=(
-                ExcludedBecause.CANCELLED if instant in cancelled_slots else ExcludedBecause.EXDATE
-            ),
+            reason=_excluded_because(instant, exclusion, cancelled_slots),
+            holiday=_holiday_name(target, exclusion.holiday),
         )
-        for instant in _skipped(target, spec, state, now=now, horizon=run.horizon)
+        for instant, exclusion in _skipped(
+            target, new_rule, spec, state, now=now, horizon=run.horizon
+        )
     )
     digest = _hash(
         series,
+        target,
         rule,
         new_rule,
         target.generation_window_weeks,
@@ -163,7 +177,7 @@ def plan_outcome(
         horizon=run.horizon,
         stay=stay,
         drift=drift,
-        new=tuple(_date(instant, zone) for instant in new),
+        new=new_dates,
         excluded=excluded,
         hash=digest,
     )
@@ -181,7 +195,7 @@ def judge_rows(
     zone = rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
     live = [row for row in judged if row.status != cancelled]
-    fitting = _fitting(target, spec, live, state)
+    fitting = _fitting(target, rule, spec, live, state)
     counts = _count_bookings(live)
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
     drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
@@ -195,44 +209,89 @@ def _judged_instant(row: PlanRow) -> dt.datetime:
     so the plan agrees with it); one an organiser moved is judged by the date it
     stands for, as generation does (it never recreates a slot that is taken).
     """
-    if row.is_modified and row.slot is not None:
+    if _by_slot(row):
+        assert row.slot is not None
         return row.slot
     return row.start
 
 
 def _fitting(
-    target: EventSeries, spec: rules.RuleSpec, live: list[PlanRow], state: PlanState
+    target: EventSeries,
+    rule: RecurrenceRule,
+    spec: rules.RuleSpec,
+    live: list[PlanRow],
+    state: PlanState,
 ) -> set[Any]:
     """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded."""
     if not live:
         return set()
     instants = {row.id: _judged_instant(row) for row in live}
     earliest, latest = min(instants.values()), max(instants.values())
-    excluded = excluded_between(target, earliest, latest, pending=state.pending)
-    expected = (
-        set(rules.occurrences_between(spec, earliest, latest, inclusive=True)) - excluded.instants
+    excluded = excluded_between(
+        target, earliest - SHIFT_REACH, latest, pending=state.pending, rule=rule
     )
-    return {pk for pk, instant in instants.items() if instant in expected}
+    placed = placed_dates(spec, excluded, earliest, latest)
+    # A row moved by hand is judged by its slot; any other by its start, which a
+    # holiday may have shifted off its slot.
+    starts = set(placed.values())
+    return {
+        row.id
+        for row in live
+        if (instants[row.id] in placed if _by_slot(row) else instants[row.id] in starts)
+    }
+
+
+def _by_slot(row: PlanRow) -> bool:
+    return row.is_modified and row.slot is not None
 
 
 def _skipped(
     target: EventSeries,
+    rule: RecurrenceRule,
     spec: rules.RuleSpec,
     state: PlanState,
     *,
     now: dt.datetime,
     horizon: dt.datetime,
-) -> list[dt.datetime]:
-    """The new rule's dates from ``now`` to the horizon that an exclusion skips."""
+) -> list[tuple[dt.datetime, Exclusion]]:
+    """The new rule's dates from ``now`` to the horizon that an exclusion skips, and why."""
     if horizon < now:
         return []
-    excluded = excluded_between(target, now, horizon, pending=state.pending)
-    if not excluded:
+    excluded = excluded_between(target, now, horizon, pending=state.pending, rule=rule)
+    if not excluded and excluded.holidays is None:
         return []
+    found = []
+    for instant in rules.occurrences_between(spec, now, horizon, inclusive=True):
+        exclusion = excluded.get(instant)
+        if exclusion is not None:
+            found.append((instant, exclusion))
+    return found
+
+
+def _excluded_because(
+    instant: dt.datetime, exclusion: Exclusion, cancelled_slots: set[Any]
+) -> ExcludedBecause:
+    if instant in cancelled_slots:
+        return ExcludedBecause.CANCELLED
+    if exclusion.reason is ExclusionReason.HOLIDAY:
+        return ExcludedBecause.HOLIDAY
+    return ExcludedBecause.EXDATE
+
+
+def _holiday_name(series: EventSeries, fate: HolidayFate | None) -> str:
+    """The name of the holiday behind ``fate`` in the active language ("" for none)."""
+    holiday_rule = series.holiday_rule
+    if fate is None or holiday_rule is None:
+        return ""
+    return holiday_rule.name_on(fate.day) or ""
+
+
+def _holiday_terms(series: EventSeries) -> list[Any]:
     return [
-        instant
-        for instant in rules.occurrences_between(spec, now, horizon, inclusive=True)
-        if instant in excluded
+        series.holiday_country,
+        series.holiday_subdivision,
+        sorted(series.holiday_categories or ()),
+        series.holiday_policy,
     ]
 
 
@@ -263,12 +322,21 @@ def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccur
     )
 
 
-def _date(instant: dt.datetime, zone: str, *, reason: ExcludedBecause | None = None) -> PlannedDate:
+def _date(
+    instant: dt.datetime,
+    zone: str,
+    *,
+    reason: ExcludedBecause | None = None,
+    slot: dt.datetime | None = None,
+    holiday: str = "",
+) -> PlannedDate:
     return PlannedDate(
         start=instant,
         local=_local(instant, zone),
         display=describe_instant(instant, zone),
         reason=reason,
+        shifted_from=slot,
+        holiday=holiday,
     )
 
 
@@ -282,6 +350,7 @@ def _stamp(value: Any) -> Any:
 
 def _hash(
     series: EventSeries,
+    target: EventSeries,
     rule: RecurrenceRule,
     new_rule: RecurrenceRule,
     window: int,
@@ -310,6 +379,14 @@ def _hash(
         "flags": [series.is_active, series.auto_publish, series.generation_window_weeks, window],
         "excluded": [instant.isoformat() for instant in excluded],
         "extra_dates": sorted(series.extra_dates or ()),
+        # What the holidays do to the dates: the calendar and policy before and
+        # after, the dates kept on purpose and the holiday data installed.
+        "holidays": [
+            _holiday_terms(series),
+            _holiday_terms(target),
+            sorted(series.holidays_kept or ()),
+            data_version() if series.holiday_country or target.holiday_country else "",
+        ],
         "template": state.has_template,
         "rows": [
             [

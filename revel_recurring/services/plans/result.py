@@ -23,6 +23,8 @@ class ExcludedBecause(enum.StrEnum):
     #: An exdate with no occurrence behind it: a deleted occurrence's slot, or an
     #: exdate set by hand.
     EXDATE = "exdate"
+    #: A holiday of the series' holiday calendar skips it (``PlannedDate.holiday`` names it).
+    HOLIDAY = "holiday"
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,10 @@ class PlannedDate:
     display: str
     #: Set for a skipped date, None for a new one.
     reason: ExcludedBecause | None = None
+    #: The rule's own date of a new date a holiday moved here, None otherwise.
+    shifted_from: dt.datetime | None = None
+    #: The holiday that skipped or moved the date, in the active language ("" for none).
+    holiday: str = ""
 
 
 @dataclass(frozen=True)
