@@ -14,11 +14,12 @@ from .apply import (
     current_drift,
     plan_recurrence_change,
 )
-from .compute import WINDOW_KEY
+from .compute import HOLIDAYS_KEY, WINDOW_KEY
 from .result import AppliedPlan, ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 
 __all__ = [
     "CANCEL_DRIFT_MODES",
+    "HOLIDAYS_KEY",
     "WINDOW_KEY",
     "AppliedPlan",
     "ExcludedBecause",

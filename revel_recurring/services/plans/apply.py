@@ -11,6 +11,7 @@ from django.db import transaction
 
 from ...context import suppress_event_notifications
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
+from ...holiday_settings import HOLIDAY_FIELDS
 from ...models import EventSeries
 from ...signals import series_recurrence_changed
 from ..bookings import BookedDate
@@ -20,7 +21,7 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..locking import lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_plan, judge_rows, split_changes
+from .compute import compute_plan, judge_rows, pop_holidays, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -38,7 +39,8 @@ def plan_recurrence_change(
     """What changing ``series``' rule or window by ``changes`` would do, written nowhere.
 
     ``changes`` holds rule fields (as ``update_series_recurrence``'s
-    ``rule_changes``) and optionally ``generation_window_weeks``. A pure read: the
+    ``rule_changes``) and optionally ``generation_window_weeks`` and ``holidays``
+    (holiday settings, :mod:`revel_recurring.holiday_settings`). A pure read: the
     series with its rule, the rows the plan judges, the pending exdates, the
     bookings of the judged rows and, when the plan creates dates, the template
     (to weigh them): at most five queries whatever the number of occurrences; no
@@ -49,11 +51,20 @@ def plan_recurrence_change(
     to :func:`apply_recurrence_plan`.
     """
     moment = now_utc(now)
+    changes, holidays = pop_holidays(changes)
     rule_changes, window = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    plan = compute_plan(fresh, rule, state, rule_changes=rule_changes, window=window, now=moment)
+    plan = compute_plan(
+        fresh,
+        rule,
+        state,
+        rule_changes=rule_changes,
+        window=window,
+        holidays=holidays,
+        now=moment,
+    )
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
@@ -108,6 +119,7 @@ def apply_recurrence_plan(
       materialized in the same transaction, with one digest after commit.
     """
     moment = now_utc(now)
+    changes, holidays = pop_holidays(changes)
     rule_changes, window = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
@@ -119,7 +131,13 @@ def apply_recurrence_plan(
             rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
             state = read_plan_state(locked, now=moment)
             plan = compute_plan(
-                locked, rule, state, rule_changes=rule_changes, window=window, now=moment
+                locked,
+                rule,
+                state,
+                rule_changes=rule_changes,
+                window=window,
+                holidays=holidays,
+                now=moment,
             )
             if plan.hash != plan_hash.strip():
                 raise PlanOutdatedError(
@@ -132,6 +150,7 @@ def apply_recurrence_plan(
                 rule_changes=rule_changes,
                 auto_publish=None,
                 generation_window_weeks=window,
+                holidays=holidays,
                 now=moment,
             )
             if schedule.columns:
@@ -161,7 +180,14 @@ def apply_recurrence_plan(
         )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "generation_window_weeks", *CURSOR_COLUMNS)
+    mirror_columns(
+        series,
+        locked,
+        "exdates",
+        "generation_window_weeks",
+        *HOLIDAY_FIELDS.values(),
+        *CURSOR_COLUMNS,
+    )
     series.recurrence_rule = locked.recurrence_rule
     return applied
 

@@ -17,11 +17,18 @@ import zoneinfo
 from collections.abc import Mapping
 from typing import Any
 
+from django.core.exceptions import ValidationError
+
 from ... import rules
 from ...describe import describe_spec
 from ...exceptions import SeriesNotReadyError
 from ...exclusions import Exclusion, ExclusionReason, excluded_between, placed_dates
 from ...holiday_rules import SHIFT_REACH, HolidayFate, data_version
+from ...holiday_settings import (
+    holiday_settings_of,
+    normalize_holiday_settings,
+    set_holiday_settings,
+)
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
@@ -33,6 +40,8 @@ from .state import PlanRow, PlanState
 
 #: The key of the window size in a ``changes`` mapping (every other key is a rule field).
 WINDOW_KEY = "generation_window_weeks"
+#: The key of holiday settings in a plan's changes (country, subdivision, categories, policy).
+HOLIDAYS_KEY = "holidays"
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
 _HASH_VERSION = 1
@@ -47,6 +56,19 @@ def split_changes(changes: Mapping[str, Any] | None) -> tuple[dict[str, Any], in
     return rule_changes, window
 
 
+def pop_holidays(
+    changes: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    """``changes`` without its holiday settings (:data:`HOLIDAYS_KEY`), and those settings."""
+    rest = dict(changes or {})
+    holidays = rest.pop(HOLIDAYS_KEY, None)
+    if holidays is not None and not isinstance(holidays, Mapping):
+        raise ValidationError(
+            {HOLIDAYS_KEY: "Give the holiday settings as an object (country, policy, ...)."}
+        )
+    return rest, holidays
+
+
 def compute_plan(
     series: EventSeries,
     rule: RecurrenceRule | None,
@@ -55,6 +77,7 @@ def compute_plan(
     rule_changes: Mapping[str, Any],
     window: int | None,
     now: dt.datetime,
+    holidays: Mapping[str, Any] | None = None,
 ) -> RecurrencePlan:
     """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it.
 
@@ -76,6 +99,10 @@ def compute_plan(
     if window is not None and window != series.generation_window_weeks:
         changed.add(WINDOW_KEY)
         target.generation_window_weeks = window
+    if holidays:
+        settings = normalize_holiday_settings(holidays, current=holiday_settings_of(series))
+        if set_holiday_settings(target, settings):
+            changed.add(HOLIDAYS_KEY)
     cursor_reset = bool(changed) and series.last_generated_until is not None
     if changed:
         target.last_generated_until = None
@@ -407,4 +434,12 @@ def _hash(
     return hashlib.sha256(encoded).hexdigest()
 
 
-__all__ = ["WINDOW_KEY", "compute_plan", "judge_rows", "plan_outcome", "split_changes"]
+__all__ = [
+    "HOLIDAYS_KEY",
+    "WINDOW_KEY",
+    "compute_plan",
+    "judge_rows",
+    "plan_outcome",
+    "pop_holidays",
+    "split_changes",
+]
