@@ -112,6 +112,7 @@ class PlanActionsMixin(SeriesViewBase):
                 "cursor_reset": applied.cursor_reset,
                 "created": occurrence_data(occurrence_rows(applied.created)),
                 "cancelled": applied.cancelled,
+                "moved": applied.moved,
                 "kept_booked": BookedDateSerializer(applied.kept_booked, many=True).data,
                 "kept_modified": PlannedOccurrenceSerializer(applied.kept_modified, many=True).data,
                 "series": self._represent(series),

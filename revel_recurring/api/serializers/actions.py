@@ -144,6 +144,13 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     cancelled = serializers.ListField(
         child=EventIdField(), help_text=_("Ids of the drifted occurrences cancelled.")
     )
+    moved = serializers.ListField(
+        child=EventIdField(),
+        help_text=_(
+            "Ids of the drifted occurrences moved to where their slot now takes place "
+            "(a holiday policy change: `moves_to` in the plan)."
+        ),
+    )
     kept_booked = BookedDateSerializer(
         many=True,
         help_text=_(

@@ -9,17 +9,18 @@ from typing import Any, Literal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ...context import suppress_event_notifications
+from ...context import suppress_event_notifications, suspend_modification_tracking
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
 from ...holiday_settings import HOLIDAY_FIELDS
-from ...models import EventSeries
+from ...host_model import bulky_fields
+from ...models import EventSeries, get_event_model
 from ...signals import series_recurrence_changed
-from ..bookings import BookedDate
+from ..bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..drift import cancel_stale_locked
 from ..editing import change_schedule
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
-from ..locking import lock_series, retry_on_lock_conflict
+from ..locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
 from .compute import compute_plan, judge_rows, pop_holidays, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
@@ -162,7 +163,9 @@ def apply_recurrence_plan(
                     changed_fields=schedule.changed,
                     cursor_reset=schedule.cursor_reset,
                 )
+            moved, kept_in_place = _move_drift(locked, plan, mode)
             cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, now=moment)
+            kept_booked = sorted([*kept_in_place, *kept_booked], key=lambda date: date.start)
             created: list[Any] = []
             if generate and locked.is_active:
                 with suppress_event_notifications():
@@ -177,6 +180,7 @@ def apply_recurrence_plan(
             cancelled=cancelled,
             kept_booked=kept_booked,
             kept_modified=kept_modified,
+            moved=moved,
         )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
@@ -210,6 +214,52 @@ def _cancel_mode(value: object) -> str | frozenset[Any]:
     )
 
 
+def _move_drift(
+    locked: EventSeries, plan: RecurrencePlan, mode: str | frozenset[Any]
+) -> tuple[list[Any], list[BookedDate]]:
+    """Move the drifted dates whose slot now takes place on another day (``moves_to``).
+
+    ``mode`` picks them as it picks dates to cancel: ``"unbooked"`` moves those
+    without bookings and keeps the booked ones where they are (named), ``"all"``
+    moves them all, a collection of ids the named ones. Bookings are asked under
+    the row locks. Returns the ids moved, in start order, and the booked dates kept.
+    """
+    movable = {row.id: row for row in plan.drift if row.moves_to is not None}
+    if not movable or mode == "none":
+        return [], []
+    if isinstance(mode, frozenset):
+        named = {str(item) for item in mode}
+        chosen, include = {pk for pk in movable if str(pk) in named}, True
+    else:
+        chosen, include = set(movable), mode == "all"
+    if not chosen:
+        return [], []
+    model = get_event_model()
+    events = list(
+        lock_rows(
+            model._default_manager.filter(pk__in=chosen, is_modified=False)
+            .defer(*bulky_fields(model))
+            .order_by("pk")
+        )
+    )
+    kept: list[BookedDate] = []
+    if not include:
+        booked = booked_ids(events)
+        zone = series_zone(locked)
+        kept = [booked_date(event, zone) for event in events if event.pk in booked]
+        events = [event for event in events if event.pk not in booked]
+    moved = []
+    for event in sorted(events, key=lambda item: item.occurrence_start):
+        target = movable[event.pk].moves_to
+        assert target is not None
+        fields = event.move_start(target)
+        if fields:
+            with suspend_modification_tracking():
+                event.save(update_fields=fields)
+            moved.append(event.pk)
+    return moved, kept
+
+
 def _cancel_drift(
     locked: EventSeries,
     plan: RecurrencePlan,
@@ -219,9 +269,10 @@ def _cancel_drift(
 ) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
     """Cancel the plan's drifted dates ``mode`` asks for; the ids cancelled and the dates kept."""
     kept_modified = [row for row in plan.drift if row.is_modified]
-    candidates = [row.id for row in plan.drift if not row.is_modified]
+    candidates = [row.id for row in plan.drift if not row.is_modified and row.moves_to is None]
     if isinstance(mode, frozenset):
-        by_text = {str(pk): pk for pk in candidates}
+        # Dates that move (moves_to) may be named too: _move_drift moves them.
+        by_text = {str(row.id): row.id for row in plan.drift if not row.is_modified}
         unknown = sorted(str(pk) for pk in mode if str(pk) not in by_text)
         if unknown:
             raise ValidationError(

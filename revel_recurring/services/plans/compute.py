@@ -222,10 +222,14 @@ def judge_rows(
     zone = rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
     live = [row for row in judged if row.status != cancelled]
-    fitting = _fitting(target, rule, spec, live, state)
+    fitting, moves = _fitting(target, rule, spec, live, state)
     counts = _count_bookings(live)
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
-    drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
+    drift = tuple(
+        _planned(row, zone, counts, moves_to=moves.get(row.id))
+        for row in live
+        if row.id not in fitting
+    )
     return stay, drift
 
 
@@ -248,10 +252,12 @@ def _fitting(
     spec: rules.RuleSpec,
     live: list[PlanRow],
     state: PlanState,
-) -> set[Any]:
-    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded."""
+) -> tuple[set[Any], dict[Any, dt.datetime]]:
+    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded,
+    and, for unmodified rows whose slot takes place on another day now (a holiday
+    policy change), where it takes place."""
     if not live:
-        return set()
+        return set(), {}
     instants = {row.id: _judged_instant(row) for row in live}
     earliest, latest = min(instants.values()), max(instants.values())
     excluded = excluded_between(
@@ -261,11 +267,20 @@ def _fitting(
     # A row moved by hand is judged by its slot; any other by its start, which a
     # holiday may have shifted off its slot.
     starts = set(placed.values())
-    return {
+    fitting = {
         row.id
         for row in live
         if (instants[row.id] in placed if _by_slot(row) else instants[row.id] in starts)
     }
+    moves = {
+        row.id: placed[row.slot]
+        for row in live
+        if row.id not in fitting
+        and not row.is_modified
+        and row.slot is not None
+        and placed.get(row.slot, row.start) != row.start
+    }
+    return fitting, moves
 
 
 def _by_slot(row: PlanRow) -> bool:
@@ -336,7 +351,13 @@ def _local(instant: dt.datetime, zone: str) -> dt.datetime:
     return instant.astimezone(zoneinfo.ZoneInfo(zone))
 
 
-def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccurrence:
+def _planned(
+    row: PlanRow,
+    zone: str,
+    counts: Mapping[Any, int],
+    *,
+    moves_to: dt.datetime | None = None,
+) -> PlannedOccurrence:
     return PlannedOccurrence(
         id=row.id,
         start=row.start,
@@ -346,6 +367,7 @@ def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccur
         status=row.status,
         is_modified=row.is_modified,
         bookings=counts.get(row.id, 0),
+        moves_to=moves_to,
     )
 
 
