@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ..adapter import get_adapter
-from ..describe import describe_rule
+from ..describe import describe_spec
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
@@ -276,7 +276,8 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
     @admin.display(description=gettext_lazy("rule"))
     def rule_description(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
-        return describe_rule(rule) if rule is not None else "—"
+        # The series' dates: the rule with its extra dates and holidays.
+        return describe_spec(obj.dates_spec(rule)) if rule is not None else "—"
 
     @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
     def rrule_string(self, obj: EventSeries) -> str:
