@@ -92,3 +92,25 @@ def test_a_booked_holiday_row_stays_where_it_is_unless_named() -> None:
     assert applied.moved == [booked.pk]
     assert applied.kept_booked == []
     assert _placed(series)[rules.to_utc(EASTER_MONDAY)] == rules.to_utc(EASTER_MONDAY + DAY)
+
+
+def test_a_split_hands_the_holiday_calendar_and_the_kept_holidays_on() -> None:
+    from revel_recurring.services.cancellation import restore_occurrence
+    from revel_recurring.services.splits import split_series
+
+    series = weekly_series(holidays={"country": "AT", "policy": "skip"}, window_weeks=14)
+    restore_occurrence(series, WHIT_MONDAY, now=NOW)
+    at = rules.to_utc(dt.datetime(2026, 5, 4, 10, 0, tzinfo=VIENNA))
+
+    result = split_series(series, at=at, recurrence={"weekdays": [0, 3]}, now=NOW)
+
+    continuation = result.continuation
+    assert (continuation.holiday_country, continuation.holiday_policy) == ("AT", "skip")
+    assert continuation.holidays_kept == ["2026-05-25T08:00:00Z"]
+    series.refresh_from_db()
+    assert series.holidays_kept == []
+    starts = {rules.to_utc(row.starts_at) for row in occurrences(continuation)}
+    # Ascension (Thursday 14 May) is skipped on the continuation; Whit Monday kept.
+    assert rules.to_utc(dt.datetime(2026, 5, 14, 10, 0, tzinfo=VIENNA)) not in starts
+    assert rules.to_utc(WHIT_MONDAY) in starts
+    assert rules.to_utc(dt.datetime(2026, 5, 7, 10, 0, tzinfo=VIENNA)) in starts
