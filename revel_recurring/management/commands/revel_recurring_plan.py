@@ -11,6 +11,7 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ... import rules
 from ...exceptions import PlanOutdatedError, RecurrenceError
+from ...holiday_rules import data_version
 from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries
 from ...services.plans import (
@@ -22,6 +23,7 @@ from ...services.plans import (
     apply_recurrence_plan,
     plan_recurrence_change,
 )
+from ...services.plans.compute import holiday_data_changed
 from ..output import bookings_text, error_line, table
 
 SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY)
@@ -160,7 +162,12 @@ class Command(BaseCommand):
             write(f"  Changes: {', '.join(sorted(plan.changed))}")
         else:
             write("  Changes: none (the rule and window are already so)")
-        if plan.cursor_reset:
+        if plan.cursor_reset and not plan.changed and holiday_data_changed(series):
+            write(
+                f"  Generation cursor: resets; the dates were placed with holidays "
+                f"{series.holidays_version or '(unknown)'}, {data_version()} is installed"
+            )
+        elif plan.cursor_reset:
             write("  Generation cursor: resets; the window is generated again under the new rule")
         else:
             write("  Generation cursor: kept")

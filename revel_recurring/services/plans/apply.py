@@ -96,6 +96,7 @@ def apply_recurrence_plan(
     changes: Mapping[str, Any] | None = None,
     *,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    drift_ids: Collection[Any] | None = None,
     generate: bool = True,
     now: dt.datetime | None = None,
 ) -> AppliedPlan:
@@ -114,7 +115,12 @@ def apply_recurrence_plan(
       too); or a collection of ids naming exactly the drifted dates to cancel
       (booked ones among them included: the person ticked them). Dates moved or
       edited by hand are never cancelled here and are named in ``kept_modified``;
-      each cancelled date becomes an exdate and sends ``occurrence_cancelled``;
+      each cancelled date becomes an exdate and sends ``occurrence_cancelled``.
+      ``drift_ids`` narrows ``"unbooked"`` and ``"all"`` to those drifted dates
+      (the others are left as they are, as under ``"none"``);
+    - the generation cursor resets when the plan says so (``cursor_reset``),
+      also for a change of nothing on a series whose dates were placed with
+      other holiday data (:mod:`revel_recurring.services.holiday_data`);
     - with ``generate`` (and an active series), the plan's ``new`` dates are
       materialized in the same transaction, with one digest after commit.
     """
@@ -122,6 +128,7 @@ def apply_recurrence_plan(
     changes, holidays = pop_holidays(changes)
     rule_changes, window = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
+    among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
 
@@ -152,6 +159,7 @@ def apply_recurrence_plan(
                 generation_window_weeks=window,
                 holidays=holidays,
                 now=moment,
+                reset_cursor=plan.cursor_reset,
             )
             if schedule.columns:
                 locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
@@ -162,7 +170,9 @@ def apply_recurrence_plan(
                     changed_fields=schedule.changed,
                     cursor_reset=schedule.cursor_reset,
                 )
-            cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, now=moment)
+            cancelled, kept_booked, kept_modified = _cancel_drift(
+                locked, plan, mode, among=among, now=moment
+            )
             created: list[Any] = []
             if generate and locked.is_active:
                 with suppress_event_notifications():
@@ -215,11 +225,15 @@ def _cancel_drift(
     plan: RecurrencePlan,
     mode: str | frozenset[Any],
     *,
+    among: frozenset[Any] | None,
     now: dt.datetime,
 ) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
-    """Cancel the plan's drifted dates ``mode`` asks for; the ids cancelled and the dates kept."""
+    """Cancel the plan's drifted dates ``mode`` asks for (of ``among`` only, when given);
+    the ids cancelled and the dates kept."""
     kept_modified = [row for row in plan.drift if row.is_modified]
     candidates = [row.id for row in plan.drift if not row.is_modified]
+    if among is not None and not isinstance(mode, frozenset):
+        candidates = [pk for pk in candidates if pk in among]
     if isinstance(mode, frozenset):
         by_text = {str(pk): pk for pk in candidates}
         unknown = sorted(str(pk) for pk in mode if str(pk) not in by_text)
