@@ -14,7 +14,9 @@ from django.utils.module_loading import import_string
 from .conf import recurring_settings
 from .host_model import copied_unique_fields, mixin_constraint_names, overrides_prepare_occurrence
 from .mixins import RecurringEventMixin
+from .models import EventSeries
 from .notifications import VISIBILITY_AUDIENCES
+from .services.holiday_data import outdated_series, series_changed_by_holiday_data
 from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
@@ -411,11 +413,6 @@ def check_holiday_data(
     change are not warned about. Before the tables exist (``migrate`` checks
     first) it says nothing.
     """
-    # Imported here: the services import the models, which the checks of an
-    # unconfigured site must not need.
-    from .models import EventSeries
-    from .services.holiday_data import outdated_series, series_changed_by_holiday_data
-
     alias = router.db_for_read(EventSeries)
     if not databases or alias not in databases:
         return []
