@@ -38,7 +38,8 @@ from typing import Any, Final
 from django.db.models import Exists, OuterRef, QuerySet
 
 from . import rules
-from .holiday_rules import SHIFT_REACH, HolidayFate, HolidayPlacer
+from .holiday_placement import SHIFT_REACH, HolidayPlacer
+from .holiday_rules import HolidayFate
 from .models import EventSeries, PendingExdate, RecurrenceRule
 
 __all__ = [
@@ -266,7 +267,7 @@ def placed_dates(
     """Slot -> where it takes place, for the dates of ``spec`` that are not excluded.
 
     Each slot at its own instant or, when a holiday shifted it, at the day it
-    moved to. Slots from :data:`~revel_recurring.holiday_rules.SHIFT_REACH` before
+    moved to. Slots from :data:`~revel_recurring.holiday_placement.SHIFT_REACH` before
     ``earliest`` to ``latest`` are read, so every date taking place between the two
     is there (``excluded`` must cover that reach). What drift and plans compare
     the rows with.

@@ -21,8 +21,9 @@ holds it as ``recurrence_id`` and the new day as its start. Extra dates are neve
 moved or skipped by a holiday (the organiser chose them), nor are the slots an
 organiser kept on purpose (``HolidayRule.kept``, "restore" of a holiday date).
 
-No ORM here; the holiday names are looked up in the active language by
-:meth:`HolidayRule.name_on`.
+No ORM here, and no rule maths (:mod:`revel_recurring.holiday_placement`
+places the slots of a rule); the holiday names are looked up in the active
+language by :meth:`HolidayRule.name_on`.
 """
 
 from __future__ import annotations
@@ -30,37 +31,20 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import functools
-from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import holidays
 
-if TYPE_CHECKING:
-    from .rules import RuleSpec
-
 __all__ = [
-    "SHIFT_REACH",
-    "SHIFT_SEARCH_DAYS",
     "HolidayFate",
     "HolidayOutcome",
-    "HolidayPlacer",
     "HolidayPolicy",
     "HolidayRule",
     "data_version",
     "supported_categories",
     "supported_countries",
 ]
-
-#: How many days after a holiday ``shift`` looks for a free day before it skips the date.
-SHIFT_SEARCH_DAYS = 7
-#: How far a shifted date can lie from its slot: readers that match starts to
-#: slots read the rule this much earlier.
-SHIFT_REACH = dt.timedelta(days=SHIFT_SEARCH_DAYS + 1)
-# The shift of a slot depends only on the slots of the days before it: each block
-# of days is placed with this many days of the rule before it read as well.
-_LOOKBACK_DAYS = 3 * SHIFT_SEARCH_DAYS
-_BLOCK_DAYS = 56
 
 
 class HolidayPolicy(enum.StrEnum):
@@ -208,108 +192,3 @@ class HolidayFate:
     def takes_place(self) -> bool:
         """Whether the date takes place (kept, restored or shifted)."""
         return self.outcome is not HolidayOutcome.SKIPPED
-
-
-class HolidayPlacer:
-    """Where each slot of a rule takes place under the rule's holiday rule.
-
-    Built for one :class:`~revel_recurring.rules.RuleSpec` (``spec.holidays`` set
-    or not). Answers per slot and caches by blocks of days, so asking about the
-    slots of a window expands the rule once per block, whatever the window.
-    """
-
-    def __init__(self, spec: RuleSpec) -> None:
-        self.spec = spec
-        self.rule: HolidayRule | None = spec.holidays
-        self._fates: dict[int, dict[dt.datetime, HolidayFate]] = {}
-
-    def fate(self, slot: dt.datetime) -> HolidayFate | None:
-        """What a holiday did to ``slot`` (a UTC instant of the rule), None when nothing."""
-        if self.rule is None or slot in self.spec.extra_dates:
-            return None
-        day = slot.astimezone(self.spec.zone).date()
-        if not self.rule.is_holiday(day):
-            return None
-        block = day.toordinal() // _BLOCK_DAYS
-        fates = self._fates.get(block)
-        if fates is None:
-            fates = self._fates[block] = self._place_block(block)
-        return fates.get(slot)
-
-    def start_of(self, slot: dt.datetime) -> dt.datetime:
-        """Where the date of ``slot`` takes place (the slot itself unless shifted)."""
-        found = self.fate(slot)
-        return slot if found is None else found.start
-
-    def is_skipped(self, slot: dt.datetime) -> bool:
-        """Whether a holiday skips ``slot``."""
-        found = self.fate(slot)
-        return found is not None and not found.takes_place
-
-    def fates(self, slots: Iterable[dt.datetime]) -> dict[dt.datetime, HolidayFate]:
-        """The fate of each of ``slots`` a holiday touched."""
-        found: dict[dt.datetime, HolidayFate] = {}
-        for slot in slots:
-            fate = self.fate(slot)
-            if fate is not None:
-                found[slot] = fate
-        return found
-
-    def _place_block(self, block: int) -> dict[dt.datetime, HolidayFate]:
-        from . import rules
-
-        assert self.rule is not None
-        spec, rule, zone = self.spec, self.rule, self.spec.zone
-        first = dt.date.fromordinal(block * _BLOCK_DAYS)
-        last = dt.date.fromordinal((block + 1) * _BLOCK_DAYS - 1)
-        lower = rules.localize(dt.datetime.combine(first, dt.time()), zone)
-        upper = rules.localize(dt.datetime.combine(last + dt.timedelta(days=1), dt.time()), zone)
-        slots = rules.occurrences_between(
-            spec,
-            lower - dt.timedelta(days=_LOOKBACK_DAYS),
-            upper + dt.timedelta(days=SHIFT_SEARCH_DAYS + 1),
-            inclusive=True,
-        )
-        taken_days = {slot.astimezone(zone).date() for slot in slots}
-        weekend = rule.weekend
-        fates: dict[dt.datetime, HolidayFate] = {}
-        for slot in slots:
-            local = slot.astimezone(zone)
-            day = local.date()
-            if slot in spec.extra_dates or not rule.is_holiday(day):
-                continue
-            if slot in rule.kept:
-                fate = HolidayFate(slot, slot, day, HolidayOutcome.RESTORED)
-            elif rule.policy is HolidayPolicy.KEEP:
-                fate = HolidayFate(slot, slot, day, HolidayOutcome.KEPT)
-            elif rule.policy is HolidayPolicy.SKIP:
-                fate = HolidayFate(slot, slot, day, HolidayOutcome.SKIPPED)
-            else:
-                fate = self._shift(slot, day, local.time(), taken_days, weekend)
-                if fate.outcome is HolidayOutcome.SHIFTED:
-                    taken_days.add(fate.start.astimezone(zone).date())
-            if first <= day <= last:
-                fates[slot] = fate
-        return fates
-
-    def _shift(
-        self,
-        slot: dt.datetime,
-        day: dt.date,
-        wall_clock: dt.time,
-        taken_days: set[dt.date],
-        weekend: frozenset[int],
-    ) -> HolidayFate:
-        from . import rules
-
-        assert self.rule is not None
-        on_working_day = day.weekday() not in weekend
-        for step in range(1, SHIFT_SEARCH_DAYS + 1):
-            candidate = day + dt.timedelta(days=step)
-            if candidate in taken_days or self.rule.is_holiday(candidate):
-                continue
-            if on_working_day and candidate.weekday() in weekend:
-                continue
-            start = rules.localize(dt.datetime.combine(candidate, wall_clock), self.spec.zone)
-            return HolidayFate(slot, start, day, HolidayOutcome.SHIFTED)
-        return HolidayFate(slot, slot, day, HolidayOutcome.SKIPPED, no_free_day=True)

@@ -16,7 +16,7 @@ from django.db import transaction
 
 from .. import rules
 from ..exclusions import excluded_between, expected_starts, pending_exdate_at
-from ..holiday_rules import SHIFT_REACH
+from ..holiday_placement import SHIFT_REACH
 from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences

@@ -284,13 +284,16 @@ def change_schedule(
     generation_window_weeks: int | None,
     now: dt.datetime,
     holidays: Mapping[str, Any] | None = None,
+    reset_cursor: bool = False,
 ) -> ScheduleChange:
     """Apply rule, window, holiday and auto-publish changes to the locked series.
 
     The rule is saved. ``holidays`` holds holiday settings to change
     (:mod:`revel_recurring.holiday_settings`); a change of them moves dates like
-    a rule change does. The caller holds the series lock and saves ``columns`` of
-    the series. Used by :func:`update_series` and by applying a change plan
+    a rule change does. ``reset_cursor`` resets the generation cursor even when
+    nothing else changes (a plan made for newer holiday data). The caller holds
+    the series lock and saves ``columns`` of the series. Used by
+    :func:`update_series` and by applying a change plan
     (:mod:`revel_recurring.services.plans`).
     """
     changed: set[str] = set()
@@ -324,7 +327,7 @@ def change_schedule(
         locked.generation_window_weeks = generation_window_weeks
         changed.add("generation_window_weeks")
         columns.add("generation_window_weeks")
-    shifts = bool(changed - {"auto_publish"})
+    shifts = bool(changed - {"auto_publish"}) or reset_cursor
     cursor_reset = shifts and locked.last_generated_until is not None
     if shifts:
         locked.last_generated_until = None

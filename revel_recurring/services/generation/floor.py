@@ -256,14 +256,16 @@ def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int,
 
 def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
     """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves)."""
+    if series.holiday_country and series.last_generated_until is None:
+        # Which holiday data the generated dates were placed with: a newer package
+        # may know holidays this one did not (services.holiday_data). Written only
+        # by a run that places them all (the first, or after a reset): a run that
+        # adds a week leaves the dates before it as the older data placed them.
+        series.holidays_version = data_version()
     series.last_generated_until = plan.horizon
     series.next_due_at = plan.next_due_at
     series.last_occurrence_index += created
     series.updated_at = timezone.now()
-    if series.holiday_country:
-        # Which holiday data the dates up to the cursor were placed with: a newer
-        # package may know holidays this one did not (checks, revel_recurring_holidays).
-        series.holidays_version = data_version()
 
 
 def write_cursors(series_list: Sequence[EventSeries]) -> None:

@@ -97,6 +97,7 @@ def apply_recurrence_plan(
     changes: Mapping[str, Any] | None = None,
     *,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    drift_ids: Collection[Any] | None = None,
     generate: bool = True,
     now: dt.datetime | None = None,
 ) -> AppliedPlan:
@@ -115,7 +116,12 @@ def apply_recurrence_plan(
       too); or a collection of ids naming exactly the drifted dates to cancel
       (booked ones among them included: the person ticked them). Dates moved or
       edited by hand are never cancelled here and are named in ``kept_modified``;
-      each cancelled date becomes an exdate and sends ``occurrence_cancelled``;
+      each cancelled date becomes an exdate and sends ``occurrence_cancelled``.
+      ``drift_ids`` narrows ``"unbooked"`` and ``"all"`` to those drifted dates
+      (the others are left as they are, as under ``"none"``);
+    - the generation cursor resets when the plan says so (``cursor_reset``),
+      also for a change of nothing on a series whose dates were placed with
+      other holiday data (:mod:`revel_recurring.services.holiday_data`);
     - with ``generate`` (and an active series), the plan's ``new`` dates are
       materialized in the same transaction, with one digest after commit.
     """
@@ -123,6 +129,7 @@ def apply_recurrence_plan(
     changes, holidays = pop_holidays(changes)
     rule_changes, window = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
+    among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
 
@@ -153,6 +160,7 @@ def apply_recurrence_plan(
                 generation_window_weeks=window,
                 holidays=holidays,
                 now=moment,
+                reset_cursor=plan.cursor_reset,
             )
             if schedule.columns:
                 locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
@@ -163,8 +171,10 @@ def apply_recurrence_plan(
                     changed_fields=schedule.changed,
                     cursor_reset=schedule.cursor_reset,
                 )
-            moved, kept_in_place = _move_drift(locked, plan, mode)
-            cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, now=moment)
+            moved, kept_in_place = _move_drift(locked, plan, mode, among=among)
+            cancelled, kept_booked, kept_modified = _cancel_drift(
+                locked, plan, mode, among=among, now=moment
+            )
             kept_booked = sorted([*kept_in_place, *kept_booked], key=lambda date: date.start)
             created: list[Any] = []
             if generate and locked.is_active:
@@ -215,7 +225,11 @@ def _cancel_mode(value: object) -> str | frozenset[Any]:
 
 
 def _move_drift(
-    locked: EventSeries, plan: RecurrencePlan, mode: str | frozenset[Any]
+    locked: EventSeries,
+    plan: RecurrencePlan,
+    mode: str | frozenset[Any],
+    *,
+    among: frozenset[Any] | None = None,
 ) -> tuple[list[Any], list[BookedDate]]:
     """Move the drifted dates whose slot now takes place on another day (``moves_to``).
 
@@ -231,7 +245,8 @@ def _move_drift(
         named = {str(item) for item in mode}
         chosen, include = {pk for pk in movable if str(pk) in named}, True
     else:
-        chosen, include = set(movable), mode == "all"
+        chosen = set(movable) if among is None else {pk for pk in movable if pk in among}
+        include = mode == "all"
     if not chosen:
         return [], []
     model = get_event_model()
@@ -265,11 +280,15 @@ def _cancel_drift(
     plan: RecurrencePlan,
     mode: str | frozenset[Any],
     *,
+    among: frozenset[Any] | None,
     now: dt.datetime,
 ) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
-    """Cancel the plan's drifted dates ``mode`` asks for; the ids cancelled and the dates kept."""
+    """Cancel the plan's drifted dates ``mode`` asks for (of ``among`` only, when given);
+    the ids cancelled and the dates kept."""
     kept_modified = [row for row in plan.drift if row.is_modified]
     candidates = [row.id for row in plan.drift if not row.is_modified and row.moves_to is None]
+    if among is not None and not isinstance(mode, frozenset):
+        candidates = [pk for pk in candidates if pk in among]
     if isinstance(mode, frozenset):
         # Dates that move (moves_to) may be named too: _move_drift moves them.
         by_text = {str(row.id): row.id for row in plan.drift if not row.is_modified}

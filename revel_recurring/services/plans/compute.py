@@ -23,7 +23,8 @@ from ... import rules
 from ...describe import describe_spec
 from ...exceptions import SeriesNotReadyError
 from ...exclusions import Exclusion, ExclusionReason, excluded_between, placed_dates
-from ...holiday_rules import SHIFT_REACH, HolidayFate, data_version
+from ...holiday_placement import SHIFT_REACH
+from ...holiday_rules import HolidayFate, data_version
 from ...holiday_settings import (
     holiday_settings_of,
     normalize_holiday_settings,
@@ -78,12 +79,18 @@ def compute_plan(
     window: int | None,
     now: dt.datetime,
     holidays: Mapping[str, Any] | None = None,
+    bookings: Mapping[Any, int] | None = None,
 ) -> RecurrencePlan:
     """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it.
 
     Raises ``SeriesNotReadyError`` for a series without a rule and
     ``ValidationError`` (keyed by field) for a change the validators refuse.
-    Bookings are counted with the host's hook (one call for every date judged).
+    Bookings are counted with the host's hook (one call for every date judged),
+    unless ``bookings`` gives them (event id -> count; a missing id has none).
+
+    A series whose dates were placed with other holiday data than the installed
+    (:func:`holiday_data_changed`) has its cursor reset even by an empty change:
+    generating the window again creates the dates a holiday no longer takes.
     """
     if rule is None:
         raise SeriesNotReadyError(
@@ -103,8 +110,9 @@ def compute_plan(
         settings = normalize_holiday_settings(holidays, current=holiday_settings_of(series))
         if set_holiday_settings(target, settings):
             changed.add(HOLIDAYS_KEY)
-    cursor_reset = bool(changed) and series.last_generated_until is not None
-    if changed:
+    regenerate = bool(changed) or holiday_data_changed(series)
+    cursor_reset = regenerate and series.last_generated_until is not None
+    if regenerate:
         target.last_generated_until = None
     return plan_outcome(
         series,
@@ -116,7 +124,14 @@ def compute_plan(
         changed=changed,
         cursor_reset=cursor_reset,
         now=now,
+        bookings=bookings,
     )
+
+
+def holiday_data_changed(series: EventSeries) -> bool:
+    """Whether ``series`` has a holiday calendar and its generated dates were placed with
+    another ``holidays`` release than the installed one (``holidays_version``)."""
+    return bool(series.holiday_country) and series.holidays_version != data_version()
 
 
 def plan_outcome(
@@ -132,6 +147,7 @@ def plan_outcome(
     now: dt.datetime,
     extra: Mapping[str, Any] | None = None,
     until: dt.datetime | None = None,
+    bookings: Mapping[Any, int] | None = None,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
     would be: window, cursor, exdates) under ``new_rule``, judging the ``judged`` rows.
@@ -140,12 +156,13 @@ def plan_outcome(
     that would move to the continuation). ``extra`` is hashed with the rest: what
     else the caller's change depends on (a split's date, template and name);
     ``until`` a generation horizon other than the window's (a split's continuation
-    is generated as far as the original was).
+    is generated as far as the original was); ``bookings`` the judged rows' booking
+    counts when the caller has them (:func:`compute_plan`).
     """
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    stay, drift = judge_rows(target, new_rule, state, judged)
+    stay, drift = judge_rows(target, new_rule, state, judged, bookings=bookings)
 
     run = generation_window(target, new_rule, now=now, until=until)
     in_window = excluded_between(target, run.lower, pending=state.pending, rule=new_rule)
@@ -215,15 +232,18 @@ def judge_rows(
     rule: RecurrenceRule,
     state: PlanState,
     judged: list[PlanRow],
+    *,
+    bookings: Mapping[Any, int] | None = None,
 ) -> tuple[tuple[PlannedOccurrence, ...], tuple[PlannedOccurrence, ...]]:
     """The live ``judged`` rows that fit ``target``'s dates under ``rule``, and those that
-    do not (drift), each with its bookings (one call to the host's hook)."""
+    do not (drift), each with its bookings (one call to the host's hook, unless
+    ``bookings`` gives them)."""
     spec = target.dates_spec(rule)
     zone = rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
     live = [row for row in judged if row.status != cancelled]
     fitting, moves = _fitting(target, rule, spec, live, state)
-    counts = _count_bookings(live)
+    counts = _count_bookings(live) if bookings is None else bookings
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
     drift = tuple(
         _planned(row, zone, counts, moves_to=moves.get(row.id))
@@ -460,6 +480,7 @@ __all__ = [
     "HOLIDAYS_KEY",
     "WINDOW_KEY",
     "compute_plan",
+    "holiday_data_changed",
     "judge_rows",
     "plan_outcome",
     "pop_holidays",
