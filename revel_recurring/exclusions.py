@@ -92,7 +92,7 @@ class Exclusions(Mapping[dt.datetime, Exclusion]):
 
     Iterates the stored exclusions in time order; ``instant in exclusions`` is a
     set lookup, or, for a series with a holiday calendar, also asks ``holidays``
-    (a :class:`~revel_recurring.holiday_rules.HolidayPlacer`) whether a holiday
+    (a :class:`~revel_recurring.holiday_placement.HolidayPlacer`) whether a holiday
     skips that slot. It knows only the instants between ``start`` and ``end``
     (inclusive, ``None`` open): ask it about instants in that range.
     """
