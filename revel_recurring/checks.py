@@ -16,7 +16,7 @@ from .host_model import copied_unique_fields, mixin_constraint_names, overrides_
 from .mixins import RecurringEventMixin
 from .models import EventSeries
 from .notifications import VISIBILITY_AUDIENCES
-from .services.holiday_data import outdated_series, series_changed_by_holiday_data
+from .services.holiday_data import series_changed_by_holiday_data
 from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 
 
@@ -406,12 +406,12 @@ def check_holiday_data(
 
     A database check: it runs when Django asks for those (``manage.py check
     --database default``, and ``migrate``, a deploy's step after upgrading
-    packages), not at every command. One query asks whether any active series
-    was generated with another ``holidays`` release; only then are their dates
-    compared (:func:`~revel_recurring.services.holiday_data.series_changed_by_holiday_data`:
-    three queries for all of them, no booking hook). Series whose dates do not
-    change are not warned about. Before the tables exist (``migrate`` checks
-    first) it says nothing.
+    packages), not at every command. Its first query reads the active series
+    generated with another ``holidays`` release (none: nothing more is read);
+    their dates are then compared in two more queries for all of them
+    (:func:`~revel_recurring.services.holiday_data.series_changed_by_holiday_data`,
+    no booking hook). Series whose dates do not change are not warned about.
+    Before the tables exist (``migrate`` checks first) it says nothing.
     """
     alias = router.db_for_read(EventSeries)
     if not databases or alias not in databases:
@@ -419,8 +419,6 @@ def check_holiday_data(
     if any(message.is_serious() for message in check_event_model()):
         return []
     try:
-        if not outdated_series().exists():
-            return []
         changed = [
             change
             for change in series_changed_by_holiday_data(bookings=False)

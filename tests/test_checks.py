@@ -27,7 +27,6 @@ from revel_recurring.checks import (
 from revel_recurring.conf import recurring_settings
 from revel_recurring.holiday_rules import data_version
 from revel_recurring.models import EventSeries, RecurringEventMixin
-from revel_recurring.services import holiday_data
 from revel_recurring.services.holiday_data import apply_holiday_data
 from tests.factories import VIENNA, holiday_class, occurrences
 from tests.holiday_helpers import OLD_RELEASE, generated_with, newer_holiday_data
@@ -769,6 +768,6 @@ def test_w002_says_nothing_before_the_tables_exist(monkeypatch: pytest.MonkeyPat
     def missing(*args: Any, **kwargs: Any) -> Any:
         raise OperationalError("no such column: revel_recurring_eventseries.holidays_version")
 
-    monkeypatch.setattr(holiday_data, "outdated_series", missing)
+    monkeypatch.setattr(recurring_checks, "series_changed_by_holiday_data", missing)
 
     assert check_holiday_data(databases=["default"]) == []

@@ -15,9 +15,9 @@ import pytest
 from django.core.management import call_command
 
 from example_project.events.models import Event, Organization, TicketTier
+from example_project.tests.helpers import weekly_run
 from revel_recurring.holiday_rules import data_version
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import create_recurring_series
 from tests.holiday_helpers import TEST_DAY, coming_monday, generated_with, newer_holiday_data
 
 pytestmark = pytest.mark.django_db
@@ -26,19 +26,11 @@ NEW_YORK = ZoneInfo("America/New_York")
 
 
 def monday_run(organization: Organization) -> EventSeries:
-    start = coming_monday(NEW_YORK, hour=7)
-    return create_recurring_series(
-        name="Monday Run",
-        rule_data={"frequency": "WEEKLY", "dtstart": start, "timezone": "America/New_York"},
-        template_data={
-            "organization": organization,
-            "name": "Monday Run",
-            "slug": "monday-run",
-            "end": start + dt.timedelta(hours=1),
-            "visibility": Event.Visibility.PUBLIC,
-        },
-        generation_window_weeks=6,
-        auto_publish=True,
+    return weekly_run(
+        organization,
+        "Monday Run",
+        start=coming_monday(NEW_YORK, hour=7),
+        window_weeks=6,
         holidays={"country": "US", "subdivision": "NY", "categories": [], "policy": "skip"},
     )
 
