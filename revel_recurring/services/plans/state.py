@@ -1,10 +1,10 @@
 """What a change plan is computed from, read in a constant number of queries.
 
 One statement reads every row the plan looks at (the template, and each
-occurrence that starts or has its slot at or after ``now``, cancelled ones
-included), one the pending exdates. The plan and its hash are then pure
-functions of this state, the change and ``now``
-(:mod:`revel_recurring.services.plans.compute`).
+occurrence that starts at or after ``now`` or has its slot at most
+``SHIFT_REACH`` before it, cancelled ones included), one the pending exdates.
+The plan and its hash are then pure functions of this state, the change and
+``now`` (:mod:`revel_recurring.services.plans.compute`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from django.db.models import Q
 
 from ... import rules
 from ...exclusions import read_pending
+from ...holiday_rules import SHIFT_REACH
 from ...models import EventSeries, get_event_model
 
 
@@ -60,7 +61,13 @@ def read_plan_state(series: EventSeries, *, now: dt.datetime) -> PlanState:
         columns.append(stamp)
     events: Sequence[Any] = list(
         model._default_manager.filter(series_id=series.pk)
-        .filter(Q(is_template=True) | Q(**{f"{start}__gte": now}) | Q(recurrence_id__gte=now))
+        # Slots a little before ``now`` too: a holiday may have shifted their
+        # date to a day ahead, and generation knows them as taken.
+        .filter(
+            Q(is_template=True)
+            | Q(**{f"{start}__gte": now})
+            | Q(recurrence_id__gte=now - SHIFT_REACH)
+        )
         .only(*columns)
         .order_by(start, "pk")
     )
