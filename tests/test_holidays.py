@@ -745,3 +745,31 @@ def test_a_chunk_places_holiday_dates_as_the_per_series_path_does() -> None:
 
     assert [placed(s) for s in chunked] == [placed(s) for s in one_by_one]
     assert any(start != slot for slot, start in placed(chunked[0]))
+
+
+def _restored(series: EventSeries) -> None:
+    # Whit Monday: the cursor steps back to just before it until a run creates it.
+    restore_occurrence(series, vienna(dt.date(2026, 5, 25)), now=SPRING)
+
+
+def _switched(series: EventSeries) -> None:
+    # Applying a plan resets the cursor to the window's end (eight weeks), short of the rows.
+    changes = {"holidays": {"policy": "shift"}}
+    plan = plan_recurrence_change(series, changes, now=SPRING)
+    apply_recurrence_plan(series, plan.hash, changes, now=SPRING)
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+@pytest.mark.parametrize("step_back", [_restored, _switched], ids=["restore", "plan"])
+def test_a_feed_shows_every_row_when_the_cursor_stepped_back_behind_them(
+    consumer: str, step_back: Callable[[EventSeries], None]
+) -> None:
+    series = _published("skip", "Skipping")
+    step_back(series)
+    series.refresh_from_db()
+    shown = shown_instances(series)
+    assert series.last_generated_until < max(instant for instant, _ in shown)
+    start, _ = window(series)
+    end = max(instant for instant, _ in shown) + SHIFT_REACH
+
+    assert expand_many(consumer, [(series_feed(series).body, start, end)]) == [shown]
