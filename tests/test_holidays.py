@@ -291,6 +291,22 @@ def test_shift_materializes_each_moved_date_once_on_a_free_day_over_two_years(
         assert moved, "no date was moved: the test would prove nothing"
 
 
+@pytest.mark.parametrize("region_code", ["DE-BY", "US-NY"])
+def test_a_daily_pass_with_an_eight_week_window_places_what_one_long_run_does(
+    region_code: str,
+) -> None:
+    region, cadence = REGIONS[region_code], CADENCES["mon-wed-fri"]
+    long_run = holiday_series(region, cadence, "shift", name="Long")
+    daily = holiday_series(region, cadence, "shift", name="Daily")
+
+    generate_series_events(long_run, until=NOW + dt.timedelta(weeks=52), now=NOW)
+    # Every third day, then once more so that its last window ends where the long run's does.
+    for day in [*range(0, 44 * 7, 3), 44 * 7]:
+        generate_series_events(daily, now=NOW + dt.timedelta(days=day))
+
+    assert placed_rows(daily, region.zone) == placed_rows(long_run, region.zone)
+
+
 def test_shift_rows_keep_their_slot_as_recurrence_id() -> None:
     region = REGIONS["AT"]
     series = holiday_series(region, CADENCES["mon-thu"], "shift")
