@@ -259,7 +259,10 @@ class _SeriesExport:
         if not (series.is_active and series.auto_publish) or _holidays_move_dates(spec):
             if cursor is None or not on_rule:
                 return None
-            cap = cursor
+            # A cursor stepped back (a restore, an applied plan) leaves the rows
+            # generated beyond it: they are dates too, and the slots between
+            # them without a row are hidden below like those before the cursor.
+            cap = max(cursor, materialized[-1]) if materialized else cursor
         # The RRULE and its DTSTART come from the rule's own dates; the extra dates
         # are RDATE lines beside them (RFC 5545 §3.8.5.2), which COUNT and UNTIL
         # do not bound. ``anchor`` is the first date of the rule from ``first`` on:
@@ -301,7 +304,7 @@ class _SeriesExport:
             if o.recurrence_id is not None and not self._shown(o)
         }
         if cursor is not None:
-            upto = cursor if cap is None else min(cursor, cap)
+            upto = cursor if cap is None else cap
             if materialized:
                 # ``exported`` has the slots of ``spec`` from ``first`` (a slot) on:
                 # the ones expanded above, which reach the cursor.

@@ -77,9 +77,10 @@ def plan_generation(
 
     The window runs from the cursor (exclusive) or dtstart (inclusive, first run)
     to the horizon (inclusive). Because the next run starts exclusively at the
-    same horizon, a slot exactly on it is generated exactly once. Slots before
-    ``now`` are left out unless ``backfill``; excluded slots and ``materialized``
-    ones (by original UTC slot, so moved or deleted occurrences stay gone) too.
+    same horizon, a slot exactly on it is generated exactly once. Dates that take
+    place before ``now`` are left out unless ``backfill`` (a slot a holiday shifted
+    is judged by its new day); excluded slots and ``materialized`` ones (by
+    original UTC slot, so moved or deleted occurrences stay gone) too.
     ``window`` is the run's window when the caller computed it already (from the
     same ``until`` and ``backfill``); otherwise it is computed here. ``excluded``
     are the series' exclusions from ``window.lower`` on when the caller read them
@@ -94,22 +95,25 @@ def plan_generation(
     # searched from the later of the two as well.
     cursor = series.last_generated_until
     reached = window.horizon if cursor is None else max(cursor, window.horizon)
+    placer = excluded.holidays
+
+    def start_of(slot: dt.datetime) -> dt.datetime:
+        return slot if placer is None else placer.start_of(slot)
+
+    # Past dates are judged by where they take place: a slot just before ``now``
+    # that a holiday shifted to a later day is still to come (the window's
+    # ``search_from`` reaches back that far for such a series).
     slots = tuple(
         slot
         for slot in rules.occurrences_between(
             series.dates_spec(rule), window.search_from, window.horizon, inclusive=True
         )
         if (window.inclusive or slot > window.lower)
-        and (backfill or slot >= now)
         and slot not in excluded
         and slot not in materialized
+        and (backfill or start_of(slot) >= now)
     )
-    placer = excluded.holidays
-    starts = (
-        {}
-        if placer is None
-        else {slot: start for slot in slots if (start := placer.start_of(slot)) != slot}
-    )
+    starts = {slot: start for slot in slots if (start := start_of(slot)) != slot}
     return GenerationPlan(
         slots=slots,
         starts=starts,

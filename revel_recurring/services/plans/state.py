@@ -1,9 +1,10 @@
 """What a change plan is computed from, read in a constant number of queries.
 
 One statement reads every row the plan looks at (the template, and each
-occurrence that starts or has its slot at or after ``now``, cancelled ones
-included), one the pending exdates: for one series or for many at once. The
-plan and its hash are then pure functions of this state, the change and ``now``
+occurrence that starts at or after ``now`` or has its slot at most
+``SHIFT_REACH`` before it, cancelled ones included), one the pending exdates:
+for one series or for many at once. The plan and its hash are then pure
+functions of this state, the change and ``now``
 (:mod:`revel_recurring.services.plans.compute`).
 """
 
@@ -18,6 +19,7 @@ from django.db.models import Q
 
 from ... import rules
 from ...exclusions import read_pending
+from ...holiday_placement import SHIFT_REACH
 from ...models import EventSeries, get_event_model
 
 
@@ -69,7 +71,13 @@ def read_plan_states(series_ids: Collection[int], *, now: dt.datetime) -> dict[i
         columns.append(stamp)
     events: Sequence[Any] = list(
         model._default_manager.filter(series_id__in=list(series_ids))
-        .filter(Q(is_template=True) | Q(**{f"{start}__gte": now}) | Q(recurrence_id__gte=now))
+        # Slots a little before ``now`` too: a holiday may have shifted their
+        # date to a day ahead, and generation knows them as taken.
+        .filter(
+            Q(is_template=True)
+            | Q(**{f"{start}__gte": now})
+            | Q(recurrence_id__gte=now - SHIFT_REACH)
+        )
         .only(*columns)
         .order_by(start, "pk")
     )
