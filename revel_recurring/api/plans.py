@@ -62,6 +62,18 @@ class PlannedDateSerializer(serializers.Serializer[Any]):
     start = AwareDateTimeField(help_text=_("UTC."))
     local = LocalDateTimeField(help_text=_("The same instant in the rule's zone, with offset."))
     display = serializers.CharField()
+    holiday = serializers.CharField(
+        help_text=_(
+            "The holiday that moves or skips this date, in the active language; empty for none."
+        )
+    )
+    shifted_from = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "The rule's own date (its slot, UTC) when a holiday moved the date here; "
+            "null otherwise."
+        ),
+    )
 
 
 class ExcludedDateSerializer(PlannedDateSerializer):
@@ -71,7 +83,8 @@ class ExcludedDateSerializer(PlannedDateSerializer):
         choices=[(reason.value, reason.value) for reason in ExcludedBecause],
         help_text=_(
             "`cancelled`: an occurrence on that date was cancelled; `exdate`: excluded "
-            "without one (a deleted occurrence's slot, or set by hand)."
+            "without one (a deleted occurrence's slot, or set by hand); `holiday`: a "
+            "holiday of the series' calendar skips it (`holiday` names it)."
         ),
     )
 
