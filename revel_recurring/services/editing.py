@@ -22,6 +22,7 @@ from django.db import transaction
 from .. import rules
 from ..exceptions import SeriesNotReadyError
 from ..holiday_settings import (
+    HOLIDAY_FIELDS,
     holiday_settings_of,
     normalize_holiday_settings,
     set_holiday_settings,
@@ -91,6 +92,7 @@ def update_series(
     auto_publish: bool | None = None,
     generation_window_weeks: int | None = None,
     rule_changes: Mapping[str, Any] | None = None,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> SeriesUpdate:
     """Change any of a series' editable values at once; ``None`` leaves a value as it is.
@@ -113,6 +115,10 @@ def update_series(
       ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``.
       The size is checked for the series as it will be (a series resumed in the
       same call is checked, a paused one is not).
+    - ``holidays``: holiday settings to change (any of ``country``,
+      ``subdivision``, ``categories``, ``policy``; see
+      :mod:`revel_recurring.holiday_settings`), a schedule change like a rule
+      change: errors keyed ``holiday_country`` ... by the model field.
 
     Everything is validated before anything is kept: a ``ValidationError`` keyed
     by field (rule fields under their own names) or a ``RecurrenceError`` leaves
@@ -147,6 +153,7 @@ def update_series(
                 rule_changes=changes,
                 auto_publish=auto_publish,
                 generation_window_weeks=generation_window_weeks,
+                holidays=holidays,
                 now=moment,
             )
             columns |= schedule.columns
@@ -175,6 +182,8 @@ def update_series(
     mirrored = [*plain, *_SCHEDULE_COLUMNS]
     if is_active is not None:
         mirrored += ["is_active", *PARKING_COLUMNS]
+    if holidays:
+        mirrored += HOLIDAY_FIELDS.values()
     mirror_columns(series, locked, *mirrored)
     if rule is not None:
         series.recurrence_rule = rule

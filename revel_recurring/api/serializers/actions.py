@@ -12,6 +12,7 @@ from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
+from .holidays import HolidaySettingsSerializer
 from .occurrences import OccurrenceSerializer
 from .recurrence import RecurrenceChangeSerializer
 from .series import SeriesSerializer
@@ -111,6 +112,9 @@ class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[
     )
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
+    holidays = HolidaySettingsSerializer(
+        required=False, help_text=_("The holiday settings to change (any subset).")
     )
 
 
