@@ -316,6 +316,8 @@ def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
         "deleted": False,
         "has_bookings": False,
         "moved_to": None,
+        "holiday": "",
+        "shifted_from": None,
     }
     for bad in (
         "?date_from_after=2027-01-01T00:00:00",
@@ -370,6 +372,8 @@ def test_modified_since_reports_changes_and_tombstones_of_removals(
         "deleted": True,
         "has_bookings": False,
         "moved_to": None,
+        "holiday": "",
+        "shifted_from": None,
     }
     assert results[restored.pk]["cancelled"] is False
     # A client syncing open occurrences still hears of the cancellation and the deletion.
