@@ -127,19 +127,7 @@ def upcoming_rows(
     for instant, exclusion in excluded.items():
         if instant < now or instant in taken or (last is not None and instant > last):
             continue
-        rows.append(
-            UpcomingRow(
-                instant=instant,
-                label=describe_instant(instant, zone),
-                status=str(model.RECURRING_STATUS_CANCELLED),
-                event_id=None,
-                admin_url=None,
-                modified=False,
-                drifted=False,
-                cancelled=True,
-                excluded_because=exclusion.reason,
-            )
-        )
+        rows.append(_excluded_row(instant, zone, exclusion.reason))
     rows += _holiday_skips(series, excluded, taken, now=now, last=last)
     rows.sort(key=lambda row: row.instant)
     slots = {pk: rules.to_utc(slot) for pk, *_, slot in values if slot is not None}
@@ -172,20 +160,9 @@ def _holiday_skips(
     if placer is None or placer.rule is None:
         return []
     end = last or max(now + dt.timedelta(weeks=series.generation_window_weeks), *taken, now)
-    model = get_event_model()
     zone = series_zone(series)
     return [
-        UpcomingRow(
-            instant=slot,
-            label=describe_instant(slot, zone),
-            status=str(model.RECURRING_STATUS_CANCELLED),
-            event_id=None,
-            admin_url=None,
-            modified=False,
-            drifted=False,
-            cancelled=True,
-            excluded_because=ExclusionReason.HOLIDAY,
-        )
+        _excluded_row(slot, zone, ExclusionReason.HOLIDAY)
         for slot in rules.occurrences_between(placer.spec, now, end, inclusive=True)
         if slot not in taken and excluded.reason(slot) is ExclusionReason.HOLIDAY
     ]
@@ -272,3 +249,18 @@ def free_slots(
         for slot in slots
         if slot not in excluded
     ][:UPCOMING_LIMIT]
+
+
+def _excluded_row(instant: dt.datetime, zone: Any, reason: ExclusionReason) -> UpcomingRow:
+    """The upcoming row of a slot that no occurrence takes: excluded for ``reason``."""
+    return UpcomingRow(
+        instant=instant,
+        label=describe_instant(instant, zone),
+        status=str(get_event_model().RECURRING_STATUS_CANCELLED),
+        event_id=None,
+        admin_url=None,
+        modified=False,
+        drifted=False,
+        cancelled=True,
+        excluded_because=reason,
+    )
