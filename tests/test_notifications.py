@@ -15,6 +15,7 @@ from revel_recurring.notifications import (
     SERIES_EVENTS_GENERATED,
     VISIBILITY_AUDIENCES,
     Audience,
+    SeriesDigest,
     build_series_digest,
     collect_recipients,
     digest_audience,
@@ -258,6 +259,30 @@ def test_the_adapter_setting_is_honoured(django_capture_on_commit_callbacks: Any
     assert digest.count == len(created) == 8
     assert digest.timezone == "Europe/Vienna"
     assert digest.audience is Audience.STAFF  # the test host has no visibility field
+
+
+@pytest.mark.django_db
+def test_the_digest_names_the_new_dates_in_its_subject_and_body() -> None:
+    series = make_series(name="Yoga", auto_publish=True)
+    created = generate_series_events(series, now=NOW)
+    two = SeriesDigest(
+        series=series,
+        occurrences=created[:2],
+        url="https://site.example/s/yoga/",
+        timezone="Europe/Vienna",
+    )
+    one = SeriesDigest(series=series, occurrences=created[:1], timezone="Europe/Vienna")
+
+    assert two.subject == "2 new events scheduled for Yoga"
+    assert one.subject == "1 new event scheduled for Yoga"
+    assert two.body == (
+        "Yoga has 2 new dates:\n"
+        "- Mon 2 Mar 2026 10:00 (Europe/Vienna)\n"
+        "- Mon 9 Mar 2026 10:00 (Europe/Vienna)\n"
+        "\n"
+        "All dates: https://site.example/s/yoga/"
+    )
+    assert one.body == "Yoga has 1 new date:\n- Mon 2 Mar 2026 10:00 (Europe/Vienna)"
 
 
 @pytest.mark.django_db
