@@ -19,3 +19,16 @@ def test_build_backend_reads_the_pep_639_license() -> None:
 def test_redis_extra_brings_what_celery_redis_transport_imports() -> None:
     # redis alone left out kombu's own needs ("No module named 'packaging'").
     assert PYPROJECT["project"]["optional-dependencies"]["redis"] == ["celery[redis]>=5.4"]
+
+
+def test_the_translations_ship_in_the_wheel_and_the_sdist() -> None:
+    # The package env (scripts/check_package.py) finds them in the built wheel and
+    # renders a German sentence from the installed copy.
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["revel_recurring"]
+    assert {"locale/*/LC_MESSAGES/*.po", "locale/*/LC_MESSAGES/*.mo"} <= set(data)
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    assert "recursive-include revel_recurring/locale *.po *.mo" in manifest
+    shipped = sorted(
+        p.parent.parent.name for p in ROOT.glob("revel_recurring/locale/*/LC_MESSAGES/django.mo")
+    )
+    assert shipped == ["de", "es", "fr", "it", "nl"]
