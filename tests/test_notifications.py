@@ -15,7 +15,6 @@ from revel_recurring.notifications import (
     SERIES_EVENTS_GENERATED,
     VISIBILITY_AUDIENCES,
     Audience,
-    SeriesDigest,
     build_series_digest,
     collect_recipients,
     digest_audience,
@@ -23,7 +22,7 @@ from revel_recurring.notifications import (
 )
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import series_events_generated
-from tests.factories import NOW, make_series
+from tests.factories import NOW, make_series, yoga_digests
 from tests.testapp import notifier
 from tests.testapp.models import Event
 
@@ -263,15 +262,7 @@ def test_the_adapter_setting_is_honoured(django_capture_on_commit_callbacks: Any
 
 @pytest.mark.django_db
 def test_the_digest_names_the_new_dates_in_its_subject_and_body() -> None:
-    series = make_series(name="Yoga", auto_publish=True)
-    created = generate_series_events(series, now=NOW)
-    two = SeriesDigest(
-        series=series,
-        occurrences=created[:2],
-        url="https://site.example/s/yoga/",
-        timezone="Europe/Vienna",
-    )
-    one = SeriesDigest(series=series, occurrences=created[:1], timezone="Europe/Vienna")
+    two, one = yoga_digests()
 
     assert two.subject == "2 new events scheduled for Yoga"
     assert one.subject == "1 new event scheduled for Yoga"

@@ -17,12 +17,10 @@ from django.test import override_settings
 from django.utils import translation
 
 from revel_recurring.describe import describe_spec
-from revel_recurring.notifications import SeriesDigest
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
-from revel_recurring.services.generation import generate_series_events
 from tests.admin_helpers import change_url, generated_series
 from tests.api_helpers import client, user_with
-from tests.factories import NOW, UTC, VIENNA, make_series
+from tests.factories import UTC, VIENNA, yoga_digests
 
 # French puts a no-break space into "18 h 30" and before ";" and ":".
 NB = "\u00a0"
@@ -338,15 +336,7 @@ def test_an_api_400_speaks_the_language_the_client_accepts(django_user_model: An
 
 @pytest.mark.django_db
 def test_the_digest_speaks_the_language_it_is_read_in() -> None:
-    series = make_series(name="Yoga", auto_publish=True)
-    created = generate_series_events(series, now=NOW)
-    digest = SeriesDigest(
-        series=series,
-        occurrences=created[:2],
-        url="https://site.example/s/yoga/",
-        timezone="Europe/Vienna",
-    )
-    one = SeriesDigest(series=series, occurrences=created[:1], timezone="Europe/Vienna")
+    digest, one = yoga_digests()
 
     with translation.override("de"):
         assert digest.subject == "2 neue Termine für Yoga geplant"
