@@ -16,6 +16,7 @@ import pytest
 from django.test import override_settings
 from django.utils import translation
 
+from revel_recurring.admin.holidays import describe_holidays
 from revel_recurring.describe import describe_spec
 from revel_recurring.rules import Frequency, MonthlyType, RuleSpec
 from tests.admin_helpers import change_url, generated_series
@@ -372,3 +373,15 @@ def test_the_admin_change_page_speaks_the_language_of_the_browser(admin_client: 
     assert "Anstehende Termine" in page
     assert "Wiederholungsregel" in page
     assert "Upcoming occurrences" not in page
+
+
+@pytest.mark.parametrize(
+    ("language", "expected"),
+    [("en", "None"), ("de", "Keine"), ("fr", "Aucun"), ("es", "Ninguno"), ("it", "Nessuno")],
+)
+def test_a_series_without_a_holiday_calendar_says_so_in_our_words(
+    language: str, expected: str
+) -> None:
+    # django.contrib.admin translates a bare "None" as "-" in German; ours has a context.
+    with translation.override(language):
+        assert describe_holidays({}) == expected
