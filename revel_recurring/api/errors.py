@@ -28,6 +28,7 @@ from ..exceptions import (
     TemplateProtectedError,
 )
 from ..models import RULE_FIELDS
+from ..services.extra_dates import EXTRA_DATES_KEY
 from ..transient import is_transient_db_error
 from .plans import plan_data
 
@@ -151,13 +152,18 @@ def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
     return nested
 
 
+#: The keys an update error names under ``recurrence``, where the client sent them.
+_RECURRENCE_KEYS = frozenset({*RULE_FIELDS, EXTRA_DATES_KEY})
+
+
 def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
-    """An error of ``update_series_recurrence``: rule fields under ``recurrence``."""
+    """An error of ``update_series_recurrence`` or a change plan: rule fields and the
+    extra dates under ``recurrence``."""
     flat = drf_errors(exc)
     if not isinstance(flat, dict):
         return flat
-    rule = {key: value for key, value in flat.items() if key in RULE_FIELDS}
-    rest = {key: value for key, value in flat.items() if key not in RULE_FIELDS}
+    rule = {key: value for key, value in flat.items() if key in _RECURRENCE_KEYS}
+    rest = {key: value for key, value in flat.items() if key not in _RECURRENCE_KEYS}
     return {**rest, "recurrence": rule} if rule else rest
 
 

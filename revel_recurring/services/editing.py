@@ -31,6 +31,7 @@ from ..validators import (
     validate_series_options,
 )
 from .exdates import absorb_pending_exdates
+from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
 from .locking import lock_series, retry_on_lock_conflict
 from .parking import PARKING_COLUMNS, clear_parking
@@ -278,10 +279,14 @@ def change_schedule(
     auto_publish: bool | None,
     generation_window_weeks: int | None,
     now: dt.datetime,
+    extra_dates: ExtraDatesChange | None = None,
 ) -> ScheduleChange:
-    """Apply rule, window and auto-publish changes to the locked series (the rule is saved).
+    """Apply rule, window, extra dates and auto-publish changes to the locked series.
 
-    The caller holds the series lock and saves ``columns`` of the series. Used by
+    The rule is saved; the caller holds the series lock and saves ``columns`` of
+    the series. ``extra_dates`` (a change plan's new set, checked against the new
+    rule by ``plan_extra_dates``) moves the series' dates like a rule change: the
+    cursor is reset and ``"extra_dates"`` is among the changed fields. Used by
     :func:`update_series` and by applying a change plan
     (:mod:`revel_recurring.services.plans`).
     """
@@ -311,6 +316,9 @@ def change_schedule(
         locked.generation_window_weeks = generation_window_weeks
         changed.add("generation_window_weeks")
         columns.add("generation_window_weeks")
+    if extra_dates is not None and write_extra_dates(locked, extra_dates):
+        changed.add(EXTRA_DATES_KEY)
+        columns |= {"extra_dates", "exdates"}
     shifts = bool(changed - {"auto_publish"})
     cursor_reset = shifts and locked.last_generated_until is not None
     if shifts:

@@ -60,18 +60,20 @@ class PlanActionsMixin(SeriesViewBase):
     """``recurrence-plan/`` and ``recurrence-apply/``."""
 
     @extend_schema(
-        summary="What changing the rule or window would do: dates that stay, drift (with "
-        "bookings), new and skipped dates, and the plan's hash. Writes nothing",
+        summary="What changing the rule, window or extra dates would do: dates that stay, "
+        "drift (with bookings), new and skipped dates, and the plan's hash. Writes nothing",
         description=(
-            "The body takes `recurrence` and `generation_window_weeks` as "
-            "`PATCH series/{id}/` does, with the same 400s. The same permission as a "
-            "PATCH. A series without a rule answers 409."
+            "The body takes `recurrence` (with `extra_dates`, the whole new set) and "
+            "`generation_window_weeks` as `PATCH series/{id}/` does, with the same 400s; "
+            "an extra date given twice is a 400 too. An occurrence on an extra date left "
+            "out is drift. The same permission as a PATCH. A series without a rule "
+            "answers 409."
         ),
         responses={200: RecurrencePlanSerializer, **error_responses(400, 403, 404, 409, 415)},
     )
     @action(detail=True, methods=["post"], url_path="recurrence-plan")
     def recurrence_plan(self, request: Request, pk: str | None = None) -> Response:
-        """The plan of a change of the rule or window; nothing is written."""
+        """The plan of a change of the rule, window or extra dates; nothing is written."""
         series = self.get_object()
         try:
             plan = plan_recurrence_change(series, _changes(self._body()))
@@ -84,9 +86,9 @@ class PlanActionsMixin(SeriesViewBase):
         "fresh plan otherwise); new dates are created at once",
         description=(
             "Send the same `recurrence` and `generation_window_weeks` as to "
-            "`recurrence-plan/`, with its `hash`. In one transaction: the rule and "
-            "window change, drifted dates are cancelled as `cancel_drift` says (booked "
-            "ones kept unless `all`, and named), and the plan's new dates are "
+            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window "
+            "and extra dates change, drifted dates are cancelled as `cancel_drift` says "
+            "(booked ones kept unless `all`, and named), and the plan's new dates are "
             "materialized."
         ),
         responses={

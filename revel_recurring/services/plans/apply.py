@@ -20,7 +20,7 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..locking import lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_plan, judge_rows, split_changes
+from .compute import compute_change, compute_plan, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -35,10 +35,17 @@ def plan_recurrence_change(
     *,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
-    """What changing ``series``' rule or window by ``changes`` would do, written nowhere.
+    """What changing ``series``' rule, window or extra dates by ``changes`` would do, written
+    nowhere.
 
     ``changes`` holds rule fields (as ``update_series_recurrence``'s
-    ``rule_changes``) and optionally ``generation_window_weeks``. A pure read: the
+    ``rule_changes``), optionally ``generation_window_weeks``, and optionally
+    ``extra_dates``: the whole new set of the series' extra dates (aware
+    datetimes, as a PATCH takes them). An added date within the window is among
+    the ``new`` dates (or ``excluded``, when a cancelled occurrence still holds
+    it); an occurrence on a removed one is ``drift`` like any row off the rule. A
+    date given twice, or an added one in the past, before dtstart or on a date of
+    the (new) rule, is a ``ValidationError`` keyed ``extra_dates``. A pure read: the
     series with its rule, the rows the plan judges, the pending exdates, the
     bookings of the judged rows and, when the plan creates dates, the template
     (to weigh them): at most five queries whatever the number of occurrences; no
@@ -49,11 +56,11 @@ def plan_recurrence_change(
     to :func:`apply_recurrence_plan`.
     """
     moment = now_utc(now)
-    rule_changes, window = split_changes(changes)
+    requested = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    plan = compute_plan(fresh, rule, state, rule_changes=rule_changes, window=window, now=moment)
+    plan = compute_plan(fresh, rule, state, requested, now=moment)
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
@@ -96,8 +103,10 @@ def apply_recurrence_plan(
     generation run) :class:`~revel_recurring.exceptions.PlanOutdatedError` is
     raised carrying the fresh plan, and nothing is written. Otherwise:
 
-    - the rule and window change as ``update_series_recurrence`` changes them
-      (``series_recurrence_changed`` is sent once, after commit);
+    - the rule and window change as ``update_series_recurrence`` changes them,
+      and the extra dates become the set given (``series_recurrence_changed`` is
+      sent once, after commit, with ``"extra_dates"`` among its fields when they
+      changed; ``extra_date_changed`` is not sent);
     - drifted dates are cancelled per ``cancel_drift``: ``"none"``; ``"unbooked"``
       (booked dates kept and named in ``kept_booked``); ``"all"`` (booked ones
       too); or a collection of ids naming exactly the drifted dates to cancel
@@ -108,7 +117,7 @@ def apply_recurrence_plan(
       materialized in the same transaction, with one digest after commit.
     """
     moment = now_utc(now)
-    rule_changes, window = split_changes(changes)
+    requested = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
@@ -118,9 +127,7 @@ def apply_recurrence_plan(
             locked = lock_series(series.pk, with_rule=True)
             rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
             state = read_plan_state(locked, now=moment)
-            plan = compute_plan(
-                locked, rule, state, rule_changes=rule_changes, window=window, now=moment
-            )
+            plan, extra_dates = compute_change(locked, rule, state, requested, now=moment)
             if plan.hash != plan_hash.strip():
                 raise PlanOutdatedError(
                     f"{locked.name} changed since this plan was made; "
@@ -129,9 +136,10 @@ def apply_recurrence_plan(
                 )
             schedule = change_schedule(
                 locked,
-                rule_changes=rule_changes,
+                rule_changes=requested.rule,
                 auto_publish=None,
-                generation_window_weeks=window,
+                generation_window_weeks=requested.window,
+                extra_dates=extra_dates,
                 now=moment,
             )
             if schedule.columns:
@@ -161,7 +169,9 @@ def apply_recurrence_plan(
         )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "generation_window_weeks", *CURSOR_COLUMNS)
+    mirror_columns(
+        series, locked, "exdates", "extra_dates", "generation_window_weeks", *CURSOR_COLUMNS
+    )
     series.recurrence_rule = locked.recurrence_rule
     return applied
 

@@ -10,11 +10,13 @@ against, so the two can only differ when the state did.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import zoneinfo
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ... import rules
@@ -25,6 +27,7 @@ from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
 from ..editing import merge_rule_changes
+from ..extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, plan_extra_dates, read_extra_dates
 from ..generation.plan import plan_generation
 from ..scheduling import generation_window
 from .result import ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
@@ -34,28 +37,44 @@ from .state import PlanRow, PlanState
 WINDOW_KEY = "generation_window_weeks"
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
-_HASH_VERSION = 1
+_HASH_VERSION = 2
 
 
-def split_changes(changes: Mapping[str, Any] | None) -> tuple[dict[str, Any], int | None]:
-    """``changes`` as (rule field changes, window size or None), keys and window checked."""
+@dataclass(frozen=True)
+class Changes:
+    """A plan's ``changes`` mapping, read: rule field changes, window, extra dates."""
+
+    rule: dict[str, Any]
+    #: The new window size, or None to keep it.
+    window: int | None = None
+    #: The whole new set of extra dates (UTC), or None to keep them.
+    extra_dates: tuple[dt.datetime, ...] | None = None
+
+
+def split_changes(changes: Mapping[str, Any] | None) -> Changes:
+    """``changes`` read: keys, window and the extra dates' shape checked."""
     rule_changes = dict(changes or {})
     window = rule_changes.pop(WINDOW_KEY, None)
+    extra = rule_changes.pop(EXTRA_DATES_KEY, None)
     validate_rule_keys(rule_changes)
     validate_series_options(generation_window_weeks=window)
-    return rule_changes, window
+    return Changes(
+        rule=rule_changes,
+        window=window,
+        extra_dates=None if extra is None else read_extra_dates(extra),
+    )
 
 
-def compute_plan(
+def compute_change(
     series: EventSeries,
     rule: RecurrenceRule | None,
     state: PlanState,
+    changes: Changes,
     *,
-    rule_changes: Mapping[str, Any],
-    window: int | None,
     now: dt.datetime,
-) -> RecurrencePlan:
-    """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it.
+) -> tuple[RecurrencePlan, ExtraDatesChange | None]:
+    """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it,
+    and the change of its extra dates the plan assumed (None when not asked for).
 
     Raises ``SeriesNotReadyError`` for a series without a rule and
     ``ValidationError`` (keyed by field) for a change the validators refuse.
@@ -65,20 +84,41 @@ def compute_plan(
         raise SeriesNotReadyError(
             f"Series {series.pk} has no recurrence rule to change; create one first."
         )
-    if rule_changes:
-        merged, changed = merge_rule_changes(rule, rule_changes)
+    if changes.rule:
+        merged, changed = merge_rule_changes(rule, changes.rule)
     else:
         merged, changed = rule.field_values(), set()
     new_rule = RecurrenceRule(**merged)
     new_rule.normalize()
     target = copy.copy(series)
-    if window is not None and window != series.generation_window_weeks:
+    if changes.window is not None and changes.window != series.generation_window_weeks:
         changed.add(WINDOW_KEY)
-        target.generation_window_weeks = window
+        target.generation_window_weeks = changes.window
+    extra: ExtraDatesChange | None = None
+    pending: tuple[dt.datetime, ...] | None = None
+    lifted: dict[str, Any] | None = None
+    if changes.extra_dates is not None:
+        extra = plan_extra_dates(
+            series,
+            new_rule,
+            changes.extra_dates,
+            held={row.slot for row in state.rows if row.slot is not None},
+            excluded=series.exdate_instants | set(state.pending),
+            now=now,
+        )
+        if extra.changed:
+            changed.add(EXTRA_DATES_KEY)
+            target.extra_dates = extra.stored
+        if extra.lifted:
+            # What applying leaves excluded: the exdates and pending slots but the
+            # lifted ones. Which those are depends on ``now`` too: hashed.
+            target.exdates = rules.normalize_exdates(series.exdate_instants - extra.lifted)
+            pending = tuple(instant for instant in state.pending if instant not in extra.lifted)
+            lifted = {"lifted": rules.normalize_exdates(extra.lifted)}
     cursor_reset = bool(changed) and series.last_generated_until is not None
     if changed:
         target.last_generated_until = None
-    return plan_outcome(
+    plan = plan_outcome(
         series,
         rule,
         new_rule,
@@ -88,7 +128,22 @@ def compute_plan(
         changed=changed,
         cursor_reset=cursor_reset,
         now=now,
+        extra=lifted,
+        pending=pending,
     )
+    return plan, extra
+
+
+def compute_plan(
+    series: EventSeries,
+    rule: RecurrenceRule | None,
+    state: PlanState,
+    changes: Changes,
+    *,
+    now: dt.datetime,
+) -> RecurrencePlan:
+    """:func:`compute_change`'s plan alone."""
+    return compute_change(series, rule, state, changes, now=now)[0]
 
 
 def plan_outcome(
@@ -104,23 +159,28 @@ def plan_outcome(
     now: dt.datetime,
     extra: Mapping[str, Any] | None = None,
     until: dt.datetime | None = None,
+    pending: tuple[dt.datetime, ...] | None = None,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
-    would be: window, cursor, exdates) under ``new_rule``, judging the ``judged`` rows.
+    would be: window, cursor, exdates, extra dates) under ``new_rule``, judging the
+    ``judged`` rows.
 
     Shared by a cadence change (the series' own future rows) and a split (the rows
     that would move to the continuation). ``extra`` is hashed with the rest: what
     else the caller's change depends on (a split's date, template and name);
     ``until`` a generation horizon other than the window's (a split's continuation
-    is generated as far as the original was).
+    is generated as far as the original was); ``pending`` the pending exdates as
+    ``target`` sees them, when the change lifts some (``state``'s otherwise; the
+    hash always covers ``state``'s).
     """
+    seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    stay, drift = judge_rows(target, new_rule, state, judged)
+    stay, drift = judge_rows(target, new_rule, seen, judged)
 
     run = generation_window(target, new_rule, now=now, until=until)
-    in_window = excluded_between(target, run.lower, pending=state.pending)
+    in_window = excluded_between(target, run.lower, pending=seen.pending)
     new: tuple[dt.datetime, ...] = ()
     if target.is_active and state.has_template:
         materialized = {
@@ -140,13 +200,13 @@ def plan_outcome(
                 ExcludedBecause.CANCELLED if instant in cancelled_slots else ExcludedBecause.EXDATE
             ),
         )
-        for instant in _skipped(target, spec, state, now=now, horizon=run.horizon)
+        for instant in _skipped(target, spec, seen, now=now, horizon=run.horizon)
     )
     digest = _hash(
         series,
+        target,
         rule,
         new_rule,
-        target.generation_window_weeks,
         state,
         new=new,
         cursor_reset=cursor_reset,
@@ -282,9 +342,9 @@ def _stamp(value: Any) -> Any:
 
 def _hash(
     series: EventSeries,
+    target: EventSeries,
     rule: RecurrenceRule,
     new_rule: RecurrenceRule,
-    window: int,
     state: PlanState,
     *,
     new: tuple[dt.datetime, ...],
@@ -293,12 +353,14 @@ def _hash(
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
 
-    The rule before and after, the series' flags and windows, its extra dates, every excluded
-    instant (exdates and pending ones, as one set: folding a pending slot in
-    changes nothing), each row read (id, start, slot, status, modified flag and
-    the host's change stamp) and the dates it would create: any committed change
-    of these between a plan and its apply gives another hash.
+    The rule before and after, the series' flags and windows, its extra dates
+    before and after, every excluded instant (exdates and pending ones, as
+    one set: folding a pending slot in changes nothing), each row read (id, start,
+    slot, status, modified flag and the host's change stamp) and the dates it would
+    create: any committed change of these between a plan and its apply gives
+    another hash, and so does applying it with other changes than it was made for.
     """
+    window = target.generation_window_weeks
     excluded = sorted(
         {rules.parse_instant(value) for value in series.exdates or ()} | set(state.pending)
     )
@@ -310,6 +372,7 @@ def _hash(
         "flags": [series.is_active, series.auto_publish, series.generation_window_weeks, window],
         "excluded": [instant.isoformat() for instant in excluded],
         "extra_dates": sorted(series.extra_dates or ()),
+        "new_extra_dates": sorted(target.extra_dates or ()),
         "template": state.has_template,
         "rows": [
             [
@@ -330,4 +393,13 @@ def _hash(
     return hashlib.sha256(encoded).hexdigest()
 
 
-__all__ = ["WINDOW_KEY", "compute_plan", "judge_rows", "plan_outcome", "split_changes"]
+__all__ = [
+    "EXTRA_DATES_KEY",
+    "WINDOW_KEY",
+    "Changes",
+    "compute_change",
+    "compute_plan",
+    "judge_rows",
+    "plan_outcome",
+    "split_changes",
+]
