@@ -27,6 +27,7 @@ from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
 from ..editing import merge_rule_changes
+from ..exdates import drop_exdates
 from ..extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, plan_extra_dates, read_extra_dates
 from ..generation.plan import plan_generation
 from ..scheduling import generation_window
@@ -103,7 +104,7 @@ def compute_change(
             new_rule,
             changes.extra_dates,
             held={row.slot for row in state.rows if row.slot is not None},
-            excluded=series.exdate_instants | set(state.pending),
+            excluded=excluded_between(series, now, pending=state.pending).instants,
             now=now,
         )
         if extra.changed:
@@ -112,7 +113,7 @@ def compute_change(
         if extra.lifted:
             # What applying leaves excluded: the exdates and pending slots but the
             # lifted ones. Which those are depends on ``now`` too: hashed.
-            target.exdates = rules.normalize_exdates(series.exdate_instants - extra.lifted)
+            drop_exdates(target, extra.lifted)
             pending = tuple(instant for instant in state.pending if instant not in extra.lifted)
             lifted = {"lifted": rules.normalize_exdates(extra.lifted)}
     cursor_reset = bool(changed) and series.last_generated_until is not None
