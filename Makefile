@@ -3,6 +3,7 @@ PYTHON ?= python3
 VENV ?= .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed-stamp
+PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
@@ -23,8 +24,9 @@ $(JS_STAMP): tests/js/package.json tests/js/package-lock.json
 	npm ci --prefix tests/js --no-audit --no-fund
 	touch $(JS_STAMP)
 
+# `PORT=8001 make demo` (or `make demo PORT=8001`) serves elsewhere than 127.0.0.1:8000.
 demo: $(STAMP)
-	NOSERVE=$(NOSERVE) $(PY) scripts/demo.py
+	NOSERVE=$(NOSERVE) PORT=$(PORT) $(PY) scripts/demo.py
 
 test: $(STAMP) $(JS_STAMP)
 	$(PY) scripts/run_tests.py $(ARGS)

@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 import dj_database_url
+from django.utils.translation import gettext_lazy as _
 
 PROJECT_DIR = Path(__file__).resolve().parent
 
@@ -23,6 +24,16 @@ USE_TZ = True
 TIME_ZONE = os.environ.get("DJANGO_TIME_ZONE", "Europe/Vienna")
 USE_I18N = True
 LANGUAGE_CODE = "en"
+# The languages the site's switcher offers (and LocaleMiddleware picks from a
+# browser's Accept-Language); each is named in its own language on the page.
+LANGUAGES = [
+    ("en", _("English")),
+    ("de", _("German")),
+    ("fr", _("French")),
+    ("es", _("Spanish")),
+    ("it", _("Italian")),
+    ("nl", _("Dutch")),
+]
 
 INSTALLED_APPS = [
     "django.contrib.admin",
@@ -44,6 +55,9 @@ INSTALLED_APPS = [
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # After the session, before CommonMiddleware (Django's documented order): the
+    # language comes from the switcher's cookie, then the browser's Accept-Language.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",

@@ -13,6 +13,8 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import icalendar
+
 VIENNA = ZoneInfo("Europe/Vienna")
 UTC = dt.UTC
 
@@ -84,4 +86,38 @@ def occurrence_table(
     return Table(columns, rows, title=title)
 
 
-__all__ = ["UTC", "VIENNA", "Table", "local", "occurrence_table", "utc"]
+def feed_table(body: bytes, *, zone: ZoneInfo = VIENNA, title: str = "") -> Table:
+    """One row per VEVENT of an iCalendar body: what a calendar app reads from a feed.
+
+    Left out: the UIDs (they hold database ids), the stamps and the time-zone
+    definitions. Dates are read on the wall clock of ``zone``.
+    """
+    rows = []
+    for event in icalendar.Calendar.from_ical(body).walk("VEVENT"):
+        if "RRULE" in event:
+            what = "the rule"
+        elif "RECURRENCE-ID" in event:
+            what = f"changes the {local(event.decoded('RECURRENCE-ID'), zone)} date"
+        else:
+            what = "a date of its own"
+        rule = event["RRULE"].to_ical().decode() if "RRULE" in event else ""
+        rows.append(
+            [
+                what,
+                event["SUMMARY"],
+                local(event.decoded("DTSTART"), zone),
+                rule,
+                ", ".join(f"{day.astimezone(zone):%d %b}" for day in _dates(event, "EXDATE")),
+            ]
+        )
+    return Table(["VEVENT", "SUMMARY", "DTSTART", "RRULE", "EXDATE (not on)"], rows, title=title)
+
+
+def _dates(event: Any, name: str) -> list[dt.datetime]:
+    # icalendar gives one property as a value, several as a list of them.
+    found = event.get(name, [])
+    properties = found if isinstance(found, list) else [found]
+    return [value.dt for prop in properties for value in prop.dts]
+
+
+__all__ = ["UTC", "VIENNA", "Table", "feed_table", "local", "occurrence_table", "utc"]

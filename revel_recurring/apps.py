@@ -26,6 +26,7 @@ class RevelRecurringConfig(AppConfig):
         checks.register(recurring_checks.check_installed_apps)
         checks.register(recurring_checks.check_feed_cache)
         checks.register(recurring_checks.check_visibility_mapping, checks.Tags.models)
+        checks.register(recurring_checks.check_holiday_data, checks.Tags.database)
         receivers.connect_receivers()
         changelog.connect_change_log()
         post_migrate.connect(

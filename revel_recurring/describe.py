@@ -51,6 +51,25 @@ def describe_spec(spec: RuleSpec) -> str:
             "sentence": sentence,
             "until": _until(until, start.time()),
         }
+    if spec.extra_dates:
+        sentence = ngettext(
+            "%(sentence)s, and on %(count)d more date",
+            "%(sentence)s, and on %(count)d more dates",
+            len(spec.extra_dates),
+        ) % {"sentence": sentence, "count": len(spec.extra_dates)}
+    return _with_holidays(sentence, spec)
+
+
+def _with_holidays(sentence: str, spec: RuleSpec) -> str:
+    """``sentence`` with what the holidays of the series' calendar do to its dates."""
+    holidays = spec.holidays
+    if holidays is None:
+        return sentence
+    values = {"sentence": sentence, "calendar": holidays.calendar_name}
+    if holidays.policy == "skip":
+        return _("%(sentence)s, except on holidays (%(calendar)s)") % values
+    if holidays.policy == "shift":
+        return _("%(sentence)s; on holidays (%(calendar)s) the next free day instead") % values
     return sentence
 
 

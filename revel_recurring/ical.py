@@ -31,6 +31,7 @@ from django.utils import timezone
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
 from .context import building_feed
+from .holiday_rules import HolidayPolicy
 from .ical_import import rule_from_ical
 from .ical_rows import FeedRows, past_cutoff, series_revisions
 from .ical_zones import add_timezones
@@ -251,10 +252,17 @@ class _SeriesExport:
                 return None
         cursor = series.last_generated_until
         cap: dt.datetime | None = None
-        if not (series.is_active and series.auto_publish):
+        # A calendar app cannot know the series' holidays: the RRULE of a series
+        # whose holidays skip or move dates ends at the cursor, where every date
+        # is a row (skipped ones an EXDATE, shifted ones an override), and the
+        # feed grows with the window (docs/decisions/0037-holiday-rules.md).
+        if not (series.is_active and series.auto_publish) or _holidays_move_dates(spec):
             if cursor is None or not on_rule:
                 return None
-            cap = cursor
+            # A cursor stepped back (a restore, an applied plan) leaves the rows
+            # generated beyond it: they are dates too, and the slots between
+            # them without a row are hidden below like those before the cursor.
+            cap = max(cursor, materialized[-1]) if materialized else cursor
         # The RRULE and its DTSTART come from the rule's own dates; the extra dates
         # are RDATE lines beside them (RFC 5545 §3.8.5.2), which COUNT and UNTIL
         # do not bound. ``anchor`` is the first date of the rule from ``first`` on:
@@ -296,7 +304,7 @@ class _SeriesExport:
             if o.recurrence_id is not None and not self._shown(o)
         }
         if cursor is not None:
-            upto = cursor if cap is None else min(cursor, cap)
+            upto = cursor if cap is None else cap
             if materialized:
                 # ``exported`` has the slots of ``spec`` from ``first`` (a slot) on:
                 # the ones expanded above, which reach the cursor.
@@ -355,6 +363,10 @@ class _SeriesExport:
         self._timed(component, occurrence.occurrence_start, details.duration)
         self._stamp(component, details)
         return component
+
+
+def _holidays_move_dates(spec: rules.RuleSpec) -> bool:
+    return spec.holidays is not None and spec.holidays.policy is not HolidayPolicy.KEEP
 
 
 def _calendar(name: str | None) -> icalendar.Calendar:

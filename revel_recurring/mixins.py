@@ -135,6 +135,25 @@ class RecurringEventMixin(models.Model):
         """The event's status, read through ``RECURRING_STATUS_FIELD``."""
         return str(getattr(self, self.RECURRING_STATUS_FIELD))
 
+    def move_start(self, start: dt.datetime) -> list[str]:
+        """Move this occurrence to ``start``, its end and shifted fields with it; fields changed.
+
+        Not saved. Used when a holiday policy change moves a date the rule still
+        has to another day (``keep`` <-> ``shift``): the duration, the doors-open
+        time and every ``RECURRING_SHIFTED_FIELDS`` keep their distance to the start.
+        """
+        delta = start - self.occurrence_start
+        if not delta:
+            return []
+        changed = [self.RECURRING_START_FIELD]
+        setattr(self, self.RECURRING_START_FIELD, start)
+        names = [self.RECURRING_END_FIELD, *self.RECURRING_SHIFTED_FIELDS]
+        for name in names:
+            if name and getattr(self, name) is not None:
+                setattr(self, name, getattr(self, name) + delta)
+                changed.append(name)
+        return changed
+
     def mark_cancelled(self) -> list[str]:
         """Set the cancelled status, remembering the current one; returns fields to save.
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from dataclasses import replace
 from typing import Any
 
 from django.apps import apps
@@ -15,6 +16,7 @@ from django.utils.translation import gettext_lazy as _
 
 from . import rules
 from .conf import recurring_settings
+from .holiday_rules import HolidayPolicy, HolidayRule
 from .mixins import RecurringEventMixin
 from .querysets import EventSeriesQuerySet
 from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_rule
@@ -22,6 +24,7 @@ from .validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_rule
 __all__ = [
     "DeletedSeries",
     "EventSeries",
+    "HolidayPolicyChoices",
     "OccurrenceChange",
     "PendingExdate",
     "RecurrenceRule",
@@ -148,6 +151,14 @@ def _unique_slug(name: str, exclude_pk: int | None) -> str:
 EventSeriesManager = models.Manager.from_queryset(EventSeriesQuerySet)
 
 
+class HolidayPolicyChoices(models.TextChoices):
+    """:class:`~revel_recurring.holiday_rules.HolidayPolicy` as model choices."""
+
+    KEEP = HolidayPolicy.KEEP.value, _("Keep the date")
+    SKIP = HolidayPolicy.SKIP.value, _("Skip the date")
+    SHIFT = HolidayPolicy.SHIFT.value, _("Move the date to the next free day")
+
+
 class EventSeries(models.Model):
     """A recurring series: a rule, a template event and the rolling-window cursor."""
 
@@ -175,6 +186,46 @@ class EventSeries(models.Model):
         blank=True,
         editable=False,
         help_text=_("Dates of the series besides its rule's (RFC 5545 RDATE), UTC instants."),
+    )
+    # A holiday calendar of the ``holidays`` package and what its holidays do to
+    # the rule's dates (revel_recurring.holiday_rules). A change is a schedule
+    # change: it goes through services.editing / a plan, like a rule change.
+    holiday_country = models.CharField(
+        max_length=3,
+        blank=True,
+        default="",
+        help_text=_("ISO 3166 country code of the holiday calendar, e.g. AT; empty for none."),
+    )
+    holiday_subdivision = models.CharField(
+        max_length=10,
+        blank=True,
+        default="",
+        help_text=_("Subdivision of the holiday calendar, e.g. BY for Bavaria; empty for none."),
+    )
+    holiday_categories = models.JSONField(
+        default=list,
+        blank=True,
+        help_text=_("Holiday categories besides public ones, e.g. bank; empty for public."),
+    )
+    holiday_policy = models.CharField(
+        max_length=5,
+        choices=HolidayPolicyChoices.choices,
+        default=HolidayPolicyChoices.SKIP,
+        help_text=_("What a holiday does to a date of the rule."),
+    )
+    # Written by the cancellation services under the series lock, like exdates.
+    holidays_kept = models.JSONField(
+        default=list,
+        blank=True,
+        editable=False,
+        help_text=_("Dates of the rule kept on purpose although they fall on a holiday, UTC."),
+    )
+    holidays_version = models.CharField(
+        max_length=32,
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_("The holidays package version the last generation applied."),
     )
     is_active = models.BooleanField(default=True)
     auto_publish = models.BooleanField(default=False)
@@ -254,6 +305,7 @@ class EventSeries(models.Model):
                 kwargs["update_fields"] = {*kwargs["update_fields"], "slug"}
         self.exdates = rules.normalize_exdates(self.exdates or [])
         self.extra_dates = rules.normalize_exdates(self.extra_dates or [])
+        self.holidays_kept = rules.normalize_exdates(self.holidays_kept or [])
         if (
             self._state.adding
             and self.next_due_at is None
@@ -285,7 +337,22 @@ class EventSeries(models.Model):
         extra date is a date like the rule's. ``rule`` is the series' rule, or
         the rule a plan or change would give it.
         """
-        return rules.with_extra_dates(rule.to_spec(), self.extra_dates or [])
+        spec = rules.with_extra_dates(rule.to_spec(), self.extra_dates or [])
+        holiday_rule = self.holiday_rule
+        return spec if holiday_rule is None else replace(spec, holidays=holiday_rule)
+
+    @property
+    def holiday_rule(self) -> HolidayRule | None:
+        """The series' holiday calendar and policy, None when it names no country."""
+        if not self.holiday_country:
+            return None
+        return HolidayRule(
+            country=self.holiday_country,
+            subdivision=self.holiday_subdivision or "",
+            categories=tuple(sorted(self.holiday_categories or ())),
+            policy=HolidayPolicy(self.holiday_policy or HolidayPolicy.SKIP),
+            kept=rules.exdate_instants(self.holidays_kept or []),
+        )
 
     def get_template(self) -> RecurringEventMixin | None:
         """The template event of this series, or None."""

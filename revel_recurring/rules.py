@@ -18,13 +18,16 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import heapq
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Container, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from zoneinfo import ZoneInfo
 
 from dateutil import rrule as du
 from dateutil.relativedelta import relativedelta
+
+if TYPE_CHECKING:
+    from .holiday_rules import HolidayRule
 
 UTC = dt.UTC
 
@@ -117,6 +120,10 @@ class RuleSpec:
     #: The series' extra dates (RFC 5545 RDATE) as UTC instants: dates of the
     #: series besides the rule's, bounded by neither COUNT nor UNTIL.
     extra_dates: frozenset[dt.datetime] = field(default_factory=frozenset)
+    #: The series' holiday calendar and policy (:mod:`revel_recurring.holiday_rules`).
+    #: The rule's slots stay what they are; the exclusions reader skips, and
+    #: generation moves, the ones a holiday touches.
+    holidays: HolidayRule | None = None
 
     @classmethod
     def from_fields(cls, values: Mapping[str, Any]) -> RuleSpec:
@@ -327,7 +334,7 @@ def first_occurrence_after(
     after: dt.datetime,
     *,
     inclusive: bool = False,
-    skip: frozenset[dt.datetime] | set[dt.datetime] = frozenset(),
+    skip: Container[dt.datetime] = frozenset(),
 ) -> dt.datetime | None:
     """The first occurrence after ``after`` that is not in ``skip``, or None."""
     lower = to_utc(after)

@@ -45,6 +45,7 @@ REQUIRED_IN_WHEEL = (
     f"{PACKAGE}/migrations/__init__.py",
     f"{PACKAGE}/migrations/0001_initial.py",
 )
+PROJECT_URLS = ("Documentation", "Source", "Changelog", "Issues")
 FORBIDDEN_PREFIXES = ("tests/", "example_project/", "scripts/", "bench/", "notebooks/")
 
 HOST_FILES = {
@@ -219,8 +220,13 @@ def check_wheel_contents(wheel: Path) -> None:
     if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
         missing.append("*.dist-info/licenses/LICENSE")
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
-    if "License-Expression: MIT" not in archive.read(metadata).decode():
+    metadata_text = archive.read(metadata).decode()
+    if "License-Expression: MIT" not in metadata_text:
         missing.append("License-Expression: MIT in METADATA")
+    # [project.urls]: the links PyPI shows.
+    for label in PROJECT_URLS:
+        if f"Project-URL: {label}, https://" not in metadata_text:
+            missing.append(f"Project-URL: {label} in METADATA")
     if missing:
         raise SystemExit(f"{wheel.name} lacks {missing}")
     stray = sorted(n for n in names if n.startswith(FORBIDDEN_PREFIXES))

@@ -17,6 +17,7 @@ from django.dispatch import Signal
 
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.lifecycle import create_recurring_series
+from tests.holiday_helpers import AUSTRIA_SKIP, coming_monday
 from tests.testapp.models import Event, Seat
 
 UTC = dt.UTC
@@ -106,6 +107,7 @@ def weekly_series(
     generate: bool = True,
     auto_publish: bool = False,
     window_weeks: int = 8,
+    holidays: dict[str, Any] | None = None,
     **rule_fields: Any,
 ) -> EventSeries:
     """A weekly Vienna series created with ``create_recurring_series``."""
@@ -128,7 +130,21 @@ def weekly_series(
         auto_publish=auto_publish,
         generation_window_weeks=window_weeks,
         generate=generate,
+        holidays=holidays,
         now=now,
+    )
+
+
+def holiday_class(name: str = "Monday yoga", *, policy: str = "skip") -> EventSeries:
+    """Mondays 10:00 Vienna from the coming Monday (real clock) under Austria's holidays,
+    six weeks generated (at least three dates, whichever Mondays are holidays)."""
+    start = coming_monday(VIENNA)
+    return create_recurring_series(
+        name=name,
+        rule_data={"frequency": "WEEKLY", "dtstart": start, "timezone": "Europe/Vienna"},
+        template_data={"title": name, "ends_at": start + DURATION},
+        generation_window_weeks=6,
+        holidays={**AUSTRIA_SKIP, "policy": policy},
     )
 
 

@@ -57,6 +57,10 @@ def form_data(series: EventSeries, **changes: Any) -> dict[str, Any]:
         "until_1": "",
         "count": rule.count or "",
         "timezone": rule.timezone,
+        "holiday_country": series.holiday_country,
+        "holiday_subdivision": series.holiday_subdivision,
+        "holiday_categories": ", ".join(series.holiday_categories or ()),
+        "holiday_policy": series.holiday_policy,
     }
     data.update(changes)
     return {key: value for key, value in data.items() if value not in ("", None)}

@@ -209,7 +209,11 @@ def test_add_from_an_event_on_a_slot_adopts_it_and_says_so(admin_client: Any) ->
     rows = occurrences(series)
     assert rows[0].pk == source.pk
     assert len({e.starts_at for e in rows}) == len(rows)
-    assert f"{len(rows) - 1} occurrences generated for Park run." in shown
+    # One or two more dates fit the three weeks, depending on the time of day
+    # the test runs: the message is singular for one.
+    generated = len(rows) - 1
+    noun = "occurrence" if generated == 1 else "occurrences"
+    assert f"{generated} {noun} generated for Park run." in shown
 
 
 def test_saving_a_new_cadence_keeps_exdates_and_generates_the_new_dates(admin_client: Any) -> None:

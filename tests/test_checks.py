@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from django.apps.registry import Apps
 from django.core import checks
-from django.db import models
+from django.db import OperationalError, models
 from django.test.utils import isolate_apps
 
 from revel_recurring import checks as recurring_checks
@@ -18,12 +19,17 @@ from revel_recurring.checks import (
     check_dotted_paths,
     check_event_model,
     check_feed_cache,
+    check_holiday_data,
     check_installed_apps,
     check_setting_values,
     check_visibility_mapping,
 )
 from revel_recurring.conf import recurring_settings
-from revel_recurring.models import RecurringEventMixin
+from revel_recurring.holiday_rules import data_version
+from revel_recurring.models import EventSeries, RecurringEventMixin
+from revel_recurring.services.holiday_data import apply_holiday_data
+from tests.factories import VIENNA, holiday_class, occurrences
+from tests.holiday_helpers import OLD_RELEASE, generated_with, newer_holiday_data
 from tests.testapp.models import Event
 
 if TYPE_CHECKING:
@@ -32,6 +38,7 @@ if TYPE_CHECKING:
 # Every id asserted below; test_every_check_id_is_tested keeps this honest.
 TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 16)} | {
     "revel_recurring.W001",
+    "revel_recurring.W002",
     "revel_recurring.E020",
     "revel_recurring.E021",
 }
@@ -706,3 +713,61 @@ def test_e009_generation_chunk_size_is_a_whole_number_from_1_to_1000(
 def test_e009_generation_chunk_size_accepts_its_bounds(value: int, settings: Settings) -> None:
     settings.REVEL_RECURRING_GENERATION_CHUNK_SIZE = value
     assert check_setting_values() == []
+
+
+# W002: series generated with another holidays release whose dates would change
+
+
+def _second_date(series: EventSeries) -> dt.date:
+    return occurrences(series)[1].starts_at.astimezone(VIENNA).date()
+
+
+@pytest.mark.django_db
+def test_w002_series_generated_with_another_release_whose_dates_change() -> None:
+    series = holiday_class()
+    holiday_class("Evening class")  # generated with the installed release: not named
+    generated_with(series)
+
+    with newer_holiday_data([_second_date(series)]):
+        warnings = check_holiday_data(databases=["default"])
+
+        assert ids(warnings) == ["revel_recurring.W002"]
+        assert warnings[0].level == checks.WARNING
+        assert warnings[0].msg == (
+            f"1 series were generated with holidays {OLD_RELEASE}; under the installed "
+            f"{data_version()}, 1 of their dates would change (a holiday now skips or moves "
+            f"them, or no longer does): Monday yoga ({series.pk})."
+        )
+        assert "revel_recurring_holidays --apply" in (warnings[0].hint or "")
+        assert "revel_recurring.W002" in ids(checks.run_checks(databases=["default"]))
+        assert "revel_recurring.W002" not in ids(checks.run_checks())
+
+        apply_holiday_data(series)
+
+        assert check_holiday_data(databases=["default"]) == []
+
+
+@pytest.mark.django_db
+def test_w002_not_raised_when_no_date_changes(django_assert_num_queries: Any) -> None:
+    series = holiday_class()
+    with django_assert_num_queries(1):
+        assert check_holiday_data(databases=["default"]) == []
+    generated_with(series)
+
+    assert check_holiday_data(databases=["default"]) == []
+
+
+def test_w002_runs_only_with_the_database_checks() -> None:
+    # No database access is allowed here: the check must not query one.
+    assert check_holiday_data() == []
+    assert check_holiday_data(databases=["other"]) == []
+
+
+@pytest.mark.django_db
+def test_w002_says_nothing_before_the_tables_exist(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(*args: Any, **kwargs: Any) -> Any:
+        raise OperationalError("no such column: revel_recurring_eventseries.holidays_version")
+
+    monkeypatch.setattr(recurring_checks, "series_changed_by_holiday_data", missing)
+
+    assert check_holiday_data(databases=["default"]) == []

@@ -177,3 +177,26 @@ def test_words_go_through_gettext() -> None:
     assert "Montag" in text
     assert "Mittwoch" in text
     assert "Juni" in text
+
+
+def test_extra_dates_and_holidays_are_part_of_the_sentence() -> None:
+    from revel_recurring.holiday_rules import HolidayPolicy, HolidayRule
+
+    weekly = spec(Frequency.WEEKLY, weekdays=(0,))
+    extra = frozenset({dt.datetime(2027, 1, 9, 17, 30, tzinfo=UTC)})
+    shift = HolidayRule(country="DE", subdivision="BY", policy=HolidayPolicy.SHIFT)
+
+    assert describe_spec(RuleSpec(**{**weekly.__dict__, "extra_dates": extra})) == (
+        "Every week on Monday at 18:30 (Europe/Vienna), and on 1 more date"
+    )
+    assert describe_spec(
+        RuleSpec(**{**weekly.__dict__, "holidays": HolidayRule(country="AT")})
+    ) == ("Every week on Monday at 18:30 (Europe/Vienna), except on holidays (AT)")
+    assert describe_spec(RuleSpec(**{**weekly.__dict__, "holidays": shift})) == (
+        "Every week on Monday at 18:30 (Europe/Vienna); "
+        "on holidays (DE-BY) the next free day instead"
+    )
+    keep = HolidayRule(country="AT", policy=HolidayPolicy.KEEP)
+    assert describe_spec(RuleSpec(**{**weekly.__dict__, "holidays": keep})) == (
+        describe_spec(weekly)
+    )

@@ -74,7 +74,7 @@ def test_the_first_reason_wins_whatever_the_order_given() -> None:
     backwards = Exclusions([Exclusion(instant, PENDING), Exclusion(instant, EXDATE)])
 
     assert forwards[instant].reason is backwards[instant].reason is EXDATE
-    assert list(ExclusionReason) == [EXDATE, PENDING]
+    assert list(ExclusionReason) == [EXDATE, PENDING, ExclusionReason.HOLIDAY]
 
 
 def test_instants_are_utc_across_the_fall_back_and_bounds_compare_as_instants() -> None:

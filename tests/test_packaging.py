@@ -19,3 +19,17 @@ def test_build_backend_reads_the_pep_639_license() -> None:
 def test_redis_extra_brings_what_celery_redis_transport_imports() -> None:
     # redis alone left out kombu's own needs ("No module named 'packaging'").
     assert PYPROJECT["project"]["optional-dependencies"]["redis"] == ["celery[redis]>=5.4"]
+
+
+def test_project_urls_name_the_documentation_source_changelog_and_issues() -> None:
+    urls = PYPROJECT["project"]["urls"]
+    repository = "https://github.com/revel-recurring/revel-recurring"
+
+    assert list(urls) == ["Documentation", "Source", "Changelog", "Issues"]
+    assert urls["Source"] == repository
+    assert urls["Issues"] == f"{repository}/issues"
+    # The two that name files of the repository name ones that exist.
+    for label, path in (("Documentation", "docs"), ("Changelog", "CHANGELOG.md")):
+        prefix = f"{repository}/{'tree' if label == 'Documentation' else 'blob'}/main/"
+        assert urls[label] == prefix + path
+        assert (ROOT / path).exists()

@@ -70,7 +70,8 @@ def test_added_dates_across_the_switch_are_new_keep_their_wall_clock_and_are_cre
         "Wed 25 Mar 2026 18:30 (Europe/Vienna)",
         "Wed 1 Apr 2026 18:30 (Europe/Vienna)",
     ]
-    assert plan.description == "Every week on Monday at 10:00 (Europe/Vienna)"
+    # The sentence is the new one's: the rule and the dates besides it.
+    assert plan.description == "Every week on Monday at 10:00 (Europe/Vienna), and on 3 more dates"
     with (
         captured(series_recurrence_changed) as changed,
         captured(extra_date_changed) as one_by_one,

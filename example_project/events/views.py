@@ -1,4 +1,9 @@
-"""The series list, a series page (the digest's link target) and a user's notifications."""
+"""The series list, a series page (the digest's link target) and a user's notifications.
+
+The pages speak the visitor's language (LocaleMiddleware, the switcher in
+``base.html``): the rule is the sentence ``describe_rule`` writes in the active
+language, and every date is read on the rule's own wall clock.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
-from revel_recurring.instants import describe_instant
+from revel_recurring.describe import describe_instant, describe_rule
 from revel_recurring.models import EventSeries
 
 from .feeds import OPEN_SERIES, feed_url_for
@@ -28,10 +33,16 @@ def series_list(request: HttpRequest) -> HttpResponse:
     templates = (
         Event.objects.templates()
         .filter(readable, series__is_active=True)
-        .select_related("series", "organization")
+        .select_related("series__recurrence_rule", "organization")
         .order_by("series__name")
     )
-    return render(request, "events/series_list.html", {"templates": templates})
+    listed = [(template, _rule_sentence(template.series)) for template in templates]
+    return render(request, "events/series_list.html", {"templates": listed})
+
+
+def _rule_sentence(series: EventSeries | None) -> str:
+    rule = series.recurrence_rule if series is not None else None
+    return describe_rule(rule) if rule is not None else ""
 
 
 def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -59,8 +70,13 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
     context = {
         "series": series,
         "template": template,
-        # Each start as the app names a date everywhere, in the rule's zone.
-        "occurrences": [(event, describe_instant(event.start, zone)) for event in occurrences],
+        "rule": _rule_sentence(series),
+        # Each start as the app names a date everywhere, in the rule's zone; a
+        # cancelled date stays listed (people booked it), struck through.
+        "occurrences": [
+            (event, describe_instant(event.start, zone), event.status == Event.Status.CANCELLED)
+            for event in occurrences
+        ],
         "feed_url": feed,
         # webcal:// makes the browser hand the URL to the calendar app as a subscription.
         "subscribe_url": feed and "webcal://" + feed.split("://", 1)[1],

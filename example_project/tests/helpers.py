@@ -60,6 +60,38 @@ def tuesday_run(
     )
 
 
+def weekly_run(
+    organization: Organization,
+    name: str,
+    *,
+    start: dt.datetime,
+    window_weeks: int,
+    holidays: dict[str, Any] | None = None,
+) -> EventSeries:
+    """A public weekly run on ``start``'s weekday and wall clock (a ZoneInfo start),
+    published as generated, its first window generated on the real clock."""
+    assert isinstance(start.tzinfo, ZoneInfo)
+    return create_recurring_series(
+        name=name,
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": [start.weekday()],
+            "dtstart": start,
+            "timezone": start.tzinfo.key,
+        },
+        template_data={
+            "organization": organization,
+            "name": name,
+            "slug": name.lower().replace(" ", "-"),
+            "end": start + dt.timedelta(hours=1),
+            "visibility": Event.Visibility.PUBLIC,
+        },
+        generation_window_weeks=window_weeks,
+        auto_publish=True,
+        holidays=holidays,
+    )
+
+
 def may_edit_series(user: Any) -> Any:
     """Give ``user`` the admin's view and change permissions on series; returns it."""
     user.user_permissions.add(

@@ -5,8 +5,13 @@ from __future__ import annotations
 import datetime as dt
 import os
 import re
+import runpy
+import signal
+import socket
 import subprocess
 import sys
+import time
+import urllib.request
 from io import StringIO
 from pathlib import Path
 
@@ -14,6 +19,7 @@ import pytest
 from django.core import mail
 from django.core.management import call_command
 
+from example_project.events.management.commands.events_demo import ADMIN_USERNAME, DEMO_PEOPLE
 from example_project.events.models import Event, Notification, Organization, TicketTier
 from revel_recurring.models import EventSeries
 
@@ -75,7 +81,7 @@ def test_events_demo_occurrences_are_tuesdays_1830_vienna_across_dst() -> None:
 
 
 def test_demo_script_without_serving(tmp_path: Path) -> None:
-    env = dict(os.environ, NOSERVE="1", EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"))
+    env = dict(os.environ, NOSERVE="1", PORT="8001", EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"))
 
     result = subprocess.run(
         [sys.executable, str(REPO_ROOT / "scripts" / "demo.py")],
@@ -97,3 +103,94 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
     assert "  told      maria    active member who also follows the organisation" in result.stdout
     assert "Subject: 8 new events scheduled for Tuesday Evening Run" in result.stdout
     assert (tmp_path / "demo.sqlite3").exists()
+    # Every URL it prints (and the e-mails' links) names the port it would serve.
+    assert "Series page: http://127.0.0.1:8001/series/tuesday-evening-run/" in result.stdout
+    assert re.search(r"Admin: http://127\.0\.0\.1:8001/admin/\S+/change/", result.stdout)
+    assert "http://127.0.0.1:8001/notifications/" in result.stdout
+    assert "http://127.0.0.1:8001/series/tuesday-evening-run/" in _digest_mails(result.stdout)
+    assert ":8000" not in result.stdout
+
+
+def _digest_mails(output: str) -> str:
+    return output[output.index("Subject: 8 new events") :]
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+def test_demo_serves_on_the_port_it_is_given(tmp_path: Path) -> None:
+    port = _free_port()
+    env = dict(
+        os.environ,
+        PORT=str(port),
+        EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"),
+        # runserver's lines arrive as it prints them, not when a pipe buffer fills.
+        PYTHONUNBUFFERED="1",
+    )
+    env.pop("NOSERVE", None)
+    # Its own session: runserver's autoreloader starts a child, and both must stop.
+    demo = subprocess.Popen(
+        [sys.executable, str(REPO_ROOT / "scripts" / "demo.py")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        assert demo.stdout is not None
+        lines = []
+        for line in demo.stdout:
+            lines.append(line)
+            if line.startswith("Quit the server with"):
+                break
+        printed = "".join(lines)
+        assert f"Serving on http://127.0.0.1:{port}/ (Ctrl-C stops it)" in printed, printed
+        assert f"Starting development server at http://127.0.0.1:{port}/" in printed
+        assert f"Series page: http://127.0.0.1:{port}/series/tuesday-evening-run/" in printed
+        page = _get_when_up(f"http://127.0.0.1:{port}/series/tuesday-evening-run/")
+        assert "Every week on Tuesday at 18:30 (Europe/Vienna)" in page
+    finally:
+        os.killpg(demo.pid, signal.SIGTERM)
+        demo.wait(timeout=30)
+
+
+def _get_when_up(url: str, *, attempts: int = 120) -> str:
+    # runserver binds its socket just after its banner: poll briefly, no fixed sleep.
+    for _ in range(attempts):
+        try:
+            with urllib.request.urlopen(url, timeout=5) as response:
+                body: str = response.read().decode()
+                return body
+        except OSError:
+            time.sleep(0.25)
+    raise AssertionError(f"nothing answered on {url}")
+
+
+@pytest.mark.parametrize("port", ["http", "0", "70000"])
+def test_demo_refuses_a_port_that_is_no_port(port: str) -> None:
+    demo = runpy.run_path(str(REPO_ROOT / "scripts" / "demo.py"))
+
+    with pytest.raises(SystemExit, match="PORT must be a port number from 1 to 65535"):
+        demo["port_from"]({"PORT": port})
+    assert demo["port_from"]({}) == 8000
+    assert demo["port_from"]({"PORT": "8001"}) == 8001
+
+
+def test_readme_commands_name_users_the_demo_creates() -> None:
+    demo_users = {*DEMO_PEOPLE, ADMIN_USERNAME}
+    readmes = [REPO_ROOT / "README.md", REPO_ROOT / "example_project" / "README.md"]
+    text = "\n".join(readme.read_text(encoding="utf-8") for readme in readmes)
+
+    token_users = re.findall(r"drf_create_token (\w+)", text)
+    # The README's list of the people make demo creates, after "the organisation's owner".
+    listed = re.search(r"organisation's owner `(\w+)` and the people[^(]*\(([^)]*)\)", text)
+
+    assert token_users
+    assert set(token_users) <= demo_users, token_users
+    assert listed is not None
+    assert {listed[1], *re.findall(r"`(\w+)`", listed[2])} == set(DEMO_PEOPLE)

@@ -12,41 +12,24 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from example_project.events.models import Event, Organization, TicketTier
+from example_project.tests.helpers import weekly_run
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import create_recurring_series
 
 pytestmark = pytest.mark.django_db
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
 
-def weekly_run(organization: Organization) -> EventSeries:
+def evening_run(organization: Organization) -> EventSeries:
     # The command runs on the real clock: Tuesdays 18:30 Vienna from the coming one.
     today = timezone.now().astimezone(VIENNA).date()
     day = today + dt.timedelta(days=(1 - today.weekday()) % 7 or 7)
     start = dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA)
-    return create_recurring_series(
-        name="Evening Run",
-        rule_data={
-            "frequency": "WEEKLY",
-            "weekdays": [1],
-            "dtstart": start,
-            "timezone": "Europe/Vienna",
-        },
-        template_data={
-            "organization": organization,
-            "name": "Evening Run",
-            "slug": "evening-run",
-            "end": start + dt.timedelta(hours=1),
-            "visibility": Event.Visibility.PUBLIC,
-        },
-        generation_window_weeks=3,
-        auto_publish=True,
-    )
+    return weekly_run(organization, "Evening Run", start=start, window_weeks=3)
 
 
 def test_tickets_sold_show_as_bookings_and_keep_their_date(organization: Organization) -> None:
-    series = weekly_run(organization)
+    series = evening_run(organization)
     runs = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
     TicketTier.objects.create(event=runs[0], name="Standard", quantity=30, quantity_sold=4)
     TicketTier.objects.create(event=runs[0], name="Reduced", quantity=10, quantity_sold=3)

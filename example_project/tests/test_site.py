@@ -1,7 +1,9 @@
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
+import re
 import subprocess
 import sys
 from io import StringIO
@@ -13,7 +15,9 @@ from django.core.management import call_command
 from django.test import Client
 
 from example_project.events.models import Event, Membership, Organization
-from example_project.tests.conftest import MakeTemplate
+from example_project.tests.conftest import VIENNA, MakeTemplate
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
 
 ROOT = str(Path(__file__).resolve().parents[2])
 
@@ -33,10 +37,92 @@ def test_series_pages_list_the_materialized_dates(client: Client) -> None:
     assert listing.status_code == 200
     assert b"Tuesday Evening Run" in listing.content
     assert page.status_code == 200
-    assert page.content.count(b"18:30") == 8
     # Named as the app names every date: the wall clock, then the rule's zone.
     assert b"<td>Tue 2 Feb 2027 18:30 (Europe/Vienna)</td>" in page.content
     assert page.content.count(b" 18:30 (Europe/Vienna)</td>") == 8
+
+
+@pytest.mark.django_db
+def test_series_pages_show_the_rule_as_a_sentence_and_the_descriptions(client: Client) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+
+    listing = client.get("/").content.decode()
+    page = client.get("/series/tuesday-evening-run/").content.decode()
+
+    sentence = "Every week on Tuesday at 18:30 (Europe/Vienna)"
+    assert f"by Vienna Runners: {sentence}</li>" in listing
+    assert f'<p class="rule">{sentence}</p>' in page
+    assert "RRULE" not in page
+    assert "DTSTART" not in page
+    # The series' own description, then what every date's template says.
+    assert "<p>An easy 8 km loop along the Prater Hauptallee, every Tuesday.</p>" in page
+    assert "<p>Meet at the Lusthaus. All paces welcome; headlamps after October.</p>" in page
+
+
+@pytest.mark.django_db
+def test_series_page_strikes_through_cancelled_dates_only(client: Client) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+    series = EventSeries.objects.get(slug="tuesday-evening-run")
+    cancel_occurrence(series, dt.datetime(2027, 2, 9, 18, 30, tzinfo=VIENNA))
+
+    page = client.get("/series/tuesday-evening-run/").content.decode()
+
+    assert (
+        '<tr class="cancelled"><td>2</td><td><s>Tue 9 Feb 2027 18:30 (Europe/Vienna)</s></td>'
+        "<td>Cancelled</td></tr>"
+    ) in page
+    assert page.count("<s>") == 1
+    assert page.count('class="cancelled"') == 1
+    assert "<tr><td>1</td><td>Tue 2 Feb 2027 18:30 (Europe/Vienna)</td><td>Open</td></tr>" in page
+
+
+@pytest.mark.django_db
+def test_language_switcher_offers_the_site_languages_and_remembers_the_choice(
+    client: Client,
+) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+    url = "/series/tuesday-evening-run/"
+
+    english = client.get(url).content.decode()
+    switched = client.post("/i18n/setlang/", {"language": "de", "next": url})
+    german = client.get(url).content.decode()
+
+    assert '<html lang="en">' in english
+    assert '<form action="/i18n/setlang/" method="post" id="language-switcher">' in english
+    assert f'<input type="hidden" name="next" value="{url}">' in english
+    offered = re.findall(r'<option value="(\w+)" lang="\w+"( selected)?>([^<]+)</option>', english)
+    assert offered == [
+        ("en", " selected", "English"),
+        ("de", "", "Deutsch"),
+        ("fr", "", "français"),
+        ("es", "", "español"),
+        ("it", "", "italiano"),
+        ("nl", "", "Nederlands"),
+    ]
+    assert switched.status_code == 302
+    assert switched["Location"] == url
+    assert '<html lang="de">' in german
+    assert '<option value="de" lang="de" selected>Deutsch</option>' in german
+    # The rule sentence follows the language (its weekday names at least: Django's
+    # own catalogue translates them).
+    assert "Dienstag" in german
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize(
+    ("accept", "lang", "weekday"),
+    [("fr-FR,fr;q=0.9", "fr", "mardi"), ("es", "es", "martes"), ("nl", "nl", "dinsdag")],
+)
+def test_pages_follow_the_browsers_language(
+    client: Client, accept: str, lang: str, weekday: str
+) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+
+    page = client.get("/series/tuesday-evening-run/", HTTP_ACCEPT_LANGUAGE=accept)
+
+    assert f'<html lang="{lang}">'.encode() in page.content
+    assert weekday in page.content.decode()
+    assert page["Content-Language"] == lang
 
 
 @pytest.mark.django_db

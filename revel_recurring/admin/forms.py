@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import zoneinfo
+from collections.abc import Mapping
 from typing import Any
 
 from django import forms
@@ -32,6 +33,7 @@ from django.utils.translation import gettext_lazy as _
 from .. import rules
 from ..adapter import get_adapter
 from ..exceptions import PlanOutdatedError, RecurrenceError
+from ..holiday_settings import holiday_settings_of
 from ..instants import AwareInstantField
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..services.editing import SeriesUpdate, update_series
@@ -41,6 +43,7 @@ from ..services.plans import RecurrencePlan, apply_recurrence_plan, plan_recurre
 from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
 from .clock import current_time
 from .errors import add_service_error
+from .holidays import HOLIDAY_FIELDSET, HolidayFieldsForm, changed_holidays, holiday_initial
 from .plans import PLAN_HASH, PlannedSave, schedule_changes, ticked_drift
 
 WEEKDAY_CHOICES = [(number, _(name)) for number, name in enumerate(WEEKDAY_NAMES)]
@@ -252,15 +255,18 @@ def rule_initial(rule: RecurrenceRule) -> dict[str, Any]:
     return initial
 
 
-class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg]
-    """Series and rule together, saved through ``update_series`` when it validates.
+class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # type: ignore[type-arg]
+    """Series, rule and holiday settings together, saved through ``update_series`` when
+    it validates.
 
-    After ``is_valid()``: ``rule_values`` holds the validated rule and ``outcome``
-    what the service did (None when the form has errors); ``save(commit=False)``
-    returns the saved series and writes nothing more. A change of the rule or the
-    window posted without a plan hash writes nothing: ``plan`` holds its plan for
-    the confirmation page and the form is invalid (error code ``plan_confirmation``);
-    ``plan_outdated`` says the hash posted was for a state that changed since.
+    After ``is_valid()``: ``rule_values`` holds the validated rule,
+    ``holiday_values`` the holiday settings and ``outcome`` what the service did
+    (None when the form has errors); ``save(commit=False)`` returns the saved
+    series and writes nothing more. A change of the rule, the window or the
+    holiday settings posted without a plan hash writes nothing: ``plan`` holds its
+    plan for the confirmation page and the form is invalid (error code
+    ``plan_confirmation``); ``plan_outdated`` says the hash posted was for a state
+    that changed since.
     """
 
     #: The user the page is for; set by the ModelAdmin (``get_form``).
@@ -296,6 +302,10 @@ class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg
         self.outcome: SeriesUpdate | SeriesFromEvent | PlannedSave | None = None
         self.plan: RecurrencePlan | None = None
         self.plan_outdated = False
+        #: The series' holiday settings as the page showed them.
+        self.holidays_before = holiday_settings_of(self.instance)
+        for name, value in holiday_initial(self.instance).items():
+            self.initial.setdefault(name, value)
         rule = self.instance.recurrence_rule if self.instance.pk else None
         if rule is not None:
             fields = rule_initial(rule)
@@ -336,11 +346,14 @@ class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg
         with the plan's hash; then the plan is applied and the other fields saved.
         """
         data = self.cleaned_data
+        holidays = changed_holidays(self.holidays_before, self.holiday_values)
         changes = schedule_changes(
             self.instance.recurrence_rule,
             self.rule_values,
             window=data["generation_window_weeks"],
             window_changed="generation_window_weeks" in self.changed_data,
+            # A policy without a country changes no date: saved without a plan.
+            holidays=holidays if holidays and self._names_a_calendar(holidays) else None,
         )
         plain = {
             "name": data["name"],
@@ -355,6 +368,7 @@ class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg
                 **plain,
                 generation_window_weeks=data["generation_window_weeks"],
                 rule_changes=self.rule_values,
+                holidays=holidays,
                 now=now,
             )
         plan_hash = self.data.get(PLAN_HASH)
@@ -380,6 +394,9 @@ class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg
             generated = generate_series_events(self.instance, now=now)
         return PlannedSave(applied=applied, update=update, generated=generated)
 
+    def _names_a_calendar(self, holidays: Mapping[str, Any]) -> bool:
+        return bool(holidays["country"] or self.holidays_before["country"])
+
     def ask_to_confirm(self, plan: RecurrencePlan, *, outdated: bool = False) -> None:
         """Hold ``plan`` for the confirmation page; the form stays unsaved (invalid)."""
         self.plan = plan
@@ -398,7 +415,9 @@ class EventSeriesForm(RuleFieldsForm, forms.ModelForm):  # type: ignore[type-arg
 
 
 #: What a create error may name of this form; every other key is the template's.
-_CREATE_KEYS = frozenset({*RULE_FIELDS, "generation_window_weeks", "auto_publish", "is_active"})
+_CREATE_KEYS = frozenset(
+    {*RULE_FIELDS, *HOLIDAY_FIELDSET, "generation_window_weeks", "auto_publish", "is_active"}
+)
 
 
 class EventSeriesAddForm(EventSeriesForm):
@@ -445,6 +464,7 @@ class EventSeriesAddForm(EventSeriesForm):
             auto_publish=data["auto_publish"],
             generation_window_weeks=data["generation_window_weeks"],
             is_active=data["is_active"],
+            holidays=self.holiday_values,
             now=now,
         )
         self.instance = result.series

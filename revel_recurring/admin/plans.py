@@ -25,9 +25,17 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
 from ..describe import describe_rule
+from ..holiday_settings import holiday_settings_of
 from ..models import EventSeries, RecurrenceRule
 from ..services.editing import SeriesUpdate, merge_rule_changes
-from ..services.plans import WINDOW_KEY, AppliedPlan, PlannedOccurrence, RecurrencePlan
+from ..services.plans import (
+    HOLIDAYS_KEY,
+    WINDOW_KEY,
+    AppliedPlan,
+    PlannedOccurrence,
+    RecurrencePlan,
+)
+from .holidays import describe_holidays, moved_note
 
 #: The hidden input carrying the hash of the plan the page showed.
 PLAN_HASH = "_plan_hash"
@@ -65,8 +73,10 @@ def schedule_changes(
     *,
     window: int,
     window_changed: bool,
+    holidays: Mapping[str, Any] | None = None,
 ) -> dict[str, Any] | None:
-    """The plan's ``changes`` when the form really changes the rule or the window, else None.
+    """The plan's ``changes`` when the form really changes the rule, the window or the
+    holiday settings (``holidays``: the new ones, None when unchanged), else None.
 
     A series without a rule saves directly (the service says what is missing). A
     rule the merge refuses saves directly too: ``update_series`` refuses it the
@@ -78,9 +88,12 @@ def schedule_changes(
         _merged, changed = merge_rule_changes(rule, rule_values)
     except ValidationError:
         return None
-    if not changed and not window_changed:
+    if not changed and not window_changed and not holidays:
         return None
-    return {**rule_values, WINDOW_KEY: window}
+    changes = {**rule_values, WINDOW_KEY: window}
+    if holidays:
+        changes[HOLIDAYS_KEY] = dict(holidays)
+    return changes
 
 
 def ticked_drift(data: Any) -> list[str] | str:
@@ -106,6 +119,8 @@ class PlanLine:
     id: Any = None
     bookings: int = 0
     is_modified: bool = False
+    #: What a holiday does to the date ("Moved from ... (Mariä Empfängnis)"), "" for nothing.
+    note: str = ""
 
     @classmethod
     def of(cls, row: PlannedOccurrence, fate: str) -> PlanLine:
@@ -144,12 +159,29 @@ def plan_page(
     series: EventSeries,
     plan: RecurrencePlan,
     outdated: bool,
+    holidays: Mapping[str, Any] | None = None,
 ) -> TemplateResponse:
-    """The confirmation page of ``plan`` for ``series``, carrying the posted change form."""
+    """The confirmation page of ``plan`` for ``series``, carrying the posted change form.
+
+    ``holidays`` are the holiday settings the form posted (the series' own when None).
+    """
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule
     stay, drift = plan_lines(plan)
-    new = [PlanLine(date.start, date.display, "new") for date in plan.new]
+    new = [
+        PlanLine(
+            date.start,
+            date.display,
+            "new",
+            note=(
+                moved_note(date.shifted_from, date.holiday, plan.timezone)
+                if date.shifted_from is not None
+                else ""
+            ),
+        )
+        for date in plan.new
+    ]
+    before = holiday_settings_of(fresh)
     page = {
         **context,
         "title": _("Confirm the new schedule of %(name)s") % {"name": fresh.name},
@@ -157,6 +189,9 @@ def plan_page(
         "plan": plan,
         "old_description": describe_rule(rule) if rule is not None else "—",
         "old_window": fresh.generation_window_weeks,
+        "old_holidays": describe_holidays(before),
+        "new_holidays": describe_holidays(holidays if holidays is not None else before),
+        "new_lines": new,
         "before": sorted([*stay, *drift], key=lambda line: line.start),
         # Drifted dates that stay unless ticked (booked) or always (moved by hand).
         "after": sorted(

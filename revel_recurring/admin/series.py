@@ -23,7 +23,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
 from ..adapter import get_adapter
-from ..describe import describe_rule
+from ..describe import describe_spec
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
@@ -34,6 +34,7 @@ from .beat import beat_status
 from .clock import current_time as _now
 from .deletion import DeleteThroughServiceMixin
 from .forms import AddDateForm, EventSeriesAddForm, EventSeriesForm
+from .holidays import HOLIDAY_FIELDSET
 from .operations import (
     adopted_text,
     generate_now,
@@ -142,12 +143,20 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
             return [
                 (None, {"fields": (*added, "template_source")}),
                 (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
+                (_("Holidays"), {"fields": HOLIDAY_FIELDSET}),
             ]
         return [
             (None, {"fields": series}),
             (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
+            (_("Holidays"), {"fields": HOLIDAY_FIELDSET}),
             (_("Generation state (read-only)"), {"fields": STATE_FIELDS}),
         ]
+
+    def get_exclude(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
+        # The holiday fields are the form's own (HolidayFieldsForm), written by the
+        # services: listed in the fieldsets, they would otherwise become model
+        # fields of the form, copied onto the series before the plan was confirmed.
+        return (*(super().get_exclude(request, obj) or ()), *HOLIDAY_FIELDSET)
 
     def get_readonly_fields(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
         return STATE_FIELDS if obj is not None else ()
@@ -264,6 +273,7 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
                 series=obj,
                 plan=plan,
                 outdated=form.plan_outdated,
+                holidays=form.holiday_values,
             )
         response = super().render_change_form(request, context, add, change, form_url, obj)
         if getattr(context["adminform"].form, "outcome", None) is not None:
@@ -276,7 +286,8 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
     @admin.display(description=gettext_lazy("rule"))
     def rule_description(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
-        return describe_rule(rule) if rule is not None else "—"
+        # The series' dates: the rule with its extra dates and holidays.
+        return describe_spec(obj.dates_spec(rule)) if rule is not None else "—"
 
     @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
     def rrule_string(self, obj: EventSeries) -> str:

@@ -23,6 +23,8 @@ from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.bookings import booked_ids, series_zone
 from ..services.drift import detect_cadence_drift
+from ..slots import holiday_of
+from .holidays import holiday_note
 
 #: At most this many rows in the upcoming list and the slot picker.
 UPCOMING_LIMIT = 100
@@ -54,6 +56,9 @@ class UpcomingRow:
     #: The row's slot is an extra date of the series (RFC 5545 RDATE), not a date
     #: of its rule.
     extra: bool = False
+    #: What a holiday did to the date, in the active language ("Skipped: ...",
+    #: "Moved from ... (...)"); "" when no holiday falls on its slot.
+    holiday_note: str = ""
 
     @property
     def slot(self) -> str:
@@ -72,7 +77,9 @@ def upcoming_rows(
 
     Excluded slots ahead of ``now`` without an occurrence (cancelled before they
     were materialized, or their occurrence deleted) are listed too, as cancelled,
-    so they can be restored from the same place. ``excluded`` are the series'
+    so they can be restored from the same place; so are the slots a holiday skips
+    up to the window's end, each with a note naming the holiday, as is each
+    occurrence a holiday moved or falls on. ``excluded`` are the series'
     exclusions from ``now`` on when the caller read them already.
     """
     model = get_event_model()
@@ -133,8 +140,10 @@ def upcoming_rows(
                 excluded_because=exclusion.reason,
             )
         )
+    rows += _holiday_skips(series, excluded, taken, now=now, last=last)
     rows.sort(key=lambda row: row.instant)
     slots = {pk: rules.to_utc(slot) for pk, *_, slot in values if slot is not None}
+    rows = _with_holiday_notes(rows, slots, excluded, zone)
     extra = series.extra_date_instants
     if extra:
         # An occurrence is an extra date by its slot: moved by hand, it still is one.
@@ -145,6 +154,60 @@ def upcoming_rows(
             for row in rows
         ]
     return _with_split_points(series, rows, slots, now=now), truncated
+
+
+def _holiday_skips(
+    series: EventSeries,
+    excluded: Exclusions,
+    taken: set[dt.datetime],
+    *,
+    now: dt.datetime,
+    last: dt.datetime | None,
+) -> list[UpcomingRow]:
+    """The slots a holiday skips from ``now`` to ``last`` (or the window's end), as rows.
+
+    Rule maths only: holiday exclusions are answered per slot, never listed.
+    """
+    placer = excluded.holidays
+    if placer is None or placer.rule is None:
+        return []
+    end = last or max(now + dt.timedelta(weeks=series.generation_window_weeks), *taken, now)
+    model = get_event_model()
+    zone = series_zone(series)
+    return [
+        UpcomingRow(
+            instant=slot,
+            label=describe_instant(slot, zone),
+            status=str(model.RECURRING_STATUS_CANCELLED),
+            event_id=None,
+            admin_url=None,
+            modified=False,
+            drifted=False,
+            cancelled=True,
+            excluded_because=ExclusionReason.HOLIDAY,
+        )
+        for slot in rules.occurrences_between(placer.spec, now, end, inclusive=True)
+        if slot not in taken and excluded.reason(slot) is ExclusionReason.HOLIDAY
+    ]
+
+
+def _with_holiday_notes(
+    rows: list[UpcomingRow],
+    slots: dict[Any, dt.datetime],
+    excluded: Exclusions,
+    zone: str | None,
+) -> list[UpcomingRow]:
+    """``rows`` with the note of each date a holiday touched, by its slot."""
+    if excluded.holidays is None:
+        return rows
+    noted = []
+    for row in rows:
+        slot = slots.get(row.event_id) if row.event_id is not None else row.instant
+        fate, name = (None, "") if slot is None else holiday_of(excluded.holidays, slot)
+        live = row.event_id is not None and not row.cancelled
+        note = holiday_note(fate, name, zone, live=live, moved=row.instant != slot)
+        noted.append(replace(row, holiday_note=note) if note else row)
+    return noted
 
 
 def _with_split_points(
@@ -199,8 +262,13 @@ def free_slots(
     if excluded is None:
         excluded = excluded_between(series, now, horizon)
     slots = rules.occurrences_between(series.dates_spec(rule), now, horizon, inclusive=True)
+    placer = excluded.holidays
+    # A date a holiday moved is named where it takes place; the slot is what is posted.
     return [
-        (rules.format_instant(slot), describe_instant(slot, rule.timezone))
+        (
+            rules.format_instant(slot),
+            describe_instant(placer.start_of(slot) if placer else slot, rule.timezone),
+        )
         for slot in slots
         if slot not in excluded
     ][:UPCOMING_LIMIT]

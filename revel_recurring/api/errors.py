@@ -27,8 +27,9 @@ from ..exceptions import (
     SeriesNotReadyError,
     TemplateProtectedError,
 )
+from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import RULE_FIELDS
-from ..services.extra_dates import EXTRA_DATES_KEY
+from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
 from ..transient import is_transient_db_error
 from .plans import plan_data
 
@@ -65,6 +66,23 @@ def drf_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
 
 # Series fields a create error may name; every other non-rule key is the template's.
 _SERIES_KEYS = frozenset({"generation_window_weeks", "auto_publish", "is_active", "slug"})
+
+# The services key holiday errors by model field; the body sends them in an object.
+_HOLIDAY_KEYS = {name: key for key, name in HOLIDAY_FIELDS.items()}
+
+
+def _nest_schedule_error(nested: dict[str, Any], key: str, messages: Any) -> bool:
+    """Put an error of a rule field under ``recurrence`` and one of a holiday setting
+    under ``holidays`` (``holiday_country`` as ``holidays.country``); False for any
+    other key."""
+    if key in RULE_FIELDS:
+        nested.setdefault("recurrence", {})[key] = messages
+    elif key in _HOLIDAY_KEYS or key == HOLIDAYS_KEY:
+        inner = _HOLIDAY_KEYS.get(key, api_settings.NON_FIELD_ERRORS_KEY)
+        nested.setdefault(HOLIDAYS_KEY, {})[inner] = messages
+    else:
+        return False
+    return True
 
 
 _CONFLICTS = (
@@ -143,28 +161,28 @@ def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
         return {"non_field_errors": flat}
     nested: dict[str, Any] = {}
     for key, messages in flat.items():
-        if key in RULE_FIELDS:
-            nested.setdefault("recurrence", {})[key] = messages
-        elif key in _SERIES_KEYS:
+        if _nest_schedule_error(nested, key, messages):
+            continue
+        if key in _SERIES_KEYS:
             nested[key] = messages
         else:
             nested.setdefault("template", {})[key] = messages
     return nested
 
 
-#: The keys an update error names under ``recurrence``, where the client sent them.
-_RECURRENCE_KEYS = frozenset({*RULE_FIELDS, EXTRA_DATES_KEY})
-
-
 def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
-    """An error of ``update_series_recurrence`` or a change plan: rule fields and the
-    extra dates under ``recurrence``."""
+    """An error of ``update_series`` or a change plan: rule fields and the extra dates
+    under ``recurrence``, holiday settings under ``holidays`` (``country``, ``policy``, ...)."""
     flat = drf_errors(exc)
     if not isinstance(flat, dict):
         return flat
-    rule = {key: value for key, value in flat.items() if key in _RECURRENCE_KEYS}
-    rest = {key: value for key, value in flat.items() if key not in _RECURRENCE_KEYS}
-    return {**rest, "recurrence": rule} if rule else rest
+    nested: dict[str, Any] = {}
+    for key, messages in flat.items():
+        if key == EXTRA_DATES_KEY:
+            nested.setdefault("recurrence", {})[key] = messages
+        elif not _nest_schedule_error(nested, key, messages):
+            nested[key] = messages
+    return nested
 
 
 #: The keys of a split's body the service may name at the top level.

@@ -54,6 +54,14 @@ class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
     )
     bookings = serializers.IntegerField(help_text=_("How many bookings it holds."))
     booked = serializers.BooleanField(help_text=_("`bookings` > 0."))
+    moves_to = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "For a date whose slot still takes place, on another day after a holiday "
+            "policy change: where applying moves it (under `cancel_drift`, as a "
+            "cancellation would be), UTC; null for a date that drifts off the rule."
+        ),
+    )
 
 
 class PlannedDateSerializer(serializers.Serializer[Any]):
@@ -62,6 +70,13 @@ class PlannedDateSerializer(serializers.Serializer[Any]):
     start = AwareDateTimeField(help_text=_("UTC."))
     local = LocalDateTimeField(help_text=_("The same instant in the rule's zone, with offset."))
     display = serializers.CharField()
+    shifted_from = AwareDateTimeField(
+        allow_null=True,
+        help_text=_("The rule's own date when a holiday moved the date here, UTC; else null."),
+    )
+    holiday = serializers.CharField(
+        help_text=_("The holiday that moved or skipped the date, in the active language; or ''.")
+    )
 
 
 class ExcludedDateSerializer(PlannedDateSerializer):
@@ -71,7 +86,8 @@ class ExcludedDateSerializer(PlannedDateSerializer):
         choices=[(reason.value, reason.value) for reason in ExcludedBecause],
         help_text=_(
             "`cancelled`: an occurrence on that date was cancelled; `exdate`: excluded "
-            "without one (a deleted occurrence's slot, or set by hand)."
+            "without one (a deleted occurrence's slot, or set by hand); `holiday`: a "
+            "holiday of the series' holiday calendar skips it (`holiday` names it)."
         ),
     )
 

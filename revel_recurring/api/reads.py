@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Collection, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from .. import changelog
+from ..exclusions import holiday_placer
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.bookings import booked_ids
+from ..slots import holiday_of, shifted_start
 from .filters import OccurrenceFilter, slot_matches
 from .serializers.occurrences import OccurrenceRow
 
@@ -115,29 +117,66 @@ def changed_rows(
     return sorted(entries.values())
 
 
-def occurrence_rows(events: Iterable[Any], *, drifted: Collection[Any] = ()) -> list[OccurrenceRow]:
-    """The rows of live ``events``, in their order; the host is asked once which are booked."""
+def occurrence_rows(
+    events: Iterable[Any],
+    *,
+    drifted: Collection[Any] = (),
+    series: EventSeries | None = None,
+) -> list[OccurrenceRow]:
+    """The rows of live ``events``, in their order; the host is asked once which are booked.
+
+    With ``series`` (the events' series, its rule loaded), each row also names the
+    holiday on its slot and the slot a holiday moved it from.
+    """
     rows = list(events)
     booked = booked_ids(rows)
-    return [
+    found = [
         OccurrenceRow.of(event, drifted=event.pk in drifted, booked=event.pk in booked)
         for event in rows
     ]
+    return with_holidays(found, series)
+
+
+def with_holidays(rows: list[OccurrenceRow], series: EventSeries | None) -> list[OccurrenceRow]:
+    """``rows`` naming the holidays of ``series``' calendar on their slots.
+
+    Rule maths on the series' rule (no query when it is loaded, none at all for a
+    series without a calendar), never a query per row.
+    """
+    placer = None if series is None else holiday_placer(series)
+    if placer is None:
+        return rows
+    named = []
+    for row in rows:
+        slot = row.recurrence_id
+        fate, name = (None, "") if slot is None else holiday_of(placer, slot)
+        if fate is None:
+            named.append(row)
+            continue
+        moved = shifted_start(fate) is not None and row.start not in (None, slot)
+        named.append(replace(row, holiday=name, shifted_from=slot if moved else None))
+    return named
 
 
 def page_rows(
-    page: Iterable[ChangedRow], queryset: QuerySet[Any], *, drifted: Collection[Any]
+    page: Iterable[ChangedRow],
+    queryset: QuerySet[Any],
+    *,
+    drifted: Collection[Any],
+    series: EventSeries | None = None,
 ) -> list[OccurrenceRow]:
     """The rows of one page of :func:`changed_rows`, in page order.
 
     The live occurrences are read from ``queryset`` in one query; one deleted
-    since the listing was read is left out. Tombstones are kept as they are.
+    since the listing was read is left out. Tombstones are kept as they are
+    (naming their slot's holiday, with ``series``).
     """
     entries = list(page)
     events = {e.pk: e for e in queryset.filter(pk__in=[e.id for e in entries if not e.deleted])}
     live = {row.id: row for row in occurrence_rows(events.values(), drifted=drifted)}
-    return [
+    rows = [
         entry.tombstone if entry.tombstone is not None else live[entry.id]
         for entry in entries
         if entry.tombstone is not None or entry.id in live
     ]
+    return with_holidays(rows, series)

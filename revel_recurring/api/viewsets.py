@@ -68,8 +68,9 @@ from .templates import template_serializer_class
     ),
     partial_update=extend_schema(
         summary=(
-            "Change name, description, rule, window or auto-publish; a rule or window "
-            "change generates the new dates at once and names the drifted ones"
+            "Change name, description, rule, window, holidays or auto-publish; a rule, "
+            "window or holiday change generates the new dates at once and names the "
+            "drifted ones"
         ),
         responses={200: s.SeriesUpdateResultSerializer, **WRITE_ERRORS},
     ),
@@ -203,6 +204,7 @@ class SeriesViewSet(
                     description=data.get("description", ""),
                     auto_publish=data.get("auto_publish", False),
                     generation_window_weeks=data.get("generation_window_weeks"),
+                    holidays=data.get("holidays"),
                 )
             except DjangoValidationError as exc:
                 keyed = ical_create_errors if ical else create_errors
@@ -231,6 +233,7 @@ class SeriesViewSet(
                     rule_changes=rule_changes,
                     auto_publish=data.get("auto_publish"),
                     generation_window_weeks=data.get("generation_window_weeks"),
+                    holidays=data.get("holidays"),
                 )
             except DjangoValidationError as exc:
                 raise DRFValidationError(update_errors(exc)) from exc
@@ -243,7 +246,7 @@ class SeriesViewSet(
                     raise DRFValidationError({"recurrence": errors}) from exc
         created, drift, error = self._dates_after_change(series, result.changed)
         if added:
-            created = [*occurrence_rows(added), *created]
+            created = [*occurrence_rows(added, series=series), *created]
         return Response(
             self._represent(
                 series,

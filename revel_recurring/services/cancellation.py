@@ -19,13 +19,13 @@ from django.db.models import Q
 from .. import rules
 from ..context import suspend_modification_tracking
 from ..exceptions import NotAnOccurrenceError, NotCancelledError, OccurrenceHasBookingsError
-from ..exclusions import FOLDED, excluded_between
+from ..exclusions import FOLDED, Exclusions, excluded_between
 from ..instants import describe_instant
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
 from .bookings import booked_date, booked_ids, series_zone
-from .exdates import absorb_pending_exdates, drop_exdates, merge_exdates
+from .exdates import absorb_pending_exdates, drop_exdates, keep_holiday_dates, merge_exdates
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .propagation import occurrence_error, reapply_template
@@ -234,16 +234,19 @@ def restore_occurrence(
             event_cancelled = (
                 event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
             )
-            if event is not None and not event_cancelled and not slots & excluded.instants:
+            if event is not None and not event_cancelled and not _any_in(slots, excluded):
                 # A live occurrence was moved onto a slot that is itself cancelled:
                 # the instant names that slot, not the occurrence sitting on it.
                 event, slots = None, {instant}
-            if not (slots & excluded.instants) and not event_cancelled:
+            if not _any_in(slots, excluded) and not event_cancelled:
                 raise NotCancelledError(
                     f"The occurrence at {describe_instant(instant, series_zone(locked))} of series "
                     f"'{locked.name}' is not cancelled; there is nothing to restore."
                 )
             drop_exdates(locked, slots)
+            # A date a holiday skips is kept from now on: restoring it says "this
+            # one takes place anyway" (the per-date override of a holiday rule).
+            keep_holiday_dates(locked, excluded, slots)
             cursor = locked.last_generated_until
             if event is None and cursor is not None and moment <= instant <= cursor:
                 # Generation resumes strictly after the cursor; step back just before
@@ -252,7 +255,13 @@ def restore_occurrence(
                 locked.last_generated_until = instant - dt.timedelta(microseconds=1)
             refresh_next_due_at(locked, now=moment)
             locked.save(
-                update_fields=["exdates", "last_generated_until", "next_due_at", "updated_at"]
+                update_fields=[
+                    "exdates",
+                    "holidays_kept",
+                    "last_generated_until",
+                    "next_due_at",
+                    "updated_at",
+                ]
             )
             if event_cancelled:
                 fallback = (
@@ -268,8 +277,14 @@ def restore_occurrence(
         return locked, event
 
     locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "last_generated_until", "next_due_at")
+    mirror_columns(
+        series, locked, "exdates", "holidays_kept", "last_generated_until", "next_due_at"
+    )
     return event
+
+
+def _any_in(slots: set[dt.datetime], excluded: Exclusions) -> bool:
+    return any(slot in excluded for slot in slots)
 
 
 __all__ = ["cancel_occurrence", "restore_occurrence"]

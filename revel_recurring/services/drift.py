@@ -15,7 +15,8 @@ from typing import Any
 from django.db import transaction
 
 from .. import rules
-from ..exclusions import excluded_between, pending_exdate_at
+from ..exclusions import excluded_between, expected_starts, pending_exdate_at
+from ..holiday_placement import SHIFT_REACH
 from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
@@ -63,13 +64,10 @@ def _off_rule(
     earliest = min(instant for _, instant in instants)
     latest = max(instant for _, instant in instants)
     pending = [rules.to_utc(value) for _, value, on_pending in candidates if on_pending]
-    excluded = excluded_between(series, earliest, latest, pending=pending)
+    excluded = excluded_between(series, earliest - SHIFT_REACH, latest, pending=pending)
     # Exclusions are subtracted, not ignored: an occurrence still sitting on an
     # excluded slot is exactly the stale row the organiser needs to see.
-    expected = (
-        set(rules.occurrences_between(series.dates_spec(rule), earliest, latest, inclusive=True))
-        - excluded.instants
-    )
+    expected = expected_starts(series.dates_spec(rule), excluded, earliest, latest)
     return [(pk, instant) for pk, instant in instants if instant not in expected]
 
 

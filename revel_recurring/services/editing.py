@@ -21,6 +21,12 @@ from django.db import transaction
 
 from .. import rules
 from ..exceptions import SeriesNotReadyError
+from ..holiday_settings import (
+    HOLIDAY_FIELDS,
+    holiday_settings_of,
+    normalize_holiday_settings,
+    set_holiday_settings,
+)
 from ..models import EventSeries, RecurrenceRule
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
@@ -87,6 +93,7 @@ def update_series(
     auto_publish: bool | None = None,
     generation_window_weeks: int | None = None,
     rule_changes: Mapping[str, Any] | None = None,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> SeriesUpdate:
     """Change any of a series' editable values at once; ``None`` leaves a value as it is.
@@ -109,6 +116,10 @@ def update_series(
       ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``.
       The size is checked for the series as it will be (a series resumed in the
       same call is checked, a paused one is not).
+    - ``holidays``: holiday settings to change (any of ``country``,
+      ``subdivision``, ``categories``, ``policy``; see
+      :mod:`revel_recurring.holiday_settings`), a schedule change like a rule
+      change: errors keyed ``holiday_country`` ... by the model field.
 
     Everything is validated before anything is kept: a ``ValidationError`` keyed
     by field (rule fields under their own names) or a ``RecurrenceError`` leaves
@@ -143,6 +154,7 @@ def update_series(
                 rule_changes=changes,
                 auto_publish=auto_publish,
                 generation_window_weeks=generation_window_weeks,
+                holidays=holidays,
                 now=moment,
             )
             columns |= schedule.columns
@@ -171,6 +183,8 @@ def update_series(
     mirrored = [*plain, *_SCHEDULE_COLUMNS]
     if is_active is not None:
         mirrored += ["is_active", *PARKING_COLUMNS]
+    if holidays:
+        mirrored += HOLIDAY_FIELDS.values()
     mirror_columns(series, locked, *mirrored)
     if rule is not None:
         series.recurrence_rule = rule
@@ -279,14 +293,19 @@ def change_schedule(
     auto_publish: bool | None,
     generation_window_weeks: int | None,
     now: dt.datetime,
+    holidays: Mapping[str, Any] | None = None,
+    reset_cursor: bool = False,
     extra_dates: ExtraDatesChange | None = None,
 ) -> ScheduleChange:
-    """Apply rule, window, extra dates and auto-publish changes to the locked series.
+    """Apply rule, window, holiday, extra dates and auto-publish changes to the locked series.
 
-    The rule is saved; the caller holds the series lock and saves ``columns`` of
-    the series. ``extra_dates`` (a change plan's new set, checked against the new
-    rule by ``plan_extra_dates``) moves the series' dates like a rule change: the
-    cursor is reset and ``"extra_dates"`` is among the changed fields. Used by
+    The rule is saved. ``holidays`` holds holiday settings to change
+    (:mod:`revel_recurring.holiday_settings`); a change of them moves dates like
+    a rule change does. ``extra_dates`` (a change plan's new set, checked against
+    the new rule by ``plan_extra_dates``) does too, with ``"extra_dates"`` among
+    the changed fields. ``reset_cursor`` resets the generation cursor even when
+    nothing else changes (a plan made for newer holiday data). The caller holds
+    the series lock and saves ``columns`` of the series. Used by
     :func:`update_series` and by applying a change plan
     (:mod:`revel_recurring.services.plans`).
     """
@@ -305,6 +324,11 @@ def change_schedule(
             rule.save()
         locked.recurrence_rule = rule
     columns: set[str] = set()
+    if holidays:
+        settings = normalize_holiday_settings(holidays, current=holiday_settings_of(locked))
+        moved = set_holiday_settings(locked, settings)
+        changed |= moved
+        columns |= moved
     if auto_publish is not None and auto_publish != locked.auto_publish:
         locked.auto_publish = auto_publish
         changed.add("auto_publish")
@@ -319,7 +343,7 @@ def change_schedule(
     if extra_dates is not None and write_extra_dates(locked, extra_dates):
         changed.add(EXTRA_DATES_KEY)
         columns |= {"extra_dates", "exdates"}
-    shifts = bool(changed - {"auto_publish"})
+    shifts = bool(changed - {"auto_publish"}) or reset_cursor
     cursor_reset = shifts and locked.last_generated_until is not None
     if shifts:
         locked.last_generated_until = None

@@ -14,7 +14,7 @@ import datetime as dt
 from collections.abc import Collection, Iterable
 
 from .. import rules
-from ..exclusions import read_pending
+from ..exclusions import Exclusions, read_pending
 from ..models import EventSeries, PendingExdate
 
 
@@ -41,6 +41,28 @@ def drop_exdates(series: EventSeries, instants: Collection[dt.datetime]) -> bool
     if kept == series.exdates:
         return False
     series.exdates = kept
+    return True
+
+
+def keep_holiday_dates(
+    series: EventSeries, excluded: Exclusions, slots: Collection[dt.datetime]
+) -> bool:
+    """Keep the slots of ``slots`` a holiday skips (``series.holidays_kept``); not saved.
+
+    The per-date override of a holiday rule: the date takes place although its
+    day is a holiday. ``excluded`` is the series' exclusions read under its lock
+    (it knows which holiday skips which slot). Returns whether the list changed;
+    the caller holds the series lock.
+    """
+    skipped = [
+        slot for slot in slots if (fate := excluded.holiday_of(slot)) and not fate.takes_place
+    ]
+    if not skipped:
+        return False
+    merged = rules.normalize_exdates([*(series.holidays_kept or []), *skipped])
+    if merged == series.holidays_kept:
+        return False
+    series.holidays_kept = merged
     return True
 
 

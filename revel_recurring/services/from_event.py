@@ -62,6 +62,7 @@ def create_series_from_event(
     auto_publish: bool = False,
     generation_window_weeks: int | None = None,
     is_active: bool = True,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> SeriesFromEvent:
     """Create a series whose template is a draft copy of the one-off ``event``.
@@ -75,7 +76,9 @@ def create_series_from_event(
     *adopted* as that slot's occurrence instead of being doubled by a generated
     copy: it joins the series with that slot as its ``recurrence_id`` and keeps
     its id, status, bookings and related rows. Any other event is left as it is
-    (docs/decisions/0007-admin-add-from-event.md).
+    (docs/decisions/0007-admin-add-from-event.md). ``holidays`` names a holiday
+    calendar and policy, as for ``create_recurring_series``; an event on a date a
+    holiday skips or moves is not adopted.
     """
     moment = now_utc(now)
     model = get_event_model()
@@ -89,6 +92,7 @@ def create_series_from_event(
             generation_window_weeks=generation_window_weeks,
             is_active=is_active,
             generate=False,
+            holidays=holidays,
             now=moment,
         )
         template = model._default_manager.get(series=series, is_template=True)
@@ -117,7 +121,12 @@ def _adopt(series: EventSeries, event: RecurringEventMixin) -> RecurringEventMix
     if rule is None or not rules.is_occurrence(rule.to_spec(), slot):
         return None
     # The series was created in this transaction: it has no pending exdates yet.
-    if slot in excluded_between(locked, slot, slot, pending=FOLDED):
+    excluded = excluded_between(locked, slot, slot, pending=FOLDED, rule=rule)
+    if slot in excluded:
+        return None
+    fate = excluded.holiday_of(slot)
+    if fate is not None and fate.start != slot:
+        # A holiday moves that date: its occurrence is generated on the day it moves to.
         return None
     index = locked.last_occurrence_index + 1
     # QuerySet.update(): no save() signals, so is_modified stays False and the

@@ -20,6 +20,7 @@ from ..adapter import get_adapter
 from ..conf import recurring_settings
 from ..context import deleting_series
 from ..exceptions import SeriesHasBookingsError
+from ..holiday_settings import normalize_holiday_settings, set_holiday_settings
 from ..host_model import bulky_fields
 from ..models import DeletedSeries, EventSeries, RecurrenceRule, get_event_model
 from ..validators import (
@@ -50,6 +51,7 @@ def create_recurring_series(
     is_active: bool = True,
     generate: bool = True,
     setup_template: Callable[[Any], None] | None = None,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> EventSeries:
     """Create a rule, a series and its draft template, then materialize the first window.
@@ -67,7 +69,9 @@ def create_recurring_series(
     before the first generation: create the template's related rows there (seat
     blocks, ticket tiers) and ``clone_related`` copies them onto the first window.
     ``generate=False`` leaves the first window to the next beat run (or to your own
-    ``generate_series_events`` call once the template is complete).
+    ``generate_series_events`` call once the template is complete). ``holidays``
+    names a holiday calendar and policy (:mod:`revel_recurring.holiday_settings`:
+    ``country``, ``subdivision``, ``categories``, ``policy``).
     """
     moment = now_utc(now)
     window = (
@@ -88,6 +92,8 @@ def create_recurring_series(
         generation_window_weeks=window,
         is_active=is_active,
     )
+    if holidays:
+        set_holiday_settings(series, normalize_holiday_settings(holidays))
     validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = build_template(template_data, dtstart=rule.dtstart)

@@ -11,6 +11,8 @@ from django.db import transaction
 from .. import rules
 from ..exceptions import SeriesNotFoundError
 from ..exclusions import FOLDED, Exclusions, excluded_between
+from ..holiday_placement import SHIFT_REACH
+from ..holiday_rules import HolidayPolicy
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from .locking import lock_series
 from .plumbing import now_utc
@@ -29,6 +31,8 @@ class GenerationWindow:
     and for a backfill) and ``inclusive`` whether that instant itself counts;
     ``horizon`` is where it ends (inclusive); ``search_from`` is ``lower`` or,
     unless backfilling, ``now`` when that is later (the past is never filled).
+    For a series whose holidays shift dates it is ``SHIFT_REACH`` before ``now``:
+    a slot just past may have moved to a day still ahead, which is no past date.
     """
 
     lower: dt.datetime
@@ -64,8 +68,14 @@ def generation_window(
         lower=lower,
         inclusive=inclusive,
         horizon=horizon,
-        search_from=lower if backfill else max(lower, now),
+        search_from=lower if backfill else max(lower, now - _shift_reach(series)),
     )
+
+
+def _shift_reach(series: EventSeries) -> dt.timedelta:
+    if series.holiday_country and series.holiday_policy == HolidayPolicy.SHIFT:
+        return SHIFT_REACH
+    return dt.timedelta(0)
 
 
 def materialized_slots(series: EventSeries, since: dt.datetime) -> set[dt.datetime]:
@@ -96,7 +106,7 @@ def next_due_moment(
     """
     if rule is None:
         return None
-    skip = set(excluded.instants) | set(materialized)
+    skip = excluded.or_in(set(materialized))
     slot = rules.first_occurrence_after(series.dates_spec(rule), after, skip=skip)
     return None if slot is None else slot - window_length(series)
 

@@ -135,7 +135,9 @@ def split_series(
             )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(series, locked, "exdates", "extra_dates", "next_due_at", "updated_at")
+    mirror_columns(
+        series, locked, "exdates", "extra_dates", "holidays_kept", "next_due_at", "updated_at"
+    )
     series.recurrence_rule = locked.recurrence_rule
     return result
 
@@ -300,6 +302,14 @@ def _prepare(
         last_occurrence_index=locked.last_occurrence_index,
         exdates=exdates_from(locked, at),
         extra_dates=rules.split_stored(locked.extra_dates, at)[1],
+        # The holiday calendar and policy go on; so do the holiday dates kept on
+        # purpose from ``at`` on (they are slots of the rows that move).
+        holiday_country=locked.holiday_country,
+        holiday_subdivision=locked.holiday_subdivision,
+        holiday_categories=list(locked.holiday_categories or []),
+        holiday_policy=locked.holiday_policy,
+        holidays_kept=rules.split_stored(locked.holidays_kept or [], at)[1],
+        holidays_version=locked.holidays_version,
     )
     continuation.full_clean(exclude=["recurrence_rule", "slug", "split_from", "exdates"])
     return _Prepared(
@@ -452,8 +462,11 @@ def _split_locked(
     locked.recurrence_rule = rule
     # Extra dates go with the rule's dates: those from `at` on to the continuation.
     locked.extra_dates = rules.split_stored(locked.extra_dates, at)[0]
+    locked.holidays_kept = rules.split_stored(locked.holidays_kept or [], at)[0]
     refresh_next_due_at(locked, now=now)
-    locked.save(update_fields=["exdates", "extra_dates", "next_due_at", "updated_at"])
+    locked.save(
+        update_fields=["exdates", "extra_dates", "holidays_kept", "next_due_at", "updated_at"]
+    )
 
     created: list[Any] = []
     if continuation.is_active:

@@ -230,6 +230,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "is_modified",
         "bookings",
         "booked",
+        "moves_to",
     }
     assert components["PlanOutdated"]["properties"]["plan"]["allOf"][0]["$ref"] == (
         "#/components/schemas/RecurrencePlan"

@@ -11,8 +11,9 @@ server must agree on what input is valid:
 - valid input is accepted (``positive_data_acceptance``), with one allowance: a
   400 whose every message comes from a rule the schema cannot state (a date
   that is not a slot of the rule, an unknown time zone, an id that does not
-  exist). The server marks those by their error code (``RULE_ERROR_CODE`` for
-  the series' own rules, DRF's ``does_not_exist`` and ``unique``), read here
+  exist, a NUL character). The server marks those by their error code
+  (``RULE_ERROR_CODE`` for the series' own rules, DRF's ``does_not_exist``,
+  ``unique`` and ``null_characters_not_allowed``), read here
   through DRF's exception handler setting. Any other code on valid input (a
   type, a length, a range, an unknown key) is a disagreement and fails.
 
@@ -56,8 +57,12 @@ from revel_recurring.api.serializers import RULE_ERROR_CODE
 EXAMPLES = int(os.environ.get("REVEL_FUZZ_EXAMPLES", "15"))
 RANDOM = os.environ.get("REVEL_FUZZ_RANDOM") == "1"
 
-#: Error codes of refusals that depend on the data or on a rule no schema states.
-NOT_IN_SCHEMA = frozenset({RULE_ERROR_CODE, "does_not_exist", "unique"})
+#: Error codes of refusals that depend on the data or on a rule no schema states. A NUL
+#: character in a text is one: the app refuses it in its own fields with the rule code,
+#: DRF in the host template's text fields with its own.
+NOT_IN_SCHEMA = frozenset(
+    {RULE_ERROR_CODE, "does_not_exist", "unique", "null_characters_not_allowed"}
+)
 
 
 # Loaded at collection: generating the document reads no database.

@@ -44,7 +44,7 @@ class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
 
     def _occurrence_result(self, series: EventSeries, event: Any) -> Response:
         """The answer of an action on one date: its occurrence (or null) and the series."""
-        rows = occurrence_rows([event] if event is not None else [])
+        rows = occurrence_rows([event] if event is not None else [], series=series)
         return Response(
             {
                 "occurrence": OccurrenceSerializer(rows[0]).data if rows else None,

@@ -65,7 +65,7 @@ class LifecycleActionsMixin(SeriesViewBase):
         created = generate_series_events(series, until=body.get("until"))
         return Response(
             {
-                "created": occurrence_data(occurrence_rows(created)),
+                "created": occurrence_data(occurrence_rows(created, series=series)),
                 "series": self._represent(series),
             }
         )

@@ -69,11 +69,11 @@ class OccurrenceActionsMixin(SeriesViewBase):
         if since is None:
             page = self.paginate_queryset(filterset.qs.order_by(model.RECURRING_START_FIELD, "pk"))
             assert page is not None
-            rows = occurrence_rows(page, drifted=drifted)
+            rows = occurrence_rows(page, drifted=drifted, series=series)
         else:
             changes = self.paginate_queryset(changed_rows(series, filterset, params, since, now))
             assert changes is not None
-            rows = page_rows(changes, base, drifted=drifted)
+            rows = page_rows(changes, base, drifted=drifted, series=series)
         return self.get_paginated_response(occurrence_data(rows))
 
     @extend_schema(
@@ -87,7 +87,9 @@ class OccurrenceActionsMixin(SeriesViewBase):
         ids = detect_cadence_drift(series)
         light = series.occurrences().defer(*bulky_fields(get_event_model()))
         events = {e.pk: e for e in light.filter(pk__in=ids)}
-        rows = occurrence_rows((events[pk] for pk in ids if pk in events), drifted=events.keys())
+        rows = occurrence_rows(
+            (events[pk] for pk in ids if pk in events), drifted=events.keys(), series=series
+        )
         return Response({"count": len(rows), "occurrences": occurrence_data(rows)})
 
     @extend_schema(

@@ -1,4 +1,4 @@
-"""Change plans: see what a rule or window change would do, then apply exactly that.
+"""Change plans: see what a change of the schedule would do, then apply exactly that.
 
 ``recurrence-plan/`` answers the plan (nothing is written); ``recurrence-apply/``
 applies it while its hash still matches, else answers 409 with the fresh plan.
@@ -19,9 +19,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ...exceptions import RecurrenceError
+from ...holiday_settings import HOLIDAY_FIELDS
 from ...models import RULE_FIELDS, EventSeries
 from ...services.generation import generate_series_events, generation_readiness
 from ...services.plans import (
+    HOLIDAYS_KEY,
     WINDOW_KEY,
     PlannedOccurrence,
     apply_recurrence_plan,
@@ -44,7 +46,7 @@ from .base import SeriesViewBase
 logger = logging.getLogger(__name__)
 
 #: The fields whose change moves the series' dates (and is followed by a generation run).
-SCHEDULE_FIELDS = frozenset({*RULE_FIELDS, WINDOW_KEY})
+SCHEDULE_FIELDS = frozenset({*RULE_FIELDS, WINDOW_KEY, *HOLIDAY_FIELDS.values()})
 
 PLAN_OUTDATED = OpenApiResponse(
     PlanOutdatedSerializer,
@@ -60,20 +62,22 @@ class PlanActionsMixin(SeriesViewBase):
     """``recurrence-plan/`` and ``recurrence-apply/``."""
 
     @extend_schema(
-        summary="What changing the rule, window or extra dates would do: dates that stay, "
-        "drift (with bookings), new and skipped dates, and the plan's hash. Writes nothing",
+        summary="What changing the rule, window, holidays or extra dates would do: dates that "
+        "stay, drift (with bookings), new and skipped dates, and the plan's hash. Writes nothing",
         description=(
-            "The body takes `recurrence` (with `extra_dates`, the whole new set) and "
-            "`generation_window_weeks` as `PATCH series/{id}/` does, with the same 400s; "
-            "an extra date given twice is a 400 too. An occurrence on an extra date left "
-            "out is drift. The same permission as a PATCH. A series without a rule "
-            "answers 409."
+            "The body takes `recurrence` (with `extra_dates`, the whole new set), "
+            "`generation_window_weeks` and `holidays` as `PATCH series/{id}/` does, with "
+            "the same 400s; an extra date given twice is a 400 too. An occurrence on an "
+            "extra date left out is drift. The same permission as a PATCH. A series "
+            "without a rule answers 409. New dates a holiday moved name it (`holiday`, "
+            "`shifted_from`); skipped dates a holiday skips have the reason `holiday`."
         ),
         responses={200: RecurrencePlanSerializer, **error_responses(400, 403, 404, 409, 415)},
     )
     @action(detail=True, methods=["post"], url_path="recurrence-plan")
     def recurrence_plan(self, request: Request, pk: str | None = None) -> Response:
-        """The plan of a change of the rule, window or extra dates; nothing is written."""
+        """The plan of a change of the rule, window, holidays or extra dates; nothing is
+        written."""
         series = self.get_object()
         try:
             plan = plan_recurrence_change(series, _changes(self._body()))
@@ -85,11 +89,11 @@ class PlanActionsMixin(SeriesViewBase):
         summary="Apply a planned change if the series is as the plan saw it (409 with the "
         "fresh plan otherwise); new dates are created at once",
         description=(
-            "Send the same `recurrence` and `generation_window_weeks` as to "
-            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window "
-            "and extra dates change, drifted dates are cancelled as `cancel_drift` says "
-            "(booked ones kept unless `all`, and named), and the plan's new dates are "
-            "materialized."
+            "Send the same `recurrence`, `generation_window_weeks` and `holidays` as to "
+            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window, "
+            "holiday settings and extra dates change, drifted dates are cancelled as "
+            "`cancel_drift` says (booked ones kept unless `all`, and named), and the "
+            "plan's new dates are materialized."
         ),
         responses={
             200: RecurrenceApplyResultSerializer,
@@ -112,8 +116,9 @@ class PlanActionsMixin(SeriesViewBase):
             {
                 "changed": sorted(applied.changed),
                 "cursor_reset": applied.cursor_reset,
-                "created": occurrence_data(occurrence_rows(applied.created)),
+                "created": occurrence_data(occurrence_rows(applied.created, series=series)),
                 "cancelled": applied.cancelled,
+                "moved": applied.moved,
                 "kept_booked": BookedDateSerializer(applied.kept_booked, many=True).data,
                 "kept_modified": PlannedOccurrenceSerializer(applied.kept_modified, many=True).data,
                 "series": self._represent(series),
@@ -137,7 +142,7 @@ class PlanActionsMixin(SeriesViewBase):
                 # the cause persists); the answer says why nothing was created.
                 logger.warning("Generating series %s after a PATCH failed: %s", series.pk, exc)
                 error = str(exc)
-        return occurrence_rows(created), current_drift(series), error
+        return occurrence_rows(created, series=series), current_drift(series), error
 
 
 def _changes(body: dict[str, Any]) -> dict[str, Any]:
@@ -145,4 +150,6 @@ def _changes(body: dict[str, Any]) -> dict[str, Any]:
     changes = dict(body.get("recurrence") or {})
     if body.get(WINDOW_KEY) is not None:
         changes[WINDOW_KEY] = body[WINDOW_KEY]
+    if body.get(HOLIDAYS_KEY):
+        changes[HOLIDAYS_KEY] = dict(body[HOLIDAYS_KEY])
     return changes

@@ -108,7 +108,9 @@ class SplitActionsMixin(SeriesViewBase):
                 "at": _INSTANT.to_representation(result.at),
                 "last_before": _INSTANT.to_representation(result.last_before),
                 "moved": result.moved,
-                "created": occurrence_data(occurrence_rows(result.created)),
+                "created": occurrence_data(
+                    occurrence_rows(result.created, series=result.continuation)
+                ),
                 "kept_booked": BookedDateSerializer(result.kept_booked, many=True).data,
             },
             status=status.HTTP_201_CREATED,

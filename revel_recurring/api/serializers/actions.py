@@ -12,6 +12,7 @@ from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
+from .holidays import HolidaySettingsSerializer
 from .occurrences import OccurrenceSerializer
 from .recurrence import RecurrenceChangeSerializer, RecurrencePlanChangeSerializer
 from .series import SeriesSerializer
@@ -113,6 +114,9 @@ class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
     )
+    holidays = HolidaySettingsSerializer(
+        required=False, help_text=_("The holiday settings to change (any subset).")
+    )
 
 
 class RecurrenceApplyRequestSerializer(RecurrencePlanRequestSerializer):
@@ -145,6 +149,13 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     created = OccurrenceSerializer(many=True, help_text=_("The new dates, materialized at once."))
     cancelled = serializers.ListField(
         child=EventIdField(), help_text=_("Ids of the drifted occurrences cancelled.")
+    )
+    moved = serializers.ListField(
+        child=EventIdField(),
+        help_text=_(
+            "Ids of the drifted occurrences moved to where their slot now takes place "
+            "(a holiday policy change: `moves_to` in the plan)."
+        ),
     )
     kept_booked = BookedDateSerializer(
         many=True,

@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from ...exclusions import ExclusionReason
 from ...models import OccurrenceChange, get_event_model
 from ..fields import AwareDateTimeField, EventIdField
 
@@ -30,6 +31,10 @@ class OccurrenceRow:
     deleted: bool
     has_bookings: bool = False
     moved_to: int | None = None
+    #: The holiday on its slot's day (moved, skipped or kept), "" for none.
+    holiday: str = ""
+    #: Its slot, when a holiday moved the date off it; None otherwise.
+    shifted_from: dt.datetime | None = None
 
     @classmethod
     def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
@@ -99,6 +104,19 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
             "cancel-occurrence leave it alone unless `include_booked` is true."
         )
     )
+    holiday = serializers.CharField(
+        help_text=_(
+            "The holiday of the series' calendar on the occurrence's slot (the date a "
+            "holiday moved, or kept), in the active language; empty for none."
+        )
+    )
+    shifted_from = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "The slot (UTC) a holiday moved this occurrence from (the same as "
+            "`recurrence_id`); null when no holiday moved it."
+        ),
+    )
 
 
 def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
@@ -112,15 +130,42 @@ class DriftSerializer(serializers.Serializer[Any]):
 
 
 class PreviewSlotSerializer(serializers.Serializer[Any]):
-    start = AwareDateTimeField(help_text=_("UTC."))
+    start = AwareDateTimeField(help_text=_("The rule's slot, UTC."))
     local_start = serializers.DateTimeField(help_text=_("The same instant in the rule's zone."))
     state = serializers.ChoiceField(choices=("materialized", "excluded", "pending"))
+    excluded_because = serializers.ChoiceField(
+        choices=[(reason.value, reason.value) for reason in ExclusionReason],
+        allow_null=True,
+        help_text=_(
+            "Why an excluded slot is excluded: `exdate` (cancelled or deleted), "
+            "`pending_exdate` (deleted, not folded in yet) or `holiday` (a holiday of the "
+            "series' calendar skips it). Null for the other states."
+        ),
+    )
+    holiday = serializers.CharField(
+        help_text=_(
+            "The holiday on the slot's day (skipped, moved or kept), in the active "
+            "language; empty for none."
+        )
+    )
+    starts_at = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "Where the date takes place, UTC: `start`, or the day a holiday moved it to. "
+            "Null for an excluded slot."
+        ),
+    )
 
     def to_representation(self, instance: Any) -> dict[str, Any]:
+        instant = AwareDateTimeField()
+        reason, starts_at = instance.excluded_because, instance.starts_at
         return {
-            "start": AwareDateTimeField().to_representation(instance.start),
+            "start": instant.to_representation(instance.start),
             "local_start": instance.local_start.isoformat(),
             "state": instance.state,
+            "excluded_because": None if reason is None else str(reason),
+            "holiday": instance.holiday,
+            "starts_at": None if starts_at is None else instant.to_representation(starts_at),
         }
 
 

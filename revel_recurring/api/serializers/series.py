@@ -13,6 +13,7 @@ from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
+from .holidays import HolidaySettingsSerializer, HolidaysSerializer
 from .occurrences import OccurrenceSerializer
 from .recurrence import (
     RecurrenceCreateSerializer,
@@ -70,6 +71,14 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
             "`recurrence.extra_dates`, `add-date/` and `remove-date/`."
         ),
     )
+    holidays = HolidaysSerializer(
+        source="*",
+        read_only=True,
+        help_text=_(
+            "The holiday calendar whose holidays skip or move the rule's dates; "
+            "`country` empty for none."
+        ),
+    )
     last_generated_until = AwareDateTimeField(
         read_only=True, allow_null=True, help_text=_("The cursor: materialized up to here.")
     )
@@ -125,6 +134,7 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
             "recurrence",
             "exdates",
             "extra_dates",
+            "holidays",
             "last_generated_until",
             "last_occurrence_index",
             "next_due_at",
@@ -219,6 +229,10 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
     )
+    holidays = HolidaySettingsSerializer(
+        required=False,
+        help_text=_("A holiday calendar and what its holidays do to the rule's dates."),
+    )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
@@ -243,4 +257,11 @@ class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     auto_publish = serializers.BooleanField(required=False)
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
+    )
+    holidays = HolidaySettingsSerializer(
+        required=False,
+        help_text=_(
+            "Holiday settings to change (any subset): a schedule change like a rule "
+            "change, answered with `created` and `drift`."
+        ),
     )

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import datetime as dt
 import shlex
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.exceptions import ValidationError
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from ... import rules
-from ...exceptions import PlanOutdatedError, RecurrenceError, messages_by_key
+from ...exceptions import PlanOutdatedError, RecurrenceError
+from ...holiday_rules import data_version
 from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries
 from ...services.plans import (
@@ -25,6 +26,8 @@ from ...services.plans import (
     apply_recurrence_plan,
     plan_recurrence_change,
 )
+from ...services.plans.compute import holiday_data_changed
+from ..output import bookings_text, error_line, table
 
 SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY, EXTRA_DATES_KEY)
 _WHOLE_NUMBERS = {"interval", "count", "day_of_month", "nth_weekday", "weekday", WINDOW_KEY}
@@ -86,29 +89,6 @@ def _whole(name: str, raw: str) -> int:
     except ValueError:
         hint = " (a comma list such as 0,2; 0 = Monday .. 6 = Sunday)" if name == "weekdays" else ""
         raise CommandError(f"--set {name}: {raw.strip()!r} is not a whole number{hint}.") from None
-
-
-def _errors(exc: ValidationError | RecurrenceError) -> str:
-    """A service's errors on one line, each after the field it is about."""
-    parts: list[str] = []
-    for field, messages in messages_by_key(exc).items():
-        prefix = "" if field == NON_FIELD_ERRORS else f"{field}: "
-        parts.extend(prefix + message for message in messages)
-    return "; ".join(parts)
-
-
-def _table(rows: Iterable[Sequence[str]]) -> list[str]:
-    rows = list(rows)
-    widths = [max(len(row[column]) for row in rows) for column in range(len(rows[0]))]
-    return [
-        "  "
-        + "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
-        for row in rows
-    ]
-
-
-def _bookings(count: int) -> str:
-    return f"{count} booking{'' if count == 1 else 's'}" if count else "-"
 
 
 class Command(BaseCommand):
@@ -180,7 +160,7 @@ class Command(BaseCommand):
                 f"its hash {exc.plan.hash}."
             ) from None
         except (ValidationError, RecurrenceError) as exc:
-            raise CommandError(_errors(exc)) from None
+            raise CommandError(error_line(exc)) from None
         self._report(series, applied)
 
     def _series(self, key: str) -> EventSeries:
@@ -205,7 +185,12 @@ class Command(BaseCommand):
             write(f"  Changes: {', '.join(sorted(plan.changed))}")
         else:
             write("  Changes: none (the rule, window and extra dates are already so)")
-        if plan.cursor_reset:
+        if plan.cursor_reset and not plan.changed and holiday_data_changed(series):
+            write(
+                f"  Generation cursor: resets; the dates were placed with holidays "
+                f"{series.holidays_version or '(unknown)'}, {data_version()} is installed"
+            )
+        elif plan.cursor_reset:
             write("  Generation cursor: resets; the window is generated again under the new rule")
         else:
             write("  Generation cursor: kept")
@@ -236,23 +221,23 @@ class Command(BaseCommand):
         self.stdout.write("")
         self.stdout.write(f"{title}: {len(rows)}")
         if rows:
-            table = [("date", "bookings", "modified", "id")] + [
+            cells = [("date", "bookings", "modified", "id")] + [
                 (
                     row.display,
-                    _bookings(row.bookings),
+                    bookings_text(row.bookings),
                     "yes" if row.is_modified else "-",
                     str(row.id),
                 )
                 for row in rows
             ]
-            for line in _table(table):
+            for line in table(cells):
                 self.stdout.write(line)
 
     def _dates(self, title: str, rows: Sequence[tuple[str, str]]) -> None:
         self.stdout.write("")
         self.stdout.write(f"{title}: {len(rows)}")
         if rows:
-            for line in _table(rows):
+            for line in table(rows):
                 self.stdout.write(line)
 
     def _report(self, series: EventSeries, applied: AppliedPlan) -> None:
@@ -282,7 +267,10 @@ class Command(BaseCommand):
         bookings = {row.id: row.bookings for row in applied.plan.drift}
         self._dates(
             "Kept because booked",
-            [(date.display, _bookings(bookings.get(date.id, 0))) for date in applied.kept_booked],
+            [
+                (date.display, bookings_text(bookings.get(date.id, 0)))
+                for date in applied.kept_booked
+            ],
         )
         self._dates(
             "Kept because moved or edited by hand",
@@ -297,5 +285,5 @@ class Command(BaseCommand):
         if left:
             self._dates(
                 "Drifted dates left as they are (cancel them with --cancel-drift)",
-                [(row.display, _bookings(row.bookings)) for row in left],
+                [(row.display, bookings_text(row.bookings)) for row in left],
             )

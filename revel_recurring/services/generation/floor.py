@@ -21,6 +21,7 @@ from django.db.models import OuterRef
 from django.utils import timezone
 
 from ...exclusions import Exclusions, excluded_for_series, pending_instants_of, read_pending
+from ...holiday_rules import data_version
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
@@ -38,6 +39,7 @@ CURSOR_COLUMNS = (
     "next_due_at",
     "last_occurrence_index",
     "updated_at",
+    "holidays_version",
     *PARKING_COLUMNS,
 )
 
@@ -179,7 +181,7 @@ def _build(
         window=window,
         excluded=excluded,
     )
-    occurrences = build_occurrences(series, state.template, plan.slots)
+    occurrences = build_occurrences(series, state.template, plan.slots, starts=plan.starts)
     apply_plan(series, plan, created=len(occurrences))
     if occurrences:
         # A run that writes occurrences proves the cause of a parking gone
@@ -254,6 +256,12 @@ def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int,
 
 def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
     """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves)."""
+    if series.holiday_country and series.last_generated_until is None:
+        # Which holiday data the generated dates were placed with: a newer package
+        # may know holidays this one did not (services.holiday_data). Written only
+        # by a run that places them all (the first, or after a reset): a run that
+        # adds a week leaves the dates before it as the older data placed them.
+        series.holidays_version = data_version()
     series.last_generated_until = plan.horizon
     series.next_due_at = plan.next_due_at
     series.last_occurrence_index += created

@@ -7,8 +7,8 @@ reads those and plans without a lock.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection
-from dataclasses import dataclass
+from collections.abc import Collection, Mapping
+from dataclasses import dataclass, field
 
 from ... import rules
 from ...conf import recurring_settings
@@ -24,12 +24,19 @@ class GenerationPlan:
     """What one run would do: the new slots, the new cursor and next due moment.
 
     ``horizon`` is the new cursor: the window's horizon, or the old cursor when that
-    is later (a generate never moves the cursor backwards).
+    is later (a generate never moves the cursor backwards). ``starts`` maps each
+    slot a holiday shifted to where its occurrence starts (slots absent start on
+    themselves).
     """
 
     slots: tuple[dt.datetime, ...]
     horizon: dt.datetime
     next_due_at: dt.datetime | None
+    starts: Mapping[dt.datetime, dt.datetime] = field(default_factory=dict)
+
+    def start_of(self, slot: dt.datetime) -> dt.datetime:
+        """Where the occurrence of ``slot`` starts."""
+        return self.starts.get(slot, slot)
 
 
 def check_until(until: dt.datetime | None, now: dt.datetime) -> None:
@@ -70,9 +77,10 @@ def plan_generation(
 
     The window runs from the cursor (exclusive) or dtstart (inclusive, first run)
     to the horizon (inclusive). Because the next run starts exclusively at the
-    same horizon, a slot exactly on it is generated exactly once. Slots before
-    ``now`` are left out unless ``backfill``; excluded slots and ``materialized``
-    ones (by original UTC slot, so moved or deleted occurrences stay gone) too.
+    same horizon, a slot exactly on it is generated exactly once. Dates that take
+    place before ``now`` are left out unless ``backfill`` (a slot a holiday shifted
+    is judged by its new day); excluded slots and ``materialized`` ones (by
+    original UTC slot, so moved or deleted occurrences stay gone) too.
     ``window`` is the run's window when the caller computed it already (from the
     same ``until`` and ``backfill``); otherwise it is computed here. ``excluded``
     are the series' exclusions from ``window.lower`` on when the caller read them
@@ -87,18 +95,28 @@ def plan_generation(
     # searched from the later of the two as well.
     cursor = series.last_generated_until
     reached = window.horizon if cursor is None else max(cursor, window.horizon)
+    placer = excluded.holidays
+
+    def start_of(slot: dt.datetime) -> dt.datetime:
+        return slot if placer is None else placer.start_of(slot)
+
+    # Past dates are judged by where they take place: a slot just before ``now``
+    # that a holiday shifted to a later day is still to come (the window's
+    # ``search_from`` reaches back that far for such a series).
     slots = tuple(
         slot
         for slot in rules.occurrences_between(
             series.dates_spec(rule), window.search_from, window.horizon, inclusive=True
         )
         if (window.inclusive or slot > window.lower)
-        and (backfill or slot >= now)
         and slot not in excluded
         and slot not in materialized
+        and (backfill or start_of(slot) >= now)
     )
+    starts = {slot: start for slot in slots if (start := start_of(slot)) != slot}
     return GenerationPlan(
         slots=slots,
+        starts=starts,
         horizon=reached,
         next_due_at=next_due_moment(
             series, rule, after=reached, materialized=materialized | set(slots), excluded=excluded

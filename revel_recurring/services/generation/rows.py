@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...conf import recurring_settings
@@ -19,9 +19,16 @@ _MAX_PARAMETERS = 60_000
 
 
 def build_occurrences(
-    series: EventSeries, template: RecurringEventMixin, slots: Sequence[dt.datetime]
+    series: EventSeries,
+    template: RecurringEventMixin,
+    slots: Sequence[dt.datetime],
+    *,
+    starts: Mapping[dt.datetime, dt.datetime] | None = None,
 ) -> list[RecurringEventMixin]:
     """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
+
+    Each starts on its slot, or where ``starts`` says (a date a holiday shifted:
+    it keeps its slot as ``recurrence_id``, so a later change knows where it came from).
 
     Raises DuplicateUniqueValueError before anything is written when the built
     occurrences would repeat a unique value, GenerationTooLargeError when they
@@ -35,10 +42,14 @@ def build_occurrences(
     # the occurrences: indices keep increasing even when the newest occurrence
     # was deleted, and the batch saves a query.
     start_index = series.last_occurrence_index + 1
-    occurrences = [
-        template.prepare_occurrence(start=slot, occurrence_index=start_index + i, status=status)
-        for i, slot in enumerate(slots)
-    ]
+    starts = starts or {}
+    occurrences = []
+    for i, slot in enumerate(slots):
+        occurrence = template.prepare_occurrence(
+            start=starts.get(slot, slot), occurrence_index=start_index + i, status=status
+        )
+        occurrence.recurrence_id = slot
+        occurrences.append(occurrence)
     check_copied_unique_values(template, occurrences)
     check_generation_size(series, template, occurrences)
     return occurrences

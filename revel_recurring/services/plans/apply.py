@@ -9,16 +9,18 @@ from typing import Any, Literal
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
-from ...context import suppress_event_notifications
+from ...context import suppress_event_notifications, suspend_modification_tracking
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
-from ...models import EventSeries
+from ...holiday_settings import HOLIDAY_FIELDS
+from ...host_model import bulky_fields
+from ...models import EventSeries, get_event_model
 from ...signals import series_recurrence_changed
-from ..bookings import BookedDate
+from ..bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..drift import cancel_stale_locked
 from ..editing import change_schedule
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
-from ..locking import lock_series, retry_on_lock_conflict
+from ..locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
 from .compute import compute_change, compute_plan, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
@@ -35,11 +37,12 @@ def plan_recurrence_change(
     *,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
-    """What changing ``series``' rule, window or extra dates by ``changes`` would do, written
-    nowhere.
+    """What changing ``series``' rule, window, holidays or extra dates by ``changes`` would
+    do, written nowhere.
 
     ``changes`` holds rule fields (as ``update_series_recurrence``'s
-    ``rule_changes``), optionally ``generation_window_weeks``, and optionally
+    ``rule_changes``), optionally ``generation_window_weeks``, ``holidays``
+    (holiday settings, :mod:`revel_recurring.holiday_settings`) and
     ``extra_dates``: the whole new set of the series' extra dates (aware
     datetimes, as a PATCH takes them). An added date within the window is among
     the ``new`` dates (or ``excluded``, when a cancelled occurrence still holds
@@ -92,6 +95,7 @@ def apply_recurrence_plan(
     changes: Mapping[str, Any] | None = None,
     *,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    drift_ids: Collection[Any] | None = None,
     generate: bool = True,
     now: dt.datetime | None = None,
 ) -> AppliedPlan:
@@ -103,22 +107,28 @@ def apply_recurrence_plan(
     generation run) :class:`~revel_recurring.exceptions.PlanOutdatedError` is
     raised carrying the fresh plan, and nothing is written. Otherwise:
 
-    - the rule and window change as ``update_series_recurrence`` changes them,
-      and the extra dates become the set given (``series_recurrence_changed`` is
-      sent once, after commit, with ``"extra_dates"`` among its fields when they
-      changed; ``extra_date_changed`` is not sent);
+    - the rule, window and holiday settings change as ``update_series`` changes
+      them, and the extra dates become the set given (``series_recurrence_changed``
+      is sent once, after commit, with ``"extra_dates"`` among its fields when
+      they changed; ``extra_date_changed`` is not sent);
     - drifted dates are cancelled per ``cancel_drift``: ``"none"``; ``"unbooked"``
       (booked dates kept and named in ``kept_booked``); ``"all"`` (booked ones
       too); or a collection of ids naming exactly the drifted dates to cancel
       (booked ones among them included: the person ticked them). Dates moved or
       edited by hand are never cancelled here and are named in ``kept_modified``;
-      each cancelled date becomes an exdate and sends ``occurrence_cancelled``;
+      each cancelled date becomes an exdate and sends ``occurrence_cancelled``.
+      ``drift_ids`` narrows ``"unbooked"`` and ``"all"`` to those drifted dates
+      (the others are left as they are, as under ``"none"``);
+    - the generation cursor resets when the plan says so (``cursor_reset``),
+      also for a change of nothing on a series whose dates were placed with
+      other holiday data (:mod:`revel_recurring.services.holiday_data`);
     - with ``generate`` (and an active series), the plan's ``new`` dates are
       materialized in the same transaction, with one digest after commit.
     """
     moment = now_utc(now)
     requested = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
+    among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
 
@@ -139,8 +149,10 @@ def apply_recurrence_plan(
                 rule_changes=requested.rule,
                 auto_publish=None,
                 generation_window_weeks=requested.window,
+                holidays=requested.holidays,
                 extra_dates=extra_dates,
                 now=moment,
+                reset_cursor=plan.cursor_reset,
             )
             if schedule.columns:
                 locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
@@ -151,7 +163,11 @@ def apply_recurrence_plan(
                     changed_fields=schedule.changed,
                     cursor_reset=schedule.cursor_reset,
                 )
-            cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, now=moment)
+            moved, kept_in_place = _move_drift(locked, plan, mode, among=among)
+            cancelled, kept_booked, kept_modified = _cancel_drift(
+                locked, plan, mode, among=among, now=moment
+            )
+            kept_booked = sorted([*kept_in_place, *kept_booked], key=lambda date: date.start)
             created: list[Any] = []
             if generate and locked.is_active:
                 with suppress_event_notifications():
@@ -166,11 +182,18 @@ def apply_recurrence_plan(
             cancelled=cancelled,
             kept_booked=kept_booked,
             kept_modified=kept_modified,
+            moved=moved,
         )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
-        series, locked, "exdates", "extra_dates", "generation_window_weeks", *CURSOR_COLUMNS
+        series,
+        locked,
+        "exdates",
+        "extra_dates",
+        "generation_window_weeks",
+        *HOLIDAY_FIELDS.values(),
+        *CURSOR_COLUMNS,
     )
     series.recurrence_rule = locked.recurrence_rule
     return applied
@@ -194,18 +217,74 @@ def _cancel_mode(value: object) -> str | frozenset[Any]:
     )
 
 
+def _move_drift(
+    locked: EventSeries,
+    plan: RecurrencePlan,
+    mode: str | frozenset[Any],
+    *,
+    among: frozenset[Any] | None = None,
+) -> tuple[list[Any], list[BookedDate]]:
+    """Move the drifted dates whose slot now takes place on another day (``moves_to``).
+
+    ``mode`` picks them as it picks dates to cancel: ``"unbooked"`` moves those
+    without bookings and keeps the booked ones where they are (named), ``"all"``
+    moves them all, a collection of ids the named ones. Bookings are asked under
+    the row locks. Returns the ids moved, in start order, and the booked dates kept.
+    """
+    movable = {row.id: row for row in plan.drift if row.moves_to is not None}
+    if not movable or mode == "none":
+        return [], []
+    if isinstance(mode, frozenset):
+        named = {str(item) for item in mode}
+        chosen, include = {pk for pk in movable if str(pk) in named}, True
+    else:
+        chosen = set(movable) if among is None else {pk for pk in movable if pk in among}
+        include = mode == "all"
+    if not chosen:
+        return [], []
+    model = get_event_model()
+    events = list(
+        lock_rows(
+            model._default_manager.filter(pk__in=chosen, is_modified=False)
+            .defer(*bulky_fields(model))
+            .order_by("pk")
+        )
+    )
+    kept: list[BookedDate] = []
+    if not include:
+        booked = booked_ids(events)
+        zone = series_zone(locked)
+        kept = [booked_date(event, zone) for event in events if event.pk in booked]
+        events = [event for event in events if event.pk not in booked]
+    moved = []
+    for event in sorted(events, key=lambda item: item.occurrence_start):
+        target = movable[event.pk].moves_to
+        assert target is not None
+        fields = event.move_start(target)
+        if fields:
+            with suspend_modification_tracking():
+                event.save(update_fields=fields)
+            moved.append(event.pk)
+    return moved, kept
+
+
 def _cancel_drift(
     locked: EventSeries,
     plan: RecurrencePlan,
     mode: str | frozenset[Any],
     *,
+    among: frozenset[Any] | None,
     now: dt.datetime,
 ) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
-    """Cancel the plan's drifted dates ``mode`` asks for; the ids cancelled and the dates kept."""
+    """Cancel the plan's drifted dates ``mode`` asks for (of ``among`` only, when given);
+    the ids cancelled and the dates kept."""
     kept_modified = [row for row in plan.drift if row.is_modified]
-    candidates = [row.id for row in plan.drift if not row.is_modified]
+    candidates = [row.id for row in plan.drift if not row.is_modified and row.moves_to is None]
+    if among is not None and not isinstance(mode, frozenset):
+        candidates = [pk for pk in candidates if pk in among]
     if isinstance(mode, frozenset):
-        by_text = {str(pk): pk for pk in candidates}
+        # Dates that move (moves_to) may be named too: _move_drift moves them.
+        by_text = {str(row.id): row.id for row in plan.drift if not row.is_modified}
         unknown = sorted(str(pk) for pk in mode if str(pk) not in by_text)
         if unknown:
             raise ValidationError(

@@ -19,10 +19,19 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from django.core.exceptions import ValidationError
+
 from ... import rules
 from ...describe import describe_spec
 from ...exceptions import SeriesNotReadyError
-from ...exclusions import excluded_between
+from ...exclusions import Exclusion, ExclusionReason, excluded_between, placed_dates
+from ...holiday_placement import SHIFT_REACH
+from ...holiday_rules import HolidayFate, data_version
+from ...holiday_settings import (
+    holiday_settings_of,
+    normalize_holiday_settings,
+    set_holiday_settings,
+)
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
@@ -36,6 +45,8 @@ from .state import PlanRow, PlanState
 
 #: The key of the window size in a ``changes`` mapping (every other key is a rule field).
 WINDOW_KEY = "generation_window_weeks"
+#: The key of holiday settings in a plan's changes (country, subdivision, categories, policy).
+HOLIDAYS_KEY = "holidays"
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
 _HASH_VERSION = 2
@@ -43,18 +54,21 @@ _HASH_VERSION = 2
 
 @dataclass(frozen=True)
 class Changes:
-    """A plan's ``changes`` mapping, read: rule field changes, window, extra dates."""
+    """A plan's ``changes`` mapping, read: rule field changes, window, holidays, extra dates."""
 
     rule: dict[str, Any]
     #: The new window size, or None to keep it.
     window: int | None = None
+    #: Holiday settings to change (country, subdivision, categories, policy), or
+    #: None to keep them; checked against the series by ``compute_plan``.
+    holidays: Mapping[str, Any] | None = None
     #: The whole new set of extra dates (UTC), or None to keep them.
     extra_dates: tuple[dt.datetime, ...] | None = None
 
 
 def split_changes(changes: Mapping[str, Any] | None) -> Changes:
-    """``changes`` read: keys, window and the extra dates' shape checked."""
-    rule_changes = dict(changes or {})
+    """``changes`` read: keys, window, and the shape of the holidays and extra dates checked."""
+    rule_changes, holidays = pop_holidays(changes)
     window = rule_changes.pop(WINDOW_KEY, None)
     extra = rule_changes.pop(EXTRA_DATES_KEY, None)
     validate_rule_keys(rule_changes)
@@ -62,8 +76,22 @@ def split_changes(changes: Mapping[str, Any] | None) -> Changes:
     return Changes(
         rule=rule_changes,
         window=window,
+        holidays=holidays,
         extra_dates=None if extra is None else read_extra_dates(extra),
     )
+
+
+def pop_holidays(
+    changes: Mapping[str, Any] | None,
+) -> tuple[dict[str, Any], Mapping[str, Any] | None]:
+    """``changes`` without its holiday settings (:data:`HOLIDAYS_KEY`), and those settings."""
+    rest = dict(changes or {})
+    holidays = rest.pop(HOLIDAYS_KEY, None)
+    if holidays is not None and not isinstance(holidays, Mapping):
+        raise ValidationError(
+            {HOLIDAYS_KEY: "Give the holiday settings as an object (country, policy, ...)."}
+        )
+    return rest, holidays
 
 
 def compute_change(
@@ -73,13 +101,19 @@ def compute_change(
     changes: Changes,
     *,
     now: dt.datetime,
+    bookings: Mapping[Any, int] | None = None,
 ) -> tuple[RecurrencePlan, ExtraDatesChange | None]:
     """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it,
     and the change of its extra dates the plan assumed (None when not asked for).
 
     Raises ``SeriesNotReadyError`` for a series without a rule and
     ``ValidationError`` (keyed by field) for a change the validators refuse.
-    Bookings are counted with the host's hook (one call for every date judged).
+    Bookings are counted with the host's hook (one call for every date judged),
+    unless ``bookings`` gives them (event id -> count; a missing id has none).
+
+    A series whose dates were placed with other holiday data than the installed
+    (:func:`holiday_data_changed`) has its cursor reset even by an empty change:
+    generating the window again creates the dates a holiday no longer takes.
     """
     if rule is None:
         raise SeriesNotReadyError(
@@ -95,6 +129,10 @@ def compute_change(
     if changes.window is not None and changes.window != series.generation_window_weeks:
         changed.add(WINDOW_KEY)
         target.generation_window_weeks = changes.window
+    if changes.holidays:
+        settings = normalize_holiday_settings(changes.holidays, current=holiday_settings_of(series))
+        if set_holiday_settings(target, settings):
+            changed.add(HOLIDAYS_KEY)
     extra: ExtraDatesChange | None = None
     pending: tuple[dt.datetime, ...] | None = None
     lifted: dict[str, Any] | None = None
@@ -104,7 +142,7 @@ def compute_change(
             new_rule,
             changes.extra_dates,
             held={row.slot for row in state.rows if row.slot is not None},
-            excluded=excluded_between(series, now, pending=state.pending).instants,
+            excluded=excluded_between(series, now, pending=state.pending, rule=rule).instants,
             now=now,
         )
         if extra.changed:
@@ -116,8 +154,9 @@ def compute_change(
             drop_exdates(target, extra.lifted)
             pending = tuple(instant for instant in state.pending if instant not in extra.lifted)
             lifted = {"lifted": rules.normalize_exdates(extra.lifted)}
-    cursor_reset = bool(changed) and series.last_generated_until is not None
-    if changed:
+    regenerate = bool(changed) or holiday_data_changed(series)
+    cursor_reset = regenerate and series.last_generated_until is not None
+    if regenerate:
         target.last_generated_until = None
     plan = plan_outcome(
         series,
@@ -130,6 +169,7 @@ def compute_change(
         cursor_reset=cursor_reset,
         now=now,
         extra=lifted,
+        bookings=bookings,
         pending=pending,
     )
     return plan, extra
@@ -142,9 +182,16 @@ def compute_plan(
     changes: Changes,
     *,
     now: dt.datetime,
+    bookings: Mapping[Any, int] | None = None,
 ) -> RecurrencePlan:
     """:func:`compute_change`'s plan alone."""
-    return compute_change(series, rule, state, changes, now=now)[0]
+    return compute_change(series, rule, state, changes, now=now, bookings=bookings)[0]
+
+
+def holiday_data_changed(series: EventSeries) -> bool:
+    """Whether ``series`` has a holiday calendar and its generated dates were placed with
+    another ``holidays`` release than the installed one (``holidays_version``)."""
+    return bool(series.holiday_country) and series.holidays_version != data_version()
 
 
 def plan_outcome(
@@ -160,6 +207,7 @@ def plan_outcome(
     now: dt.datetime,
     extra: Mapping[str, Any] | None = None,
     until: dt.datetime | None = None,
+    bookings: Mapping[Any, int] | None = None,
     pending: tuple[dt.datetime, ...] | None = None,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
@@ -170,26 +218,38 @@ def plan_outcome(
     that would move to the continuation). ``extra`` is hashed with the rest: what
     else the caller's change depends on (a split's date, template and name);
     ``until`` a generation horizon other than the window's (a split's continuation
-    is generated as far as the original was); ``pending`` the pending exdates as
-    ``target`` sees them, when the change lifts some (``state``'s otherwise; the
-    hash always covers ``state``'s).
+    is generated as far as the original was); ``bookings`` the judged rows' booking
+    counts when the caller has them (:func:`compute_plan`); ``pending`` the pending
+    exdates as ``target`` sees them, when the change lifts some (``state``'s
+    otherwise; the hash always covers ``state``'s).
     """
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    stay, drift = judge_rows(target, new_rule, seen, judged)
+    stay, drift = judge_rows(target, new_rule, seen, judged, bookings=bookings)
 
     run = generation_window(target, new_rule, now=now, until=until)
-    in_window = excluded_between(target, run.lower, pending=seen.pending)
+    in_window = excluded_between(target, run.lower, pending=seen.pending, rule=new_rule)
     new: tuple[dt.datetime, ...] = ()
+    new_dates: tuple[PlannedDate, ...] = ()
     if target.is_active and state.has_template:
         materialized = {
             row.slot for row in state.rows if row.slot is not None and row.slot >= run.search_from
         }
-        new = plan_generation(
+        generation = plan_generation(
             target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
-        ).slots
+        )
+        new = generation.slots
+        new_dates = tuple(
+            _date(
+                generation.start_of(slot),
+                zone,
+                slot=slot if slot in generation.starts else None,
+                holiday=_holiday_name(target, in_window.holiday_of(slot)),
+            )
+            for slot in new
+        )
     # Every row read, not only the upcoming ones: a cancelled occurrence moved by
     # hand to before ``now`` still stands for its slot ahead.
     cancelled_slots = {row.slot for row in state.rows if row.status == cancelled}
@@ -197,11 +257,12 @@ def plan_outcome(
         _date(
             instant,
             zone,
-            reason=(
-                ExcludedBecause.CANCELLED if instant in cancelled_slots else ExcludedBecause.EXDATE
-            ),
+            reason=_excluded_because(instant, exclusion, cancelled_slots),
+            holiday=_holiday_name(target, exclusion.holiday),
         )
-        for instant in _skipped(target, spec, seen, now=now, horizon=run.horizon)
+        for instant, exclusion in _skipped(
+            target, new_rule, spec, seen, now=now, horizon=run.horizon
+        )
     )
     digest = _hash(
         series,
@@ -224,7 +285,7 @@ def plan_outcome(
         horizon=run.horizon,
         stay=stay,
         drift=drift,
-        new=tuple(_date(instant, zone) for instant in new),
+        new=new_dates,
         excluded=excluded,
         hash=digest,
     )
@@ -235,17 +296,24 @@ def judge_rows(
     rule: RecurrenceRule,
     state: PlanState,
     judged: list[PlanRow],
+    *,
+    bookings: Mapping[Any, int] | None = None,
 ) -> tuple[tuple[PlannedOccurrence, ...], tuple[PlannedOccurrence, ...]]:
     """The live ``judged`` rows that fit ``target``'s dates under ``rule``, and those that
-    do not (drift), each with its bookings (one call to the host's hook)."""
+    do not (drift), each with its bookings (one call to the host's hook, unless
+    ``bookings`` gives them)."""
     spec = target.dates_spec(rule)
     zone = rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
     live = [row for row in judged if row.status != cancelled]
-    fitting = _fitting(target, spec, live, state)
-    counts = _count_bookings(live)
+    fitting, moves = _fitting(target, rule, spec, live, state)
+    counts = _count_bookings(live) if bookings is None else bookings
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
-    drift = tuple(_planned(row, zone, counts) for row in live if row.id not in fitting)
+    drift = tuple(
+        _planned(row, zone, counts, moves_to=moves.get(row.id))
+        for row in live
+        if row.id not in fitting
+    )
     return stay, drift
 
 
@@ -256,44 +324,100 @@ def _judged_instant(row: PlanRow) -> dt.datetime:
     so the plan agrees with it); one an organiser moved is judged by the date it
     stands for, as generation does (it never recreates a slot that is taken).
     """
-    if row.is_modified and row.slot is not None:
+    if _by_slot(row):
+        assert row.slot is not None
         return row.slot
     return row.start
 
 
 def _fitting(
-    target: EventSeries, spec: rules.RuleSpec, live: list[PlanRow], state: PlanState
-) -> set[Any]:
-    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded."""
+    target: EventSeries,
+    rule: RecurrenceRule,
+    spec: rules.RuleSpec,
+    live: list[PlanRow],
+    state: PlanState,
+) -> tuple[set[Any], dict[Any, dt.datetime]]:
+    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded,
+    and, for unmodified rows whose slot takes place on another day now (a holiday
+    policy change), where it takes place."""
     if not live:
-        return set()
+        return set(), {}
     instants = {row.id: _judged_instant(row) for row in live}
     earliest, latest = min(instants.values()), max(instants.values())
-    excluded = excluded_between(target, earliest, latest, pending=state.pending)
-    expected = (
-        set(rules.occurrences_between(spec, earliest, latest, inclusive=True)) - excluded.instants
+    excluded = excluded_between(
+        target, earliest - SHIFT_REACH, latest, pending=state.pending, rule=rule
     )
-    return {pk for pk, instant in instants.items() if instant in expected}
+    placed = placed_dates(spec, excluded, earliest, latest)
+    # A row moved by hand is judged by its slot; any other by its start, which a
+    # holiday may have shifted off its slot.
+    starts = set(placed.values())
+    fitting = {
+        row.id
+        for row in live
+        if (instants[row.id] in placed if _by_slot(row) else instants[row.id] in starts)
+    }
+    moves = {
+        row.id: placed[row.slot]
+        for row in live
+        if row.id not in fitting
+        and not row.is_modified
+        and row.slot is not None
+        and placed.get(row.slot, row.start) != row.start
+    }
+    return fitting, moves
+
+
+def _by_slot(row: PlanRow) -> bool:
+    return row.is_modified and row.slot is not None
 
 
 def _skipped(
     target: EventSeries,
+    rule: RecurrenceRule,
     spec: rules.RuleSpec,
     state: PlanState,
     *,
     now: dt.datetime,
     horizon: dt.datetime,
-) -> list[dt.datetime]:
-    """The new rule's dates from ``now`` to the horizon that an exclusion skips."""
+) -> list[tuple[dt.datetime, Exclusion]]:
+    """The new rule's dates from ``now`` to the horizon that an exclusion skips, and why."""
     if horizon < now:
         return []
-    excluded = excluded_between(target, now, horizon, pending=state.pending)
-    if not excluded:
+    excluded = excluded_between(target, now, horizon, pending=state.pending, rule=rule)
+    if not excluded and excluded.holidays is None:
         return []
+    found = []
+    for instant in rules.occurrences_between(spec, now, horizon, inclusive=True):
+        exclusion = excluded.get(instant)
+        if exclusion is not None:
+            found.append((instant, exclusion))
+    return found
+
+
+def _excluded_because(
+    instant: dt.datetime, exclusion: Exclusion, cancelled_slots: set[Any]
+) -> ExcludedBecause:
+    if instant in cancelled_slots:
+        return ExcludedBecause.CANCELLED
+    if exclusion.reason is ExclusionReason.HOLIDAY:
+        return ExcludedBecause.HOLIDAY
+    return ExcludedBecause.EXDATE
+
+
+def _holiday_name(series: EventSeries, fate: HolidayFate | None) -> str:
+    """The name of the holiday behind ``fate`` in the active language ("" for none)."""
+    holiday_rule = series.holiday_rule
+    if fate is None or holiday_rule is None:
+        return ""
+    return holiday_rule.name_on(fate.day) or ""
+
+
+def _holiday_terms(series: EventSeries) -> list[Any]:
     return [
-        instant
-        for instant in rules.occurrences_between(spec, now, horizon, inclusive=True)
-        if instant in excluded
+        series.holiday_country,
+        series.holiday_subdivision,
+        sorted(series.holiday_categories or ()),
+        series.holiday_policy,
     ]
 
 
@@ -311,7 +435,13 @@ def _local(instant: dt.datetime, zone: str) -> dt.datetime:
     return instant.astimezone(zoneinfo.ZoneInfo(zone))
 
 
-def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccurrence:
+def _planned(
+    row: PlanRow,
+    zone: str,
+    counts: Mapping[Any, int],
+    *,
+    moves_to: dt.datetime | None = None,
+) -> PlannedOccurrence:
     return PlannedOccurrence(
         id=row.id,
         start=row.start,
@@ -321,15 +451,25 @@ def _planned(row: PlanRow, zone: str, counts: Mapping[Any, int]) -> PlannedOccur
         status=row.status,
         is_modified=row.is_modified,
         bookings=counts.get(row.id, 0),
+        moves_to=moves_to,
     )
 
 
-def _date(instant: dt.datetime, zone: str, *, reason: ExcludedBecause | None = None) -> PlannedDate:
+def _date(
+    instant: dt.datetime,
+    zone: str,
+    *,
+    reason: ExcludedBecause | None = None,
+    slot: dt.datetime | None = None,
+    holiday: str = "",
+) -> PlannedDate:
     return PlannedDate(
         start=instant,
         local=_local(instant, zone),
         display=describe_instant(instant, zone),
         reason=reason,
+        shifted_from=slot,
+        holiday=holiday,
     )
 
 
@@ -374,6 +514,14 @@ def _hash(
         "excluded": [instant.isoformat() for instant in excluded],
         "extra_dates": sorted(series.extra_dates or ()),
         "new_extra_dates": sorted(target.extra_dates or ()),
+        # What the holidays do to the dates: the calendar and policy before and
+        # after, the dates kept on purpose and the holiday data installed.
+        "holidays": [
+            _holiday_terms(series),
+            _holiday_terms(target),
+            sorted(series.holidays_kept or ()),
+            data_version() if series.holiday_country or target.holiday_country else "",
+        ],
         "template": state.has_template,
         "rows": [
             [
@@ -396,11 +544,14 @@ def _hash(
 
 __all__ = [
     "EXTRA_DATES_KEY",
+    "HOLIDAYS_KEY",
     "WINDOW_KEY",
     "Changes",
     "compute_change",
     "compute_plan",
+    "holiday_data_changed",
     "judge_rows",
     "plan_outcome",
+    "pop_holidays",
     "split_changes",
 ]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..bookings import BookedDate
@@ -23,6 +23,8 @@ class ExcludedBecause(enum.StrEnum):
     #: An exdate with no occurrence behind it: a deleted occurrence's slot, or an
     #: exdate set by hand.
     EXDATE = "exdate"
+    #: A holiday of the series' holiday calendar skips it (``PlannedDate.holiday`` names it).
+    HOLIDAY = "holiday"
 
 
 @dataclass(frozen=True)
@@ -42,6 +44,10 @@ class PlannedOccurrence:
     is_modified: bool
     #: How many bookings it holds (the host's ``count_bookings_among``).
     bookings: int = 0
+    #: For a drifted date whose slot still takes place, on another day (a holiday
+    #: policy change: ``keep`` <-> ``shift``): where it would move (UTC). Applying
+    #: moves it there instead of cancelling it, under the same ``cancel_drift``.
+    moves_to: dt.datetime | None = None
 
     @property
     def booked(self) -> bool:
@@ -57,6 +63,10 @@ class PlannedDate:
     display: str
     #: Set for a skipped date, None for a new one.
     reason: ExcludedBecause | None = None
+    #: The rule's own date of a new date a holiday moved here, None otherwise.
+    shifted_from: dt.datetime | None = None
+    #: The holiday that skipped or moved the date, in the active language ("" for none).
+    holiday: str = ""
 
 
 @dataclass(frozen=True)
@@ -116,3 +126,6 @@ class AppliedPlan:
     kept_booked: list[BookedDate]
     #: Drifted dates left alone because an organiser moved or edited them by hand.
     kept_modified: list[PlannedOccurrence]
+    #: Ids of the drifted occurrences moved to where their slot now takes place
+    #: (``PlannedOccurrence.moves_to``), in start order.
+    moved: list[Any] = field(default_factory=list)

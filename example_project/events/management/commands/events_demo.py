@@ -13,6 +13,7 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.db import transaction
@@ -133,10 +134,9 @@ class Command(BaseCommand):
                 f" {marker}#{event.occurrence_index:<3} {local[event.pk]:<{width}}"
                 f" = {rules.format_instant(event.start)}  {event.status}"
             )
-        self.stdout.write(f"Series page: http://127.0.0.1:8000/series/{series.slug}/")
-        self.stdout.write(
-            f"Admin: http://127.0.0.1:8000/admin/revel_recurring/eventseries/{series.pk}/change/"
-        )
+        site = _site_url()
+        self.stdout.write(f"Series page: {site}/series/{series.slug}/")
+        self.stdout.write(f"Admin: {site}/admin/revel_recurring/eventseries/{series.pk}/change/")
         if password is not None:
             self.stdout.write(
                 f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
@@ -161,8 +161,14 @@ class Command(BaseCommand):
                 self.stdout.write(f"  not told  {username:<8} {role}")
         self.stdout.write(
             f"Sign in as any of them (password {DEMO_PASSWORD}) at "
-            "http://127.0.0.1:8000/notifications/ to see their notifications."
+            f"{_site_url()}/notifications/ to see their notifications."
         )
+
+
+def _site_url() -> str:
+    # The address the site is served on (make demo sets it to the port it serves).
+    url: str = settings.EXAMPLE_SITE_URL
+    return url.rstrip("/")
 
 
 def _parse_now(value: str) -> dt.datetime:

@@ -1,0 +1,166 @@
+"""Holiday rules on the example project: Austrian holidays, ticket tiers, sold tickets kept.
+
+A Vienna evening run on Mondays and Thursdays at 18:30 from 1 March 2027, a
+sixteen-week window (to 21 June): Easter Monday (29 March), Ascension Day
+(Thursday 6 May), Whit Monday (17 May) and Corpus Christi (Thursday 27 May) are
+Austrian public holidays on its days.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from decimal import Decimal
+from typing import Any
+from zoneinfo import ZoneInfo
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from example_project.events.models import Event, Organization, TicketTier
+from revel_recurring.models import EventSeries
+from revel_recurring.services.chunks import generate_series_chunk_events
+from revel_recurring.services.lifecycle import create_recurring_series
+from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
+
+pytestmark = pytest.mark.django_db
+
+VIENNA = ZoneInfo("Europe/Vienna")
+NOW = dt.datetime(2027, 3, 1, 9, 0, tzinfo=VIENNA)
+HOLIDAYS = [dt.date(2027, 3, 29), dt.date(2027, 5, 6), dt.date(2027, 5, 17), dt.date(2027, 5, 27)]
+
+
+def at_1830(day: dt.date) -> dt.datetime:
+    return dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA)
+
+
+def evening_run(
+    organization: Organization,
+    policy: str | None,
+    *,
+    slug: str,
+    weekdays: tuple[int, ...] = (0, 3),
+    weeks: int = 16,
+    generate: bool = True,
+) -> EventSeries:
+    start = at_1830(dt.date(2027, 3, 1))
+
+    def tiers(template: Event) -> None:
+        TicketTier.objects.create(
+            event=template,
+            name="Standard",
+            price=Decimal("5.00"),
+            quantity=30,
+            sales_end=template.start - dt.timedelta(hours=1),
+        )
+
+    return create_recurring_series(
+        name=slug.replace("-", " ").title(),
+        rule_data={
+            "frequency": "WEEKLY",
+            "weekdays": list(weekdays),
+            "timezone": "Europe/Vienna",
+            "dtstart": start,
+        },
+        template_data={
+            "organization": organization,
+            "name": "Evening Run",
+            "slug": slug,
+            "end": start + dt.timedelta(minutes=90),
+            "rsvp_before": start - dt.timedelta(hours=2),
+        },
+        auto_publish=True,
+        generation_window_weeks=weeks,
+        holidays=None if policy is None else {"country": "AT", "policy": policy},
+        setup_template=tiers,
+        generate=generate,
+        now=NOW,
+    )
+
+
+def runs(series: EventSeries) -> list[Event]:
+    return list(Event.objects.filter(series=series, is_template=False).order_by("start"))
+
+
+def test_skip_leaves_the_holidays_out_and_shift_moves_them_with_their_tiers(
+    organization: Organization,
+) -> None:
+    skipping = evening_run(organization, "skip", slug="skipping")
+    shifting = evening_run(organization, "shift", slug="shifting")
+
+    skipped = runs(skipping)
+    assert not [run for run in skipped if run.start.astimezone(VIENNA).date() in HOLIDAYS]
+    assert len(skipped) == 32 - len(HOLIDAYS)
+    moved = [run for run in runs(shifting) if run.start != run.recurrence_id]
+    assert [(run.recurrence_id, run.start) for run in moved] == [
+        (at_1830(day), at_1830(day + dt.timedelta(days=1))) for day in HOLIDAYS
+    ]
+    for run in moved:
+        # What the host shifts with the start, and the tiers copied onto the run.
+        assert run.rsvp_before == run.start - dt.timedelta(hours=2)
+        assert [tier.sales_end for tier in run.ticket_tiers.all()] == [
+            run.start - dt.timedelta(hours=1)
+        ]
+        assert run.status == Event.Status.OPEN
+    assert len(runs(shifting)) == 32
+
+
+def test_switching_to_skip_keeps_the_moved_run_with_sold_tickets(
+    organization: Organization,
+) -> None:
+    shifting = evening_run(organization, "shift", slug="shifting")
+    moved = [run for run in runs(shifting) if run.start != run.recurrence_id]
+    sold = moved[1]  # Ascension Day's run, held on Friday 7 May
+    TicketTier.objects.filter(event=sold).update(quantity_sold=9)
+    changes = {"holidays": {"policy": "skip"}}
+
+    plan = plan_recurrence_change(shifting, changes, now=NOW)
+    applied = apply_recurrence_plan(shifting, plan.hash, changes, cancel_drift="unbooked", now=NOW)
+
+    assert [row.id for row in plan.drift] == [run.pk for run in moved]
+    assert {row.id: row.bookings for row in plan.booked_drift} == {sold.pk: 9}
+    assert plan.new == ()
+    assert [(date.id, date.display) for date in applied.kept_booked] == [
+        (sold.pk, "Fri 7 May 2027 18:30 (Europe/Vienna)")
+    ]
+    assert applied.cancelled == [run.pk for run in moved if run.pk != sold.pk]
+    statuses = dict(Event.objects.filter(pk__in=[r.pk for r in moved]).values_list("pk", "status"))
+    assert statuses == {
+        run.pk: Event.Status.OPEN if run.pk == sold.pk else Event.Status.CANCELLED for run in moved
+    }
+    assert TicketTier.objects.get(event=sold).quantity_sold == 9
+
+
+@pytest.mark.postgres
+@pytest.mark.skipif(connection.vendor != "postgresql", reason="needs PostgreSQL")
+def test_chunk_queries_with_holiday_series_mixed_in_do_not_grow_on_postgresql(
+    organization: Organization,
+) -> None:
+    policies: tuple[Any, ...] = ("shift", "skip", None)
+
+    def chunk(prefix: str, count: int) -> list[EventSeries]:
+        return [
+            evening_run(
+                organization,
+                policies[n % 3],
+                slug=f"{prefix}-{n}",
+                weekdays=(0,),
+                weeks=8,
+                generate=False,
+            )
+            for n in range(count)
+        ]
+
+    counts = []
+    for series in (chunk("few", 3), chunk("many", 30)):
+        with CaptureQueriesContext(connection) as queries:
+            result = generate_series_chunk_events([s.pk for s in series], now=NOW)
+        assert result.chunked == len(series)
+        counts.append(len(queries.captured_queries))
+        # Eight Mondays to 26 April; Easter Monday moved, left out or kept.
+        assert [len(runs(s)) for s in series[:3]] == [8, 7, 8]
+
+    # As test_generation_chunk's budget: SAVEPOINT, the SKIP LOCKED lock, rules,
+    # templates with slots and pending exdates, occurrence INSERT, tier SELECT
+    # and INSERT, cursor UPDATE, RELEASE.
+    assert counts == [9, 9]

@@ -1,0 +1,232 @@
+"""``manage.py revel_recurring_holidays``: what newer holiday data changes, then apply it."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Sequence
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.utils import timezone
+
+from ...exceptions import PlanOutdatedError, RecurrenceError
+from ...holiday_rules import data_version
+from ...instants import describe_instant
+from ...models import EventSeries
+from ...services.holiday_data import (
+    AppliedHolidayData,
+    HolidayDataChange,
+    HolidayDrift,
+    apply_holiday_data,
+    series_changed_by_holiday_data,
+)
+from ..output import bookings_text, error_line, table
+
+COMMAND = ["python", "manage.py", "revel_recurring_holidays"]
+
+
+class Command(BaseCommand):
+    help = (
+        "List the series generated with another release of the holidays package whose "
+        "dates the installed one changes (nothing is written); with --apply, apply the "
+        "difference: dates a holiday now skips are cancelled unless booked, dates that "
+        "appear are created."
+    )
+
+    def add_arguments(self, parser: CommandParser) -> None:
+        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
+        parser.add_argument(
+            "--apply",
+            action="store_true",
+            help="Apply each series' plan (booked dates are kept and named).",
+        )
+        parser.add_argument(
+            "--hash",
+            metavar="HASH",
+            help="With --apply and one --series: apply only the plan this hash was printed for.",
+        )
+
+    def handle(self, *args: Any, **options: Any) -> None:
+        wanted: list[int] = options["series"] or []
+        plan_hash: str | None = options["hash"]
+        if plan_hash is not None and (not options["apply"] or len(wanted) != 1):
+            raise CommandError("--hash: give it with --apply and exactly one --series ID.")
+        queryset = EventSeries.objects.all()
+        if wanted:
+            queryset = queryset.filter(pk__in=wanted)
+            missing = set(wanted) - set(queryset.values_list("pk", flat=True))
+            if missing:
+                raise CommandError("No series has id " + ", ".join(map(str, sorted(missing))))
+        now = timezone.now()
+        changes = series_changed_by_holiday_data(queryset, now=now)
+        if not changes:
+            self.stdout.write(
+                f"Every active series with a holiday calendar was generated with holidays "
+                f"{data_version()}, the installed release: nothing to do."
+            )
+            return
+        if options["apply"]:
+            self._apply(changes, plan_hash=plan_hash)
+        else:
+            self._show(changes)
+
+    def _show(self, changes: Sequence[HolidayDataChange]) -> None:
+        write = self.stdout.write
+        changing = [change for change in changes if change.changes_dates]
+        write(
+            f"{len(changes)} series were generated with another release of holidays than "
+            f"the installed {data_version()}; the dates of {len(changing)} change."
+        )
+        for change in changing:
+            self._series(change)
+        steady = [change for change in changes if not change.changes_dates]
+        if steady:
+            write("")
+            write(f"No date changes (--apply records the installed release): {len(steady)}")
+            for line in table(
+                (f"{change.series.name} (series {change.series.pk})", change.stored_version)
+                for change in steady
+            ):
+                write(line)
+        write("")
+        write("Apply every plan above (each computed afresh, booked dates kept) with:")
+        write("  " + shlex.join([*COMMAND, "--apply"]))
+
+    def _series(self, change: HolidayDataChange) -> None:
+        write = self.stdout.write
+        series, plan = change.series, change.plan
+        write("")
+        write(
+            f"{series.name} (series {series.pk}): generated with holidays "
+            f"{change.stored_version or '(unknown)'}"
+        )
+        write(f"  Rule: {plan.description}")
+        write("")
+        write(f"Drift (a holiday now skips or moves them): {len(change.drift)}")
+        if change.drift:
+            rows = [("date", "holiday", "bookings", "on apply")]
+            rows += [
+                (
+                    item.occurrence.display,
+                    item.holiday or "-",
+                    bookings_text(item.occurrence.bookings),
+                    _on_apply(item),
+                )
+                for item in change.drift
+            ]
+            for line in table(rows):
+                write(line)
+        write("")
+        write(f"New (created on apply): {len(change.appearing)}")
+        if change.appearing:
+            for line in table(
+                (
+                    date.display,
+                    (
+                        f"moved here from {describe_instant(date.shifted_from, plan.timezone)} "
+                        f"({date.holiday})"
+                        if date.shifted_from is not None
+                        else "no holiday there any more"
+                    ),
+                )
+                for date in change.appearing
+            ):
+                write(line)
+        write("")
+        write(f"Plan hash: {plan.hash}")
+        write("Apply exactly this plan with:")
+        write(
+            "  "
+            + shlex.join([*COMMAND, "--series", str(series.pk), "--apply", "--hash", plan.hash])
+        )
+
+    def _apply(self, changes: Sequence[HolidayDataChange], *, plan_hash: str | None) -> None:
+        failed = 0
+        for change in changes:
+            series = change.series
+            try:
+                done = apply_holiday_data(series, plan_hash=plan_hash)
+            except PlanOutdatedError:
+                failed += 1
+                self.stdout.write(
+                    self.style.WARNING(
+                        f"{series.name} (series {series.pk}) changed since that plan was "
+                        "made; nothing was applied. Run the command again to see its "
+                        "plan as it stands now."
+                    )
+                )
+                continue
+            except (ValidationError, RecurrenceError) as exc:
+                failed += 1
+                self.stdout.write(
+                    self.style.ERROR(f"{series.name} (series {series.pk}): {error_line(exc)}")
+                )
+                continue
+            if done is None:
+                self.stdout.write(f"{series.name} (series {series.pk}): nothing to apply.")
+                continue
+            self._report(done)
+        if failed:
+            raise CommandError(f"{failed} of {len(changes)} series were not applied.")
+
+    def _report(self, done: AppliedHolidayData) -> None:
+        write = self.stdout.write
+        change, applied = done.change, done.applied
+        series, zone = change.series, applied.plan.timezone
+        write(
+            self.style.SUCCESS(
+                f"Applied to {series.name} (series {series.pk}): its dates are placed with "
+                f"holidays {data_version()}."
+            )
+        )
+        names = {item.occurrence.id: item.holiday for item in change.drift}
+        # The plan applied was computed under the lock, its bookings counted then.
+        planned = {row.id: row for row in applied.plan.drift}
+        self._dates(
+            "Cancelled",
+            [(planned[pk].display, names.get(pk, "")) for pk in applied.cancelled],
+            always=True,
+        )
+        self._dates(
+            "Kept because booked",
+            [
+                (date.display, bookings_text(planned[date.id].bookings))
+                for date in applied.kept_booked
+            ],
+        )
+        self._dates(
+            "Kept because moved or edited by hand",
+            [(row.display, names[row.id]) for row in applied.kept_modified if row.id in names],
+        )
+        self._dates(
+            "Left on their day (policy shift: move each by hand to the day shown)",
+            [
+                (item.occurrence.display, f"-> {item.moves_to_display}")
+                for item in change.drift
+                if not item.skipped
+            ],
+        )
+        self._dates(
+            "Created",
+            [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
+            always=True,
+        )
+
+    def _dates(self, title: str, rows: Sequence[tuple[str, str]], *, always: bool = False) -> None:
+        if not rows and not always:
+            return
+        self.stdout.write(f"  {title}: {len(rows)}")
+        if rows:
+            for line in table(rows):
+                self.stdout.write("  " + line)
+
+
+def _on_apply(item: HolidayDrift) -> str:
+    if item.occurrence.is_modified:
+        return "kept (moved or edited by hand)"
+    if not item.skipped:
+        return f"kept: moves to {item.moves_to_display}; move it by hand"
+    if item.occurrence.booked:
+        return "kept (booked)"
+    return "cancelled"
