@@ -54,7 +54,9 @@ from urllib.parse import urlparse, urlunparse
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.queries import counting  # noqa: E402  (needs ROOT on the path when run as a script)
+from bench.broker import take_messages  # noqa: E402  (needs ROOT on the path as a script)
+from bench.queries import counting  # noqa: E402
+from bench.weekly import insert_weekly_series, parse_sizes  # noqa: E402
 
 SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_ADMIN_DB", "revel_bench_admin")
@@ -93,16 +95,6 @@ def _prepare_database() -> None:
     settings.REVEL_RECURRING_NOTIFIER = None
 
 
-def _slot(start: dt.datetime, number: int) -> dt.datetime:
-    from zoneinfo import ZoneInfo
-
-    # Spread the series over the seven weekdays and four evening hours.
-    local = start.astimezone(ZoneInfo("Europe/Vienna")).replace(
-        hour=17 + number % 4, minute=0, second=0, microsecond=0
-    )
-    return local + dt.timedelta(days=1 + number % 7)
-
-
 def create_organization(size: int, *, now: dt.datetime) -> tuple[Any, float]:
     """An organisation with ``size`` weekly series, drifted and booked ones; it, seconds."""
     from django.contrib.auth import get_user_model
@@ -110,56 +102,21 @@ def create_organization(size: int, *, now: dt.datetime) -> tuple[Any, float]:
 
     from example_project.events.models import Event, Organization, TicketTier
     from revel_recurring import rules
-    from revel_recurring.models import EventSeries, RecurrenceRule
-    from revel_recurring.tasks import generate_all_series
+    from revel_recurring.models import RecurrenceRule
 
     began = time.perf_counter()
     owner, _ = get_user_model().objects.get_or_create(username=f"bench-owner-{size}")
     organization = Organization._default_manager.create(
         name=f"Bench {size}", slug=f"bench-{size}", owner=owner
     )
-    rule_objects = []
-    for number in range(size):
-        rule = RecurrenceRule(
-            frequency="WEEKLY", dtstart=_slot(now, number), timezone="Europe/Vienna"
-        )
-        rule.rrule_string = rules.to_rrule_string(rule.to_spec())
-        rule_objects.append(rule)
-    rule_objects = RecurrenceRule.objects.bulk_create(rule_objects, batch_size=2000)
-    series_objects = EventSeries.objects.bulk_create(
-        [
-            EventSeries(
-                name=f"Weekly {size}-{n}",
-                slug=f"weekly-{size}-{n}",
-                recurrence_rule=rule,
-                auto_publish=True,
-                next_due_at=now - dt.timedelta(days=1),
-            )
-            for n, rule in enumerate(rule_objects)
-        ],
-        batch_size=2000,
+    rule_objects, series_objects = insert_weekly_series(
+        organization,
+        size,
+        clock=now,
+        window_weeks=8,
+        description="A weekly evening.",
+        capacity=50,
     )
-    Event.objects.bulk_create(
-        [
-            Event(
-                organization=organization,
-                series=series,
-                is_template=True,
-                name=series.name,
-                slug=series.slug,
-                description="A weekly evening.",
-                visibility=Event.Visibility.PUBLIC,
-                capacity=50,
-                start=rule.dtstart,
-                end=rule.dtstart + dt.timedelta(hours=2),
-            )
-            for series, rule in zip(series_objects, rule_objects, strict=True)
-        ],
-        batch_size=2000,
-    )
-    result = generate_all_series.apply(kwargs={"now": now.isoformat()}).get()
-    if result["failed"] or result["dispatched"] < size:
-        raise SystemExit(f"the setup's generation pass went wrong: {result}")
     # A rule moved a day later, written as an edit without a plan would: the dates
     # already generated stay on the old weekday and drift.
     drifting = rule_objects[::DRIFTING]
@@ -215,25 +172,13 @@ def queued_messages(*, run: bool = False) -> tuple[int, float]:
 
     taken = 0
     began = time.perf_counter()
-    while True:
-        waiting = []
-        with app.connection_for_read() as connection:
-            queue = connection.SimpleQueue(app.conf.task_default_queue)
-            try:
-                while True:
-                    try:
-                        message = queue.get(block=False)
-                    except queue.Empty:
-                        break
-                    waiting.append((message.headers["task"], *message.decode()[:2]))
-                    message.ack()
-            finally:
-                queue.close()
+    while waiting := take_messages(app):
         taken += len(waiting)
-        if not run or not waiting:
-            return taken, time.perf_counter() - began
+        if not run:
+            break
         for name, args, kwargs in waiting:
             app.tasks[name].apply(args=args, kwargs=kwargs).get()
+    return taken, time.perf_counter() - began
 
 
 @dataclasses.dataclass(frozen=True)
@@ -475,19 +420,9 @@ def table(results: dict[int, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"sizes must be whole numbers, got {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"sizes must be 1 or more, got {text!r}")
-    return sizes
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=_sizes, default=[500, 10_000])
+    parser.add_argument("--sizes", type=parse_sizes, default=[500, 10_000])
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--drain", action="store_true", help="run the queued cancellation")
     args = parser.parse_args()

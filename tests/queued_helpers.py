@@ -17,6 +17,8 @@ from typing import Any
 import pytest
 from celery import current_app
 
+from bench.broker import take_messages
+
 CHANGELIST = "/admin/revel_recurring/eventseries/"
 FAN_OUT = "revel_recurring.fan_out_series_chunks"
 
@@ -38,21 +40,7 @@ class Broker:
 
     def take(self) -> list[Sent]:
         """Every message waiting, in the order sent; they are gone afterwards."""
-        taken: list[Sent] = []
-        with self.app.connection_for_read() as connection:
-            queue = connection.SimpleQueue(self.app.conf.task_default_queue)
-            try:
-                while True:
-                    try:
-                        message = queue.get(block=False)
-                    except queue.Empty:
-                        break
-                    args, kwargs, _embed = message.decode()
-                    message.ack()
-                    taken.append(Sent(message.headers["task"], args, kwargs))
-            finally:
-                queue.close()
-        return taken
+        return [Sent(*message) for message in take_messages(self.app)]
 
     def apply(self, sent: Sent) -> Any:
         """Run the task of one message here, as a worker would; its result."""
@@ -101,3 +89,35 @@ def select_all(action: str, shown: list[Any], **extra: Any) -> dict[str, Any]:
 def ticked(action: str, series: list[Any], **extra: Any) -> dict[str, Any]:
     """What the changelist posts with these series ticked one by one."""
     return {"action": action, "index": "0", "_selected_action": [s.pk for s in series], **extra}
+
+
+def every_request(shown: list[Any]) -> dict[str, dict[str, Any]]:
+    """A "select all" post of each action and page, five of them queued over the limit."""
+    return {
+        "generate": select_all("generate_now_action", shown),
+        "pause": select_all("pause_action", shown),
+        "resume": select_all("resume_action", shown),
+        "stale page": select_all("cancel_stale_action", shown),
+        "stale confirmed": select_all("cancel_stale_action", shown, confirm="yes", rest="yes"),
+        "delete page": select_all("delete_selected", shown),
+        "delete confirmed": select_all("delete_selected", shown, post="yes"),
+    }
+
+
+def queries_of(client: Any, posts: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """The statements of the changelist and of each of ``posts`` to it, by name.
+
+    Each must answer 200 (a page) or 302 (done or queued, back to the list).
+    """
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as listed:
+        assert client.get(CHANGELIST).status_code == 200
+    counts = {"changelist": len(listed)}
+    for name, data in posts.items():
+        with CaptureQueriesContext(connection) as captured:
+            response = client.post(CHANGELIST, data)
+        assert response.status_code in (200, 302), name
+        counts[name] = len(captured)
+    return counts

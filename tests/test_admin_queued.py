@@ -13,9 +13,7 @@ from typing import Any
 import pytest
 from django.contrib.admin.models import DELETION, LogEntry
 from django.contrib.auth.models import Permission
-from django.db import connection
 from django.test import override_settings
-from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from revel_recurring.admin import deletion, stale
@@ -25,7 +23,16 @@ from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import pause_series, update_series_recurrence
 from tests.admin_helpers import texts
 from tests.factories import make_series, occurrences
-from tests.queued_helpers import CHANGELIST, FAN_OUT, Broker, broker, select_all, ticked
+from tests.queued_helpers import (
+    CHANGELIST,
+    FAN_OUT,
+    Broker,
+    broker,
+    every_request,
+    queries_of,
+    select_all,
+    ticked,
+)
 from tests.test_admin_bulk_scope import ADAPTER, state
 from tests.testapp.models import Event, Seat
 
@@ -73,12 +80,6 @@ def cancelled(series: EventSeries) -> set[Any]:
     return set(rows.values_list("pk", flat=True))
 
 
-def counted(call: Any) -> tuple[int, Any]:
-    with CaptureQueriesContext(connection) as captured:
-        response = call()
-    return len(captured), response
-
-
 @SMALL_LIMIT
 def test_each_request_costs_the_same_queries_for_5_and_40_series(
     admin_client: Any, broker: Broker
@@ -88,23 +89,7 @@ def test_each_request_costs_the_same_queries_for_5_and_40_series(
     for size in (5, 40):
         made += [drifting(f"Yoga {n}") for n in range(len(made), size)]
         shown = [series.pk for series in made]
-        posts = {
-            "generate": select_all("generate_now_action", shown),
-            "pause": select_all("pause_action", shown),
-            "resume": select_all("resume_action", shown),
-            "stale page": select_all("cancel_stale_action", shown),
-            "stale confirmed": select_all("cancel_stale_action", shown, confirm="yes", rest="yes"),
-            "delete page": select_all("delete_selected", shown),
-            "delete confirmed": select_all("delete_selected", shown, post="yes"),
-        }
-        counts[size] = {}
-        counts[size]["changelist"], response = counted(lambda: admin_client.get(CHANGELIST))
-        assert response.status_code == 200
-        for name, data in posts.items():
-            counts[size][name], response = counted(
-                lambda data=data: admin_client.post(CHANGELIST, data)
-            )
-            assert response.status_code in (200, 302), name
+        counts[size] = queries_of(admin_client, every_request(shown))
         # One message per queued post, whatever the size: the chunks go from the worker.
         sent = broker.take()
         assert [message.task for message in sent] == [FAN_OUT] * 5

@@ -7,9 +7,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
-import pytest
 from celery import Celery, current_app
-from django.db import connection
 from django.test import override_settings
 
 from revel_recurring.models import EventSeries
@@ -18,15 +16,9 @@ from tests.factories import make_series, occurrences
 from tests.queued_helpers import CHANGELIST, select_all
 from tests.test_admin_bulk_scope import ADAPTER, state
 from tests.test_admin_queued import staff
-from tests.test_worker import _redis_answers, celery_worker, wait_until
+from tests.test_worker import WORKER_MARKS, celery_worker, wait_until
 
-pytestmark = [
-    pytest.mark.postgres,
-    pytest.mark.redis,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker needs PostgreSQL"),
-    pytest.mark.skipif(not _redis_answers(), reason="no Redis on 127.0.0.1:6379"),
-]
+pytestmark = WORKER_MARKS
 
 
 @contextmanager

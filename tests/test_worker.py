@@ -29,13 +29,15 @@ def _redis_answers() -> bool:
         return False
 
 
-pytestmark = [
+# What a test with a real worker needs: tests/test_admin_worker.py uses them too.
+WORKER_MARKS = [
     pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker needs PostgreSQL"),
     pytest.mark.skipif(not _redis_answers(), reason="no Redis on 127.0.0.1:6379"),
 ]
+pytestmark = WORKER_MARKS
 
 
 def _database_url() -> str:

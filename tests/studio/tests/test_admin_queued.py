@@ -6,14 +6,20 @@ from typing import Any
 
 import pytest
 from django.contrib.admin.models import DELETION, LogEntry
-from django.db import connection
 from django.test import Client, override_settings
-from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.lifecycle import update_series_recurrence
-from tests.queued_helpers import CHANGELIST, FAN_OUT, Broker, broker, select_all
+from tests.queued_helpers import (
+    CHANGELIST,
+    FAN_OUT,
+    Broker,
+    broker,
+    every_request,
+    queries_of,
+    select_all,
+)
 from tests.studio.models import Booking, Lesson, User
 
 from .conftest import MakeSeries, lessons
@@ -51,24 +57,8 @@ def test_queued_requests_cost_the_same_for_5_and_40_uuid_series(
     for size in (5, 40):
         made += [drifted(make_series, name=f"Salsa {n}") for n in range(len(made), size)]
         shown = [series.pk for series in made]
-        posts = {
-            "generate": select_all("generate_now_action", shown),
-            "pause": select_all("pause_action", shown),
-            "stale page": select_all("cancel_stale_action", shown),
-            "stale confirmed": select_all("cancel_stale_action", shown, confirm="yes", rest="yes"),
-            "delete page": select_all("delete_selected", shown),
-            "delete confirmed": select_all("delete_selected", shown, post="yes"),
-        }
-        counts[size] = {}
-        with CaptureQueriesContext(connection) as listed:
-            assert owner.get(CHANGELIST).status_code == 200
-        counts[size]["changelist"] = len(listed)
-        for name, data in posts.items():
-            with CaptureQueriesContext(connection) as captured:
-                response = owner.post(CHANGELIST, data)
-            assert response.status_code in (200, 302), name
-            counts[size][name] = len(captured)
-        assert [message.task for message in broker.take()] == [FAN_OUT] * 4
+        counts[size] = queries_of(owner, every_request(shown))
+        assert [message.task for message in broker.take()] == [FAN_OUT] * 5
     assert counts[5] == counts[40]
 
 
