@@ -45,7 +45,7 @@ notebooks: $(STAMP)
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
-	$(PY) bench/generation.py
+	$(PY) bench/generation.py $(ARGS)
 
 # The open organisation feed at 50, 500 and 10,000 series; ARGS="--sizes 50,500" for less.
 bench-feeds: $(STAMP)
