@@ -7,7 +7,7 @@ PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
-.PHONY: demo test lint types bench bench-feeds soak ci clean notebooks messages compilemessages
+.PHONY: demo test lint types bench bench-feeds bench-admin soak ci clean notebooks messages compilemessages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,11 +45,15 @@ notebooks: $(STAMP)
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
-	$(PY) bench/generation.py
+	$(PY) bench/generation.py $(ARGS)
 
 # The open organisation feed at 50, 500 and 10,000 series; ARGS="--sizes 50,500" for less.
 bench-feeds: $(STAMP)
 	$(PY) bench/feeds.py $(ARGS)
+
+# The series admin at 500 and 10,000 series; ARGS="--sizes 300 --repeat 1" for less.
+bench-admin: $(STAMP)
+	$(PY) bench/admin.py $(ARGS)
 
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)

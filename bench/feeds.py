@@ -46,6 +46,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.memory import heap_tracing  # noqa: E402  (needs ROOT on the path when run as a script)
 from bench.queries import counting  # noqa: E402
+from bench.weekly import insert_weekly_series, parse_sizes  # noqa: E402
 
 SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_FEEDS_DB", "revel_bench_feeds")
@@ -81,25 +82,12 @@ def _prepare_database() -> None:
     settings.REVEL_RECURRING_NOTIFIER = None
 
 
-def _slot(start: dt.datetime, number: int) -> dt.datetime:
-    from zoneinfo import ZoneInfo
-
-    # Spread the series over the seven weekdays and four evening hours.
-    local = start.astimezone(ZoneInfo("Europe/Vienna")).replace(
-        hour=17 + number % 4, minute=0, second=0, microsecond=0
-    )
-    return local + dt.timedelta(days=1 + number % 7)
-
-
 def create_organization(size: int, *, now: dt.datetime, past_weeks: int) -> tuple[str, float]:
     """An organisation with ``size`` public weekly series and their rows; its slug, seconds."""
     from django.contrib.auth import get_user_model
     from django.db import connection
 
-    from example_project.events.models import Event, Organization
-    from revel_recurring import rules
-    from revel_recurring.models import EventSeries, RecurrenceRule
-    from revel_recurring.tasks import generate_all_series
+    from example_project.events.models import Organization
 
     began = time.perf_counter()
     owner, _ = get_user_model().objects.get_or_create(username="bench-owner")
@@ -109,54 +97,17 @@ def create_organization(size: int, *, now: dt.datetime, past_weeks: int) -> tupl
     )
     # The pass runs with its clock at the series' start, so the past weeks are
     # generated as they would have been, and its window reaches 8 weeks past now.
-    clock = now - dt.timedelta(weeks=past_weeks, days=1)
-    window = past_weeks + WEEKS_AHEAD
-    rule_objects = []
-    for number in range(size):
-        rule = RecurrenceRule(
-            frequency="WEEKLY", dtstart=_slot(clock, number), timezone="Europe/Vienna"
-        )
-        rule.rrule_string = rules.to_rrule_string(rule.to_spec())
-        rule_objects.append(rule)
-    rule_objects = RecurrenceRule.objects.bulk_create(rule_objects, batch_size=2000)
-    series_objects = EventSeries.objects.bulk_create(
-        [
-            EventSeries(
-                name=f"Weekly {size}-{n}",
-                slug=f"weekly-{size}-{n}",
-                recurrence_rule=rule,
-                auto_publish=True,
-                generation_window_weeks=window,
-                next_due_at=clock - dt.timedelta(days=1),
-            )
-            for n, rule in enumerate(rule_objects)
-        ],
-        batch_size=2000,
+    insert_weekly_series(
+        organization,
+        size,
+        clock=now - dt.timedelta(weeks=past_weeks, days=1),
+        window_weeks=past_weeks + WEEKS_AHEAD,
+        description=DESCRIPTION,
+        capacity=50,
+        address="Praterstrasse 1, Vienna",
+        latitude="48.216000",
+        longitude="16.390000",
     )
-    Event.objects.bulk_create(
-        [
-            Event(
-                organization=organization,
-                series=series,
-                is_template=True,
-                name=series.name,
-                slug=series.slug,
-                description=DESCRIPTION,
-                visibility=Event.Visibility.PUBLIC,
-                capacity=50,
-                address="Praterstrasse 1, Vienna",
-                latitude="48.216000",
-                longitude="16.390000",
-                start=rule.dtstart,
-                end=rule.dtstart + dt.timedelta(hours=2),
-            )
-            for series, rule in zip(series_objects, rule_objects, strict=True)
-        ],
-        batch_size=2000,
-    )
-    result = generate_all_series.apply(kwargs={"now": clock.isoformat()}).get()
-    if result["failed"] or result["dispatched"] < size:
-        raise SystemExit(f"the setup's generation pass went wrong: {result}")
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE")
     return slug, time.perf_counter() - began
@@ -302,19 +253,9 @@ def table(results: dict[int, dict[str, Any]]) -> list[str]:
     return lines
 
 
-def _sizes(text: str) -> list[int]:
-    try:
-        sizes = [int(part.replace("_", "")) for part in text.split(",") if part.strip()]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"sizes must be whole numbers, got {text!r}") from None
-    if not sizes or min(sizes) < 1:
-        raise argparse.ArgumentTypeError(f"sizes must be 1 or more, got {text!r}")
-    return sizes
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--sizes", type=_sizes, default=[50, 500, 10_000])
+    parser.add_argument("--sizes", type=parse_sizes, default=[50, 500, 10_000])
     parser.add_argument("--past-weeks", type=int, default=26)
     parser.add_argument("--repeat", type=int, default=3)
     args = parser.parse_args()

@@ -156,6 +156,8 @@ def full_rows() -> Iterator[None]:
     """The reads as they were: no column left out (bulky_fields empty, only() ignored)."""
     from django.db.models import QuerySet
 
+    from revel_recurring.models import get_event_model
+
     def nothing(model: Any) -> tuple[str, ...]:
         return ()
 
@@ -176,6 +178,10 @@ def full_rows() -> Iterator[None]:
             stack.enter_context(mock.patch(f"{module}.bulky_fields", nothing))
         stack.enter_context(
             mock.patch("revel_recurring.services.propagation._saved_fields", every_column)
+        )
+        # A save() per occurrence, as propagation wrote them before its bulk UPDATE.
+        stack.enter_context(
+            mock.patch.object(get_event_model(), "RECURRING_PROPAGATE_WITH_SAVE", True)
         )
         stack.enter_context(mock.patch.object(QuerySet, "only", lambda self, *names: self))
         yield

@@ -74,6 +74,17 @@ class RecurringSettings:
         return value
 
     @property
+    def ADMIN_INLINE_LIMIT(self) -> int:
+        """Most series an admin action works through within its request (default 200).
+
+        A larger selection is handed to Celery in chunks of ``GENERATION_CHUNK_SIZE``
+        series and the request answers at once, naming how many series were queued;
+        0 queues every action.
+        """
+        value: int = self._get("ADMIN_INLINE_LIMIT", 200)
+        return value
+
+    @property
     def INSERT_BATCH_BYTES(self) -> int:
         """Estimated bytes of occurrence rows per INSERT statement (default 16 MiB).
 

@@ -156,12 +156,15 @@ class RowSizer:
 
     Occurrences share their template's string objects, so each distinct value is
     measured once (by identity) and a batch of a thousand copies costs one scan.
+    A row is measured once too: generation weighs its rows when it builds them
+    and again when it cuts them into INSERTs, unchanged in between.
     Non-ASCII text is measured as UTF-8, as the database receives it.
     """
 
     def __init__(self, model: Any) -> None:
         self.attnames = [field.attname for field in model._meta.concrete_fields]
         self._seen: dict[int, tuple[object, int]] = {}
+        self._rows: dict[int, tuple[object, int]] = {}
 
     def value_bytes(self, value: object) -> int:
         if not isinstance(value, (str, bytes, bytearray, memoryview)):
@@ -178,8 +181,13 @@ class RowSizer:
         return max(size, _SMALL_VALUE_BYTES)
 
     def row_bytes(self, instance: Any) -> int:
-        """The estimated size of ``instance``'s column values, in bytes."""
-        return sum(self.value_bytes(getattr(instance, name, None)) for name in self.attnames)
+        """The estimated size of ``instance``'s column values, in bytes (measured once)."""
+        known = self._rows.get(id(instance))
+        if known is not None and known[0] is instance:
+            return known[1]
+        size = sum(self.value_bytes(getattr(instance, name, None)) for name in self.attnames)
+        self._rows[id(instance)] = (instance, size)
+        return size
 
     def largest_field(self, instance: Any, model: Any) -> tuple[str, int]:
         """The concrete field of ``instance`` with the largest value, and its size."""

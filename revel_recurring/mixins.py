@@ -104,6 +104,13 @@ class RecurringEventMixin(models.Model):
     PROPAGATABLE_FIELDS: ClassVar[Sequence[str]] = ()
     #: Groups of propagatable fields that only ever move together.
     PROPAGATION_COUPLED_FIELDS: ClassVar[Sequence[Sequence[str]]] = ()
+    #: False (the default): a propagated template edit writes its occurrences with
+    #: one UPDATE per 500 rows, which calls no ``save()`` and sends no
+    #: ``pre_save``/``post_save``. True: one ``save(update_fields=...)`` per
+    #: occurrence instead, for a host whose ``save()`` or save receivers do work
+    #: the rows need (a search index, a derived column); it costs a statement per
+    #: row (more if the save does more). Validation is the same either way.
+    RECURRING_PROPAGATE_WITH_SAVE: ClassVar[bool] = False
 
     class Meta:
         abstract = True

@@ -347,6 +347,35 @@ def first_occurrence_after(
     return None
 
 
+def window_and_next(
+    spec: RuleSpec,
+    lower: dt.datetime,
+    upper: dt.datetime,
+    *,
+    after: dt.datetime,
+    skip: Container[dt.datetime] = frozenset(),
+) -> tuple[list[dt.datetime], dt.datetime | None]:
+    """The occurrences from ``lower`` to ``upper`` (both inclusive) and the next one due.
+
+    The answers of ``occurrences_between(spec, lower, upper, inclusive=True)`` and
+    ``first_occurrence_after(spec, after, skip=skip)`` from one walk of the rule:
+    generation asks both of every series, and the walk usually ends one step
+    past ``upper``.
+    """
+    lower, upper, after = to_utc(lower), to_utc(upper), to_utc(after)
+    start = _wall_clock_floor(min(lower, after), spec.zone)
+    slots: list[dt.datetime] = []
+    following: dt.datetime | None = None
+    for instant in iter_occurrences(spec, start_wall_clock=start):
+        if lower <= instant <= upper:
+            slots.append(instant)
+        if following is None and instant > after and instant not in skip:
+            following = instant
+        if following is not None and instant >= upper:
+            break
+    return slots, following
+
+
 def is_occurrence(spec: RuleSpec, instant: dt.datetime) -> bool:
     """Whether ``instant`` is one of the rule's occurrences (compared in UTC)."""
     target = to_utc(instant)

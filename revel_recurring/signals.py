@@ -49,7 +49,10 @@ series_recurrence_changed = Signal()
 #: ``update_template`` ran with a propagation scope (sent even if no row changed).
 #: sender: the EventSeries class; kwargs: ``series``, ``fields`` (sorted list of the
 #: names written, coupled fields included), ``scope`` ("future_unmodified" or
-#: "all_future"), ``updated`` (int, occurrences changed).
+#: "all_future"), ``updated`` (int, occurrences changed), ``occurrence_ids``
+#: (list of the changed occurrences' primary keys, in start order: the rows were
+#: written in bulk, without a ``post_save`` each, unless the host model sets
+#: ``RECURRING_PROPAGATE_WITH_SAVE``).
 template_propagated = Signal()
 
 #: ``split_series`` split a series at a date ("this and following"), after commit.

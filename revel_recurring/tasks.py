@@ -15,9 +15,13 @@ import random
 from typing import Any
 
 from celery import shared_task
+from django.apps import apps
 
 from .conf import recurring_settings
+from .host_model import parse_event_pks
 from .instants import parse_aware_instant
+from .models import EventSeries, get_event_model
+from .services.bulk import StaleChoice, cancel_stale_many, delete_many, pause_many, resume_many
 from .services.chunks import generate_series_chunk_events
 from .services.dispatch import dispatch_due_chunks, dispatch_due_series
 from .services.generation import generate_series_events
@@ -126,3 +130,127 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
         park_failed_series(series_id, exc, now=_parse_now(now))
         raise
     return {"series": series_id, "created": len(created)}
+
+
+# An admin action over more series than REVEL_RECURRING_ADMIN_INLINE_LIMIT sends one
+# fan_out_series_chunks message (whatever the size of the selection); that task sends
+# the chunks: generate_series_chunk above for "Generate now", the tasks below for the
+# others. The admin computed the ids: the selected series its user may change.
+
+
+@shared_task(name="revel_recurring.pause_series_chunk")
+def pause_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+    """Pause each series of ``series_ids``; see :func:`~revel_recurring.services.bulk.pause_many`.
+
+    Returns ``{"changed", "unchanged", "kept", "failed", "missing", "cancelled"}``
+    (:class:`~revel_recurring.services.bulk.BulkResult`), as the other admin chunks do.
+    """
+    return pause_many(series_ids, now=_parse_now(now)).as_dict()
+
+
+@shared_task(name="revel_recurring.resume_series_chunk")
+def resume_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+    """Resume (and unpark) each series of ``series_ids``; see ``resume_many``."""
+    return resume_many(series_ids, now=_parse_now(now)).as_dict()
+
+
+@shared_task(name="revel_recurring.delete_series_chunk")
+def delete_series_chunk(series_ids: list[int], user_id: str | None = None) -> dict[str, Any]:
+    """Delete each series of ``series_ids`` through ``delete_series``; booked ones are kept.
+
+    ``kept`` names each series left because its dates hold bookings. With
+    ``user_id`` (the admin user who confirmed) and ``django.contrib.admin``
+    installed, each deleted series gets its deletion entry in the admin's
+    history, as the admin's own *delete selected* writes before it deletes.
+    """
+    names = dict(EventSeries.objects.filter(pk__in=series_ids).values_list("pk", "name"))
+    result = delete_many(series_ids)
+    if user_id is not None and result.changed and apps.is_installed("django.contrib.admin"):
+        from django.contrib.admin.models import DELETION, LogEntry
+
+        gone = [EventSeries(pk=pk, name=names[pk]) for pk in result.changed]
+        LogEntry.objects.log_actions(user_id=user_id, queryset=gone, action_flag=DELETION)
+    return result.as_dict()
+
+
+@shared_task(name="revel_recurring.cancel_stale_chunk")
+def cancel_stale_chunk(
+    series_ids: list[int],
+    ticked: list[str] | None = None,
+    listed: list[str] | None = None,
+    complete: list[int] | None = None,
+    rest: bool = True,
+    now: str | None = None,
+) -> dict[str, Any]:
+    """Cancel the stale dates of each series as the admin's confirmation page said.
+
+    ``ticked`` and ``listed`` are host event ids as text (any primary key type),
+    ``complete`` the series whose every stale date the page listed, ``rest``
+    whether the dates it did not list go too; see
+    :class:`~revel_recurring.services.bulk.StaleChoice`. Booked dates nobody
+    ticked are kept and named in ``kept``.
+    """
+    model = get_event_model()
+    choice = StaleChoice(
+        ticked=frozenset(parse_event_pks(model, ticked or ())),
+        listed=frozenset(parse_event_pks(model, listed or ())),
+        complete=frozenset(complete or ()),
+        rest=rest,
+    )
+    return cancel_stale_many(series_ids, choice=choice, now=_parse_now(now)).as_dict()
+
+
+def _admin_chunk_tasks() -> dict[str, Any]:
+    tasks = (
+        generate_series_chunk,
+        pause_series_chunk,
+        resume_series_chunk,
+        delete_series_chunk,
+        cancel_stale_chunk,
+    )
+    return {task.name: task for task in tasks}
+
+
+def ids_repr(series_ids: list[int]) -> str:
+    """How a message names its ids in logs and monitors: a count and the bounds, not the list."""
+    if not series_ids:
+        return "[]"
+    return f"[{len(series_ids)} series {min(series_ids)}..{max(series_ids)}]"
+
+
+@shared_task(name="revel_recurring.fan_out_series_chunks")
+def fan_out_series_chunks(
+    task: str, series_ids: list[int], options: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """Send ``task`` once per chunk of ``REVEL_RECURRING_GENERATION_CHUNK_SIZE`` series.
+
+    What the admin sends for an action over more series than the inline limit, so
+    that its request publishes one message however large the selection; the
+    chunks go from here, as the daily pass's go from ``generate_all_series``.
+    ``task`` is the name of one of the admin's chunk tasks (``generate_series_chunk``,
+    ``pause_series_chunk``, ``resume_series_chunk``, ``delete_series_chunk``,
+    ``cancel_stale_chunk``), ``options`` the keyword arguments of each chunk.
+    Returns ``{"task", "series", "chunks"}``.
+    """
+    target = _admin_chunk_tasks().get(task)
+    if target is None:
+        raise ValueError(f"{task!r} is not one of the admin's chunk tasks")
+    ids = list(series_ids)
+    size = recurring_settings.GENERATION_CHUNK_SIZE
+    chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
+    for chunk in chunks:
+        send_series_chunk(target, chunk, **(options or {}))
+    return {"task": task, "series": len(ids), "chunks": len(chunks)}
+
+
+def send_series_chunk(task: Any, series_ids: list[int], **options: Any) -> None:
+    """Send one chunk task over ``series_ids`` (its ids named by count and bounds in logs)."""
+    task.apply_async((series_ids,), options, argsrepr=f"({ids_repr(series_ids)},)")
+
+
+def send_fan_out(task: Any, series_ids: list[int], **options: Any) -> None:
+    """Send one ``fan_out_series_chunks`` message: ``task`` over ``series_ids``, in chunks."""
+    fan_out: Any = fan_out_series_chunks  # celery-types does not know argsrepr
+    fan_out.apply_async(
+        (task.name, series_ids, options), argsrepr=f"({task.name!r}, {ids_repr(series_ids)})"
+    )

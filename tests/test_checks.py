@@ -285,7 +285,13 @@ def test_number_errors_are_reported_together(settings: Settings) -> None:
 
 @pytest.mark.parametrize(
     ("name", "value"),
-    [("DEFAULT_WINDOW_WEEKS", "eight"), ("TASK_MAX_RETRIES", None), ("DISPATCH_CHUNK_SIZE", -5)],
+    [
+        ("DEFAULT_WINDOW_WEEKS", "eight"),
+        ("TASK_MAX_RETRIES", None),
+        ("DISPATCH_CHUNK_SIZE", -5),
+        ("ADMIN_INLINE_LIMIT", -1),
+        ("ADMIN_INLINE_LIMIT", 2.5),
+    ],
 )
 def test_e009_number_settings_must_be_whole_numbers(
     name: str, value: object, settings: Settings

@@ -31,6 +31,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "BEAT_CRONTAB": ("0 4 * * *", "30 2 * * 1-5", "30 2 * * 1-5"),
     "DISPATCH_CHUNK_SIZE": (500, 50, 50),
     "GENERATION_CHUNK_SIZE": (50, 200, 200),
+    "ADMIN_INLINE_LIMIT": (200, 0, 0),
     "TASK_MAX_RETRIES": (5, 2, 2),
     "TASK_RETRY_BACKOFF": (5, 1, 1),
     "TASK_RETRY_BACKOFF_MAX": (300, 60, 60),

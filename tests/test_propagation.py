@@ -189,20 +189,69 @@ def test_coupled_fields_move_together(
     assert calls[0]["series"].pk == series.pk
 
 
-def test_per_event_notifications_are_suppressed_during_the_batch(series: EventSeries) -> None:
-    seen: list[bool] = []
+@pytest.fixture
+def saves_each_row(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, Any]]:
+    """The host on the per-instance switch, with a save() that records each call."""
+    calls: list[tuple[Any, Any]] = []
+    original = Event.save
+
+    def save(self: Event, *args: Any, **kwargs: Any) -> None:
+        calls.append((self.pk, kwargs.get("update_fields")))
+        original(self, *args, **kwargs)
+
+    monkeypatch.setattr(Event, "RECURRING_PROPAGATE_WITH_SAVE", True)
+    monkeypatch.setattr(Event, "save", save)
+    return calls
+
+
+@pytest.fixture
+def post_saves() -> Iterator[list[tuple[Any, bool]]]:
+    """(pk, notifications suppressed?) of each occurrence's post_save inside the block."""
+    seen: list[tuple[Any, bool]] = []
 
     def receiver(sender: Any, instance: Event, **kwargs: Any) -> None:
         if not instance.is_template:
-            seen.append(event_notifications_suppressed())
+            seen.append((instance.pk, event_notifications_suppressed()))
 
     post_save.connect(receiver, sender=Event, weak=False)
     try:
-        update_template(series, {"title": "Vinyasa"}, propagate="all_future", now=LATER)
+        yield seen
     finally:
         post_save.disconnect(receiver, sender=Event)
-    assert seen == [True] * 4
+
+
+def test_the_per_instance_switch_saves_each_row_with_notifications_suppressed(
+    series: EventSeries,
+    saves_each_row: list[tuple[Any, Any]],
+    post_saves: list[tuple[Any, bool]],
+) -> None:
+    update_template(series, {"title": "Vinyasa"}, propagate="all_future", now=LATER)
+    changed = [event.pk for event in occurrences(series) if event.title == "Vinyasa"]
+    assert len(changed) == 4
+    # The host's save() once per changed row, naming only what propagates (the
+    # test host has no change stamp), and its receivers told to stay quiet.
+    assert [call for call in saves_each_row if call[0] in changed] == [
+        (pk, ["title"]) for pk in changed
+    ]
+    assert post_saves == [(pk, True) for pk in changed]
     assert event_notifications_suppressed() is False
+
+
+def test_a_bulk_propagation_saves_no_row_and_names_them_in_its_signal(
+    series: EventSeries,
+    post_saves: list[tuple[Any, bool]],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with (
+        captured(template_propagated) as calls,
+        django_capture_on_commit_callbacks(execute=True),
+    ):
+        update_template(series, {"title": "Vinyasa"}, propagate="all_future", now=LATER)
+    changed = [event.pk for event in occurrences(series) if event.title == "Vinyasa"]
+    assert post_saves == []
+    assert len(calls) == 1
+    assert calls[0]["occurrence_ids"] == changed
+    assert calls[0]["updated"] == 4
 
 
 def test_no_signal_without_a_scope(

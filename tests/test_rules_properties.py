@@ -314,3 +314,40 @@ def test_first_occurrence_after_and_is_occurrence_agree_with_the_window(
     if len(upcoming) >= 2:
         skip = frozenset(upcoming[:1])
         assert rules.first_occurrence_after(spec, after, skip=skip) == upcoming[1]
+
+
+@PROPERTY_SETTINGS
+@given(
+    rule_specs(),
+    windows,
+    st.integers(-60, 30),
+    st.sets(st.integers(0, 12), max_size=6),
+    st.sets(st.integers(-40, 80), max_size=3),
+)
+def test_one_walk_gives_the_window_and_the_next_slot_as_the_two_searches_do(
+    spec: RuleSpec,
+    window: tuple[int, int, int],
+    beyond: int,
+    skipped: set[int],
+    extra_days: set[int],
+) -> None:
+    # Generation's single walk (window_and_next) against the two searches it
+    # replaced, with extra dates on top and some of the slots after the cursor skipped
+    # (generation's cursor is at or past the window's end; any other order answers too).
+    offset, length, minutes = window
+    lower = until_or_far(spec, offset) + dt.timedelta(minutes=minutes)
+    upper = lower + dt.timedelta(days=length)
+    after = upper + dt.timedelta(days=beyond, minutes=minutes)
+    spec = dataclasses.replace(
+        spec, extra_dates=frozenset(lower + dt.timedelta(days=d, hours=5) for d in extra_days)
+    )
+    later = list(
+        itertools.islice(
+            (o for o in rules.iter_occurrences(spec) if o > after), max(skipped, default=0) + 1
+        )
+    )
+    skip = frozenset(later[i] for i in skipped if i < len(later))
+    assert rules.window_and_next(spec, lower, upper, after=after, skip=skip) == (
+        rules.occurrences_between(spec, lower, upper, inclusive=True),
+        rules.first_occurrence_after(spec, after, skip=skip),
+    )

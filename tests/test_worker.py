@@ -7,6 +7,8 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -27,13 +29,15 @@ def _redis_answers() -> bool:
         return False
 
 
-pytestmark = [
+# What a test with a real worker needs: tests/test_admin_worker.py uses them too.
+WORKER_MARKS = [
     pytest.mark.postgres,
     pytest.mark.redis,
     pytest.mark.django_db(transaction=True),
     pytest.mark.skipif(connection.vendor != "postgresql", reason="the worker needs PostgreSQL"),
     pytest.mark.skipif(not _redis_answers(), reason="no Redis on 127.0.0.1:6379"),
 ]
+pytestmark = WORKER_MARKS
 
 
 def _database_url() -> str:
@@ -46,8 +50,12 @@ def _database_url() -> str:
     return f"postgres://{user}{password}@{host}:{port}/{settings['NAME']}"
 
 
-def test_worker_materializes_due_series_through_redis(tmp_path: Path) -> None:
-    series = make_series(auto_publish=True)
+@contextmanager
+def celery_worker(log: Path) -> Iterator[Celery]:
+    """A Celery worker process of the test host on Redis and this test's database.
+
+    Yields a client app on the same broker; the worker's output goes to ``log``.
+    """
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": "tests.settings",
@@ -57,9 +65,8 @@ def test_worker_materializes_due_series_through_redis(tmp_path: Path) -> None:
         "REVEL_TEST_CELERY_EAGER": "0",
         "PYTHONPATH": str(ROOT),
     }
-    client = Celery("test-client", broker=REDIS_URL, backend=REDIS_URL)
+    client = Celery("test-client", broker=REDIS_URL, backend=REDIS_URL, set_as_current=False)
     client.control.purge()
-    log = tmp_path / "worker.log"
     with log.open("w") as output:
         worker = subprocess.Popen(
             [
@@ -80,18 +87,31 @@ def test_worker_materializes_due_series_through_redis(tmp_path: Path) -> None:
             stderr=subprocess.STDOUT,
         )
     try:
-        result = client.send_task("revel_recurring.generate_all_series")
-        assert result.get(timeout=60) == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline and not occurrences(series):
-            time.sleep(0.25)
-        created = occurrences(series)
-        assert len(created) == 8, log.read_text()
-        assert {e.state for e in created} == {"on_sale"}
-        assert "revel_recurring.generate_series" in log.read_text()
+        yield client
     finally:
         worker.terminate()
         try:
             worker.wait(timeout=20)
         except subprocess.TimeoutExpired:
             worker.kill()
+
+
+def wait_until(done: Callable[[], bool], *, seconds: float = 60) -> bool:
+    """Poll ``done`` until it holds or ``seconds`` pass; whether it holds."""
+    deadline = time.monotonic() + seconds
+    while not done() and time.monotonic() < deadline:
+        time.sleep(0.25)
+    return done()
+
+
+def test_worker_materializes_due_series_through_redis(tmp_path: Path) -> None:
+    series = make_series(auto_publish=True)
+    log = tmp_path / "worker.log"
+    with celery_worker(log) as client:
+        result = client.send_task("revel_recurring.generate_all_series")
+        assert result.get(timeout=60) == {"due": 1, "dispatched": 1, "failed": 0, "skipped": 0}
+        wait_until(lambda: bool(occurrences(series)))
+        created = occurrences(series)
+        assert len(created) == 8, log.read_text()
+        assert {e.state for e in created} == {"on_sale"}
+        assert "revel_recurring.generate_series" in log.read_text()

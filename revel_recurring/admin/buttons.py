@@ -1,135 +1,25 @@
 """The change page's buttons (generate, pause, resume, cancel / restore a date, add /
-remove an extra date) and the "Cancel stale dates" confirmation page shared with the
-changelist action."""
+remove an extra date, and "Cancel stale dates", whose page ``stale.py`` shares with
+the changelist action)."""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
-from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
 from django.core.exceptions import PermissionDenied
 from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.shortcuts import get_object_or_404
-from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.decorators import method_decorator
-from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from ..host_model import bulky_fields, parse_event_pks
-from ..models import EventSeries, get_event_model
-from ..services.bookings import booked_ids
-from ..services.drift import drifted_ids_by_series
+from ..models import EventSeries
 from .clock import current_time as _now
-from .operations import (
-    add_date,
-    cancel_stale,
-    change_date,
-    generate_now,
-    local_label,
-    pause,
-    remove_date,
-    resume,
-)
-
-if TYPE_CHECKING:
-    _Base = admin.ModelAdmin[EventSeries]
-else:
-    _Base = admin.ModelAdmin
+from .operations import add_date, change_date, generate_now, pause, remove_date, resume
+from .selection import Selection
+from .stale import CancelStaleMixin
 
 
-class SeriesButtonsMixin(_Base):
+class SeriesButtonsMixin(CancelStaleMixin):
     """Per-series views behind the change page's buttons; each runs one operation."""
-
-    def _cancel_stale(
-        self, request: HttpRequest, selection: list[EventSeries], *, from_action: bool
-    ) -> HttpResponse | None:
-        """Show the drifted dates; cancel exactly those once the form is confirmed."""
-        now = _now()
-        if request.method == "POST" and request.POST.get("confirm") == "yes":
-            model = get_event_model()
-            shown = set(parse_event_pks(model, request.POST.getlist("occurrence")))
-            # The dates the page marked as booked: ticked ones are cancelled with their
-            # bookings (the person asked for exactly those); unticked ones are named as
-            # kept. A date booked after the page was shown is kept by the service.
-            booked = set(parse_event_pks(model, request.POST.getlist("booked")))
-            unticked = self._labels(selection, booked - shown)
-            owners = set(
-                model._default_manager.filter(pk__in=shown, series__in=selection).values_list(
-                    "series_id", flat=True
-                )
-                if shown
-                else ()
-            )
-            if not owners and not unticked:
-                # A confirmation naming no occurrence must not read as a success.
-                messages.warning(
-                    request,
-                    _("No confirmed date belongs to the selected series; nothing cancelled."),
-                )
-                return None
-            for series in selection:
-                if series.pk in owners or series.pk in unticked:
-                    cancel_stale(
-                        request,
-                        series,
-                        ids=shown,
-                        include_booked=shown & booked,
-                        left_alone=unticked.get(series.pk, []),
-                        now=now,
-                    )
-            return None
-        drifted = drifted_ids_by_series(selection, now=now)
-        model = get_event_model()
-        ids = [pk for pks in drifted.values() for pk in pks]
-        # The page shows dates and states: long texts stay in the database.
-        events = model._default_manager.defer(*bulky_fields(model)).in_bulk(ids)
-        booked_now = booked_ids(events.values())
-        groups = [
-            (
-                series,
-                [
-                    (
-                        events[pk],
-                        local_label(series, events[pk].occurrence_start),
-                        pk in booked_now,
-                    )
-                    for pk in drifted[series.pk]
-                ],
-            )
-            for series in selection
-        ]
-        context = {
-            **self.admin_site.each_context(request),
-            "opts": self.opts,
-            "title": _("Cancel stale dates"),
-            "groups": groups,
-            "any_drifted": bool(ids),
-            "any_booked": bool(booked_now),
-            "from_action": from_action,
-            "action_checkbox_name": ACTION_CHECKBOX_NAME,
-        }
-        return TemplateResponse(
-            request, "admin/revel_recurring/eventseries/cancel_stale.html", context
-        )
-
-    def _labels(self, selection: list[EventSeries], ids: set[Any]) -> dict[Any, list[str]]:
-        """The dates of ``ids`` (of the selected series) as labels, by series id."""
-        if not ids:
-            return {}
-        by_id = {series.pk: series for series in selection}
-        model = get_event_model()
-        start = model.RECURRING_START_FIELD
-        labels: dict[Any, list[str]] = {}
-        rows = (
-            model._default_manager.filter(pk__in=ids, series_id__in=list(by_id))
-            .order_by(start, "pk")
-            .values_list("series_id", start)
-        )
-        for series_id, value in rows:
-            labels.setdefault(series_id, []).append(local_label(by_id[series_id], value))
-        return labels
 
     def get_urls(self) -> list[URLPattern]:
         wrap = self.admin_site.admin_view
@@ -187,7 +77,7 @@ class SeriesButtonsMixin(_Base):
 
     def cancel_stale_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        response = self._cancel_stale(request, [series], from_action=False)
+        response = self._cancel_stale(request, Selection([series.pk]), from_action=False)
         return response if response is not None else self._back(series)
 
     @method_decorator(require_POST)

@@ -7,7 +7,8 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, ValidationError
-from django.db import transaction
+from django.db import models, transaction
+from django.utils import timezone
 
 from ..context import suppress_event_notifications, suspend_modification_tracking
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
@@ -21,9 +22,12 @@ from .bookings import series_zone
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .parking import unpark_series
 from .plumbing import now_utc, send_after_commit, utc_instants
+from .row_validation import first_invalid_row
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
 PROPAGATION_SCOPES: tuple[str, ...] = ("none", "future_unmodified", "all_future")
+# Rows per UPDATE of a propagation: SQLite takes 999 parameters in one statement.
+UPDATE_BATCH = 500
 
 
 def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[tuple[str, Any]]:
@@ -112,22 +116,68 @@ def _unread_fields(model: Any, written: list[Any]) -> list[str]:
     return [name for name in bulky_fields(model) if name not in names]
 
 
+def _stamp_fields(model: Any) -> list[Any]:
+    """The host's change stamps: ``RECURRING_UPDATED_FIELD`` and every ``auto_now`` field."""
+    named = model.RECURRING_UPDATED_FIELD
+    stamps = [model._meta.get_field(named)] if named else []
+    stamps += [
+        field
+        for field in model._meta.concrete_fields
+        if getattr(field, "auto_now", False) and field not in stamps
+    ]
+    return stamps
+
+
 def _saved_fields(model: Any, written: list[Any]) -> list[str]:
     """What a propagated occurrence's save writes: ``written`` and the host's change stamps.
 
-    The stamps are ``RECURRING_UPDATED_FIELD`` and any other ``auto_now`` field:
-    with ``update_fields`` Django writes only what is named, and a propagated
+    With ``update_fields`` Django writes only what is named, and a propagated
     edit is a change feeds and caches must see. ``is_modified`` is not among them:
     propagation runs with tracking suspended, so the receivers neither read the
     stored row nor set the flag (receivers.py).
     """
     names = [field.name for field in written]
-    stamps = [model.RECURRING_UPDATED_FIELD] if model.RECURRING_UPDATED_FIELD else []
-    stamps += [
-        field.name for field in model._meta.concrete_fields if getattr(field, "auto_now", False)
-    ]
-    names += [name for name in stamps if name not in names]
+    names += [field.name for field in _stamp_fields(model) if field.name not in names]
     return names
+
+
+def _stamp_values(model: Any, event: Any) -> dict[str, Any]:
+    """One moment for every change stamp of a propagation, as each field's save would write it."""
+    values = {}
+    for field in _stamp_fields(model):
+        if getattr(field, "auto_now", False):
+            values[field.attname] = field.pre_save(event, add=False)
+        elif isinstance(field, models.DateTimeField):
+            values[field.attname] = timezone.now()
+        else:
+            values[field.attname] = timezone.localdate()
+    return values
+
+
+def _write_occurrences(
+    model: Any, events: list[Any], values: dict[str, Any], written: list[Any]
+) -> None:
+    """Store the propagated ``values`` (attname -> value) and a new change stamp on ``events``.
+
+    One UPDATE per :data:`UPDATE_BATCH` rows: every row takes the same values. A
+    host with ``RECURRING_PROPAGATE_WITH_SAVE`` gets one ``save(update_fields=...)``
+    per row instead, so its ``save()`` and save signals run.
+    """
+    if not events:
+        return
+    stamps = _stamp_values(model, events[0])
+    for event in events:
+        for attname, value in stamps.items():
+            setattr(event, attname, value)
+    if model.RECURRING_PROPAGATE_WITH_SAVE:
+        saved = _saved_fields(model, written)
+        for event in events:
+            event.save(update_fields=saved)
+        return
+    manager = model._base_manager.using(events[0]._state.db)
+    pks = [event.pk for event in events]
+    for start in range(0, len(pks), UPDATE_BATCH):
+        manager.filter(pk__in=pks[start : start + UPDATE_BATCH]).update(**{**values, **stamps})
 
 
 def occurrence_error(event: Any, exc: ValidationError) -> ValidationError:
@@ -159,17 +209,24 @@ def update_template(
     are never touched. Bad scope or field names raise
     :class:`~revel_recurring.exceptions.InvalidPropagationError`.
 
-    Each write is ``full_clean()`` + ``save(update_fields=...)`` on the instance,
-    so the host's validation and invariants run; the save names the propagated
-    fields and the host's change stamps (``RECURRING_UPDATED_FIELD``, ``auto_now``
-    fields), and long texts that do not propagate (``host_model.bulky_fields``) are
-    neither loaded nor validated nor resent (a host ``clean()`` or ``save()`` that
-    reads one gets it at the cost of a query per row). A ``save()`` override that
-    derives other columns must write them itself; per-event notifications are suppressed and the
-    writes never mark occurrences modified. The template and every occurrence
-    commit together: one invalid occurrence raises its ``ValidationError`` and
-    nothing is saved. Returns the number of occurrences changed (rows already
-    holding the values are skipped). Sends ``template_propagated`` after commit
+    The cost does not grow with the occurrences: the rows are read in one query,
+    validated as the host's ``full_clean()`` would validate them in a bounded
+    number of queries (``services.row_validation``: ``clean_fields()`` and
+    ``clean()`` per row in Python, foreign keys and unique groups once for the
+    set) and written with one UPDATE per 500 rows, every row taking the
+    template's values and one new change stamp (``RECURRING_UPDATED_FIELD``,
+    ``auto_now`` fields). That UPDATE calls no ``save()`` and sends no
+    ``pre_save``/``post_save``; a host whose ``save()`` or save receivers must run
+    for each row sets ``RECURRING_PROPAGATE_WITH_SAVE = True`` and gets one
+    ``save(update_fields=...)`` per row (the propagated fields and the stamps), with
+    per-event notifications suppressed. Long texts that do not propagate
+    (``host_model.bulky_fields``) are neither loaded nor validated nor resent (a
+    host ``clean()`` or ``save()`` that reads one gets it at the cost of a query
+    per row). Propagation never marks occurrences modified. The template and
+    every occurrence commit together: one invalid occurrence raises its
+    ``ValidationError`` (naming it) and nothing is saved. Returns the number of
+    occurrences changed (rows already holding the values are skipped). Sends
+    ``template_propagated`` (once, with the changed rows' ids) after commit
     when a propagation scope was given. A parked series is unparked, so the next
     daily pass tries it again with the new template.
     """
@@ -214,36 +271,39 @@ def update_template(
             # unless it is what propagates: a 1 MB description would otherwise be
             # loaded and written back once per upcoming row.
             unread = _unread_fields(model, written)
-            saved = _saved_fields(model, written)
             targets = lock_rows(
                 upcoming_occurrences(model._default_manager.filter(series=locked), now=moment)
                 .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
                 .defer(*unread)
                 .order_by("pk")
             )
-            updated = 0
-            events = sorted(targets, key=lambda e: (e.occurrence_start, e.pk))
-            for event in events:
-                if all(getattr(event, f.attname) == getattr(template, f.attname) for f in written):
-                    continue
-                for field in written:
-                    setattr(event, field.attname, getattr(template, field.attname))
-                try:
-                    # The unread fields did not change: validating them would load
-                    # each one, a query per row.
-                    event.full_clean(exclude=unread)
-                except ValidationError as exc:
-                    raise occurrence_error(event, exc) from exc
-                event.save(update_fields=saved)
-                updated += 1
+            values = {field.attname: getattr(template, field.attname) for field in written}
+            changed = [
+                event
+                for event in sorted(targets, key=lambda e: (e.occurrence_start, e.pk))
+                if any(getattr(event, attname) != value for attname, value in values.items())
+            ]
+            for event in changed:
+                for attname, value in values.items():
+                    setattr(event, attname, value)
+            # The unread fields did not change: validating them would load each
+            # one, a query per row.
+            invalid = first_invalid_row(
+                changed, copied=[field.name for field in written], exclude=unread
+            )
+            if invalid is not None:
+                event, exc = invalid
+                raise occurrence_error(event, exc) from exc
+            _write_occurrences(model, changed, values, written)
             send_after_commit(
                 template_propagated,
                 series=locked,
                 fields=[field.name for field in written],
                 scope=propagate,
-                updated=updated,
+                updated=len(changed),
+                occurrence_ids=[event.pk for event in changed],
             )
-        return updated
+        return len(changed)
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
 

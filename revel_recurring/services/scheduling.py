@@ -108,7 +108,12 @@ def next_due_moment(
         return None
     skip = excluded.or_in(set(materialized))
     slot = rules.first_occurrence_after(series.dates_spec(rule), after, skip=skip)
-    return None if slot is None else slot - window_length(series)
+    return None if slot is None else due_moment(series, slot)
+
+
+def due_moment(series: EventSeries, slot: dt.datetime) -> dt.datetime:
+    """When ``slot`` enters the series' window: the ``next_due_at`` it gives."""
+    return slot - window_length(series)
 
 
 def refresh_next_due_at(series: EventSeries, *, now: dt.datetime) -> dt.datetime | None:

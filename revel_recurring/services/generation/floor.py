@@ -22,9 +22,11 @@ from django.utils import timezone
 
 from ...exclusions import Exclusions, excluded_for_series, pending_instants_of, read_pending
 from ...holiday_rules import data_version
+from ...host_model import RowSizer
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
+from ..columns import update_columns
 from ..exdates import absorb_pending_exdates
 from ..parking import PARKING_COLUMNS, clear_parking
 from ..scheduling import GenerationWindow, generation_window
@@ -124,6 +126,9 @@ def generate_locked(
     )
     batches: list[SeriesBatch] = []
     failed: list[tuple[int, Exception]] = []
+    # One sizer for the run: each row is weighed once, for the size check and the
+    # INSERT cut. One change stamp: the cursor UPDATE writes a shared value once.
+    sizer, stamp = RowSizer(get_event_model()), timezone.now()
     for series, window in windows:
         state = taken.get(series.pk)
         if state is None:
@@ -133,7 +138,14 @@ def generate_locked(
         absorb_pending_exdates(series, pending=state.pending)
         try:
             occurrences = _build(
-                series, state, window, excluded[series.pk], now=now, backfill=backfill
+                series,
+                state,
+                window,
+                excluded[series.pk],
+                now=now,
+                backfill=backfill,
+                sizer=sizer,
+                stamp=stamp,
             )
         except Exception as exc:
             # A database error leaves the transaction unusable: it always propagates.
@@ -144,7 +156,7 @@ def generate_locked(
             failed.append((series.pk, exc))
             continue
         batches.append(SeriesBatch(series, state.template, occurrences))
-    _insert(batches, chunk=chunk)
+    _insert(batches, chunk=chunk, sizer=sizer)
     write_cursors([batch.series for batch in batches])
     for batch in batches:
         if batch.occurrences:
@@ -170,6 +182,8 @@ def _build(
     *,
     now: dt.datetime,
     backfill: bool,
+    sizer: RowSizer,
+    stamp: dt.datetime,
 ) -> list[Any]:
     """Plan ``series`` and build its occurrences; moves its cursor in memory only."""
     plan = plan_generation(
@@ -181,8 +195,10 @@ def _build(
         window=window,
         excluded=excluded,
     )
-    occurrences = build_occurrences(series, state.template, plan.slots, starts=plan.starts)
-    apply_plan(series, plan, created=len(occurrences))
+    occurrences = build_occurrences(
+        series, state.template, plan.slots, starts=plan.starts, sizer=sizer
+    )
+    apply_plan(series, plan, created=len(occurrences), stamp=stamp)
     if occurrences:
         # A run that writes occurrences proves the cause of a parking gone
         # (Generate now after the template was shortened, for one). A run with
@@ -192,14 +208,14 @@ def _build(
     return occurrences
 
 
-def _insert(batches: Sequence[SeriesBatch], *, chunk: bool) -> None:
+def _insert(batches: Sequence[SeriesBatch], *, chunk: bool, sizer: RowSizer) -> None:
     everything = [occurrence for batch in batches for occurrence in batch.occurrences]
     if not everything:
         return
     model = get_event_model()
     # bulk_create sets the primary keys on the same objects (RETURNING), so each
     # batch's list now holds saved occurrences.
-    bulk_insert(model, everything)
+    bulk_insert(model, everything, sizer=sizer)
     if chunk:
         model.clone_related_many([(batch.template, batch.occurrences) for batch in batches])
         return
@@ -254,8 +270,14 @@ def read_taken_slots(series_ids: Sequence[int], since: dt.datetime) -> dict[int,
     }
 
 
-def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> None:
-    """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves)."""
+def apply_plan(
+    series: EventSeries, plan: GenerationPlan, *, created: int, stamp: dt.datetime | None = None
+) -> None:
+    """Move the series' cursor columns past the plan (in memory; :func:`write_cursors` saves).
+
+    ``stamp`` is the run's ``updated_at`` (one instant for every series of a run,
+    so the cursor UPDATE writes it once); the current time when not given.
+    """
     if series.holiday_country and series.last_generated_until is None:
         # Which holiday data the generated dates were placed with: a newer package
         # may know holidays this one did not (services.holiday_data). Written only
@@ -265,14 +287,15 @@ def apply_plan(series: EventSeries, plan: GenerationPlan, *, created: int) -> No
     series.last_generated_until = plan.horizon
     series.next_due_at = plan.next_due_at
     series.last_occurrence_index += created
-    series.updated_at = timezone.now()
+    series.updated_at = stamp or timezone.now()
 
 
 def write_cursors(series_list: Sequence[EventSeries]) -> None:
     """Write the cursor columns of every series in ``series_list`` in one statement.
 
     A plain UPDATE of these columns only: save() would rewrite (and re-normalise)
-    every other column too. Several series: one UPDATE with a CASE per column.
+    every other column too. Several series: one UPDATE with a CASE per column
+    whose values differ (:func:`~revel_recurring.services.columns.update_columns`).
     """
     if len(series_list) == 1:
         series = series_list[0]
@@ -280,7 +303,7 @@ def write_cursors(series_list: Sequence[EventSeries]) -> None:
             **{name: getattr(series, name) for name in CURSOR_COLUMNS}
         )
     elif series_list:
-        EventSeries.objects.bulk_update(series_list, CURSOR_COLUMNS)
+        update_columns(series_list, CURSOR_COLUMNS)
 
 
 def disarm_series(series: EventSeries) -> None:

@@ -16,7 +16,7 @@ from ...exceptions import GenerationWindowError
 from ...exclusions import Exclusions, excluded_between
 from ...models import EventSeries, RecurrenceRule
 from ..plumbing import load_rule, now_utc
-from ..scheduling import GenerationWindow, generation_window, materialized_slots, next_due_moment
+from ..scheduling import GenerationWindow, due_moment, generation_window, materialized_slots
 
 
 @dataclass(frozen=True)
@@ -103,11 +103,19 @@ def plan_generation(
     # Past dates are judged by where they take place: a slot just before ``now``
     # that a holiday shifted to a later day is still to come (the window's
     # ``search_from`` reaches back that far for such a series).
+    # One walk of the rule gives the window's slots and, past the new cursor, the
+    # next due moment: a slot of this run lies at or before the horizon, so it
+    # never stands in that search.
+    expanded, following = rules.window_and_next(
+        series.dates_spec(rule),
+        window.search_from,
+        window.horizon,
+        after=reached,
+        skip=excluded.or_in(materialized),
+    )
     slots = tuple(
         slot
-        for slot in rules.occurrences_between(
-            series.dates_spec(rule), window.search_from, window.horizon, inclusive=True
-        )
+        for slot in expanded
         if (window.inclusive or slot > window.lower)
         and slot not in excluded
         and slot not in materialized
@@ -118,9 +126,7 @@ def plan_generation(
         slots=slots,
         starts=starts,
         horizon=reached,
-        next_due_at=next_due_moment(
-            series, rule, after=reached, materialized=materialized | set(slots), excluded=excluded
-        ),
+        next_due_at=None if following is None else due_moment(series, following),
     )
 
 

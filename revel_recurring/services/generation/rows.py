@@ -24,6 +24,7 @@ def build_occurrences(
     slots: Sequence[dt.datetime],
     *,
     starts: Mapping[dt.datetime, dt.datetime] | None = None,
+    sizer: RowSizer | None = None,
 ) -> list[RecurringEventMixin]:
     """The unsaved occurrences of ``slots``, numbered on from the series' index counter.
 
@@ -32,7 +33,9 @@ def build_occurrences(
 
     Raises DuplicateUniqueValueError before anything is written when the built
     occurrences would repeat a unique value, GenerationTooLargeError when they
-    would weigh more than ``REVEL_RECURRING_MAX_GENERATION_BYTES``.
+    would weigh more than ``REVEL_RECURRING_MAX_GENERATION_BYTES``. ``sizer``
+    weighs them (a run passes its own to :func:`bulk_insert`, which then weighs
+    nothing twice).
     """
     if not slots:
         return []
@@ -51,11 +54,13 @@ def build_occurrences(
         occurrence.recurrence_id = slot
         occurrences.append(occurrence)
     check_copied_unique_values(template, occurrences)
-    check_generation_size(series, template, occurrences)
+    check_generation_size(series, template, occurrences, sizer=sizer)
     return occurrences
 
 
-def insert_batches(model: Any, rows: Sequence[Any]) -> list[list[Any]]:
+def insert_batches(
+    model: Any, rows: Sequence[Any], *, sizer: RowSizer | None = None
+) -> list[list[Any]]:
     """``rows`` cut into INSERT batches by ``REVEL_RECURRING_INSERT_BATCH_BYTES`` and count.
 
     Every batch holds at least one row, at most as many as fit the parameter
@@ -65,7 +70,7 @@ def insert_batches(model: Any, rows: Sequence[Any]) -> list[list[Any]]:
     """
     budget = recurring_settings.INSERT_BATCH_BYTES
     most = max(1, _MAX_PARAMETERS // max(1, len(model._meta.concrete_fields)))
-    sizer = RowSizer(model)
+    sizer = sizer or RowSizer(model)
     batches: list[list[Any]] = []
     current: list[Any] = []
     weight = 0
@@ -81,7 +86,7 @@ def insert_batches(model: Any, rows: Sequence[Any]) -> list[list[Any]]:
     return batches
 
 
-def bulk_insert(model: Any, rows: Sequence[Any]) -> None:
+def bulk_insert(model: Any, rows: Sequence[Any], *, sizer: RowSizer | None = None) -> None:
     """INSERT ``rows`` in as few statements as :func:`insert_batches` allows.
 
     ``bulk_create`` sets the primary keys on the same objects (RETURNING where
@@ -89,11 +94,13 @@ def bulk_insert(model: Any, rows: Sequence[Any]) -> None:
     parameter limit (SQLite's 999 or 32,766).
     """
     manager = model._default_manager
-    for batch in insert_batches(model, rows):
+    for batch in insert_batches(model, rows, sizer=sizer):
         manager.bulk_create(batch, batch_size=len(batch))
 
 
-def check_generation_size(series: EventSeries, template: Any, occurrences: Sequence[Any]) -> None:
+def check_generation_size(
+    series: EventSeries, template: Any, occurrences: Sequence[Any], *, sizer: RowSizer | None = None
+) -> None:
     """Refuse a run whose rows would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``.
 
     In memory, before anything is written. The error names the template's
@@ -101,7 +108,7 @@ def check_generation_size(series: EventSeries, template: Any, occurrences: Seque
     """
     if not occurrences:
         return
-    sizer = RowSizer(type(template))
+    sizer = sizer or RowSizer(type(template))
     total = sum(sizer.row_bytes(occurrence) for occurrence in occurrences)
     _refuse_oversized(series, template, sizer, count=len(occurrences), total=total)
 

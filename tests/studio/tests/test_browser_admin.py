@@ -6,6 +6,7 @@ import uuid
 from typing import Any
 
 import pytest
+from django.test import override_settings
 
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring.models import EventSeries
@@ -60,3 +61,36 @@ def test_cancel_stale_dates_in_the_browser_with_uuid_lessons(
 
     states = read_db(lambda: dict(Lesson.objects.filter(pk__in=stale).values_list("pk", "state")))
     assert states == {pk: Lesson.State.SCRAPPED for pk in stale}
+
+
+@override_settings(REVEL_RECURRING_ADMIN_INLINE_LIMIT=2)
+def test_cancel_stale_over_the_inline_limit_is_queued_in_the_browser(
+    live_server: Any, owner: User, make_series: MakeSeries, browser_page: Any
+) -> None:
+    series = [make_series(name=name) for name in ("Salsa", "Tango", "Bachata")]
+    for one in series:
+        update_series_recurrence(one, rule_changes={"weekdays": [4]})
+    stale = [pk for one in series for pk in detect_cadence_drift(one)]
+    page = browser_page
+
+    sign_in(page, live_server.url, "/admin/revel_recurring/eventseries/")
+    page.wait_for_selector("#result_list")
+    page.check("#action-toggle")  # all three: one more than the inline limit
+    page.select_option("select[name=action]", "cancel_stale_action")
+    page.click("button[name=index]")
+    page.wait_for_selector("#revel-cancel-stale")
+    summary = page.inner_text("#revel-stale-summary")
+    assert f"{len(stale)} stale dates in 3 of the 3 series checked here." in summary
+    screenshot(page, "studio-04-cancel-stale-queued-confirmation")
+
+    page.click("#revel-cancel-stale input[type=submit]")
+    page.wait_for_selector(".messagelist")
+    message = page.inner_text(".messagelist")
+    assert "3 series queued for their stale dates to be cancelled" in message
+    screenshot(page, "studio-05-cancel-stale-queued")
+
+    # The studio runs Celery eagerly: the chunk ran as it was sent.
+    states = read_db(
+        lambda: set(Lesson.objects.filter(pk__in=stale).values_list("state", flat=True))
+    )
+    assert states == {Lesson.State.SCRAPPED}
