@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.utils.translation import ngettext
 
 from ..exceptions import RecurrenceError, messages_by_key
 
@@ -21,8 +22,10 @@ def table(rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def bookings_text(count: int) -> str:
-    """``3 bookings``, ``1 booking``, or ``-`` for none."""
-    return f"{count} booking{'' if count == 1 else 's'}" if count else "-"
+    """``3 bookings``, ``1 booking``, or ``-`` for none (in the active language)."""
+    if not count:
+        return "-"
+    return ngettext("%(count)d booking", "%(count)d bookings", count) % {"count": count}
 
 
 def error_line(exc: ValidationError | RecurrenceError) -> str:

@@ -3,6 +3,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import gettext as _
 
 from ...beat import PERIODIC_TASK_NAME, ensure_periodic_tasks
 
@@ -24,9 +25,9 @@ class Command(BaseCommand):
     def handle(self, *args: Any, **options: Any) -> None:
         result = ensure_periodic_tasks(reset=options["reset"], using=options["database"])
         if result.created:
-            verb = "created"
+            message = _("Periodic task '%(name)s' created.")
         elif result.reset:
-            verb = "reset to defaults"
+            message = _("Periodic task '%(name)s' reset to defaults.")
         else:
-            verb = "already present, left unchanged"
-        self.stdout.write(f"Periodic task '{PERIODIC_TASK_NAME}' {verb}.")
+            message = _("Periodic task '%(name)s' already present, left unchanged.")
+        self.stdout.write(message % {"name": PERIODIC_TASK_NAME})
