@@ -228,7 +228,7 @@ class Command(BaseCommand):
         # The plan applied was computed under the lock, its bookings counted then.
         planned = {row.id: row for row in applied.plan.drift}
         self._dates(
-            _("Cancelled"),
+            pgettext("a list of dates", "Cancelled"),
             [(planned[pk].display, names.get(pk, "")) for pk in applied.cancelled],
             always=True,
         )
@@ -252,7 +252,7 @@ class Command(BaseCommand):
             ],
         )
         self._dates(
-            _("Created"),
+            pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
             always=True,
         )

@@ -328,10 +328,13 @@ class Command(BaseCommand):
         write("  " + _("Rule: %(rule)s") % {"rule": applied.plan.description})
         displays = {row.id: row.display for row in applied.plan.drift}
         self._dates(
-            _("Created"),
+            pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
         )
-        self._dates(_("Cancelled"), [(displays[pk], "") for pk in applied.cancelled])
+        self._dates(
+            pgettext("a list of dates", "Cancelled"),
+            [(displays[pk], "") for pk in applied.cancelled],
+        )
         bookings = {row.id: row.bookings for row in applied.plan.drift}
         self._dates(
             _("Kept because booked"),
