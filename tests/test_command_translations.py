@@ -21,8 +21,13 @@ from django.test import override_settings
 from django_celery_beat.models import PeriodicTask
 
 from revel_recurring.beat import PERIODIC_TASK_NAME
-from tests.factories import make_series, occurrences
+from revel_recurring.holiday_rules import data_version
+from tests.factories import holiday_class, make_series, occurrences
+from tests.holiday_helpers import OLD_RELEASE, TEST_DAY, generated_with, newer_holiday_data
+from tests.test_holidays_command import day_of, display, section
+from tests.test_holidays_command import run as holidays_run
 from tests.test_plan_command import book, run, tue_thu_class
+from tests.testapp.models import Seat
 
 pytestmark = pytest.mark.django_db
 
@@ -141,3 +146,29 @@ def test_english_stays_the_default() -> None:
         "Series processed: 1, skipped (no template): 0, failed: 0. "
         "Occurrences that would be created: 8."
     )
+
+
+@override_settings(LANGUAGE_CODE="de")
+def test_holidays_lists_the_changed_dates_in_german() -> None:
+    series = holiday_class()
+    rows = occurrences(series)
+    Seat.objects.create(event=rows[2], label="Row 1", quantity=10, booked=1)
+    generated_with(series)
+
+    with newer_holiday_data([day_of(rows[1]), day_of(rows[2])]):
+        text = holidays_run()
+
+    assert text.startswith(
+        f"1 Serie wurde mit einer anderen Version von holidays erzeugt als der installierten "
+        f"{data_version()}; die Termine von 1 ändern sich."
+    )
+    assert f"Monday yoga (Serie {series.pk}): erzeugt mit holidays {OLD_RELEASE}" in text
+    assert section(
+        text, "Abweichend (ein Feiertag lässt sie jetzt ausfallen oder verschiebt sie)"
+    ) == [
+        ["Termin", "Feiertag", "Buchungen", "beim Anwenden"],
+        [display(rows[1]), TEST_DAY, "-", "abgesagt"],
+        [display(rows[2]), TEST_DAY, "1 Buchung", "bleibt (gebucht)"],
+    ]
+    assert "Neu (beim Anwenden angelegt): 0" in text
+    assert "Genau diesen Plan anwenden mit:" in text
