@@ -16,7 +16,7 @@ from __future__ import annotations
 from io import StringIO
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import CommandError, call_command, load_command_class
 from django.test import override_settings
 from django_celery_beat.models import PeriodicTask
 
@@ -172,3 +172,39 @@ def test_holidays_lists_the_changed_dates_in_german() -> None:
     ]
     assert "Neu (beim Anwenden angelegt): 0" in text
     assert "Genau diesen Plan anwenden mit:" in text
+
+
+@override_settings(LANGUAGE_CODE="de")
+@pytest.mark.parametrize(
+    ("command", "description", "option"),
+    [
+        (
+            "revel_recurring_generate",
+            "Legt fällige Termine jetzt an, synchron (ohne Celery).",
+            "Zeigt, was angelegt würde; schreibt nichts.",
+        ),
+        (
+            "revel_recurring_plan",
+            "Zeigt, was eine Änderung der Regel, des Fensters oder der zusätzlichen Termine",
+            "ID oder Slug der Serie.",
+        ),
+        (
+            "revel_recurring_beat",
+            "Legt die django-celery-beat-Aufgabe für die tägliche Erzeugung an, wenn sie fehlt.",
+            "Stellt den Zeitplan aus REVEL_RECURRING_BEAT_CRONTAB wieder her",
+        ),
+        (
+            "revel_recurring_holidays",
+            "Listet die Serien, die mit einer anderen Version des Pakets holidays erzeugt",
+            "Wendet den Plan jeder Serie an (gebuchte Termine bleiben und werden genannt).",
+        ),
+    ],
+)
+def test_help_is_in_german(command: str, description: str, option: str) -> None:
+    parser = load_command_class("revel_recurring", command).create_parser("manage.py", command)
+
+    # argparse wraps lines at the terminal's width: compare the words.
+    text = " ".join(parser.format_help().split())
+
+    assert description in text
+    assert option in text

@@ -5,17 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import gettext_lazy, ngettext
 
 from ... import rules
 from ...exceptions import RecurrenceError
 from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries, get_event_model
 from ...services.generation import generate_series_events, preview_series_events
+from ..output import TranslatedCommand
 
 
 def _parse_until(value: str) -> dt.datetime:
@@ -34,17 +35,19 @@ def _when(instant: dt.datetime, zone_name: str | None) -> str:
     return f"{describe_instant(instant, zone_name)} = {rules.format_instant(instant)}"
 
 
-class Command(BaseCommand):
-    help = "Materialize due occurrences now, synchronously (without Celery)."
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
+        "Materialize due occurrences now, synchronously (without Celery)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
+        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help=_("Only these."))
         parser.add_argument(
             "--until",
-            help="Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00:00Z.",
+            help=_("Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00:00Z."),
         )
         parser.add_argument(
-            "--dry-run", action="store_true", help="Show what would be created; write nothing."
+            "--dry-run", action="store_true", help=_("Show what would be created; write nothing.")
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from ...exceptions import PlanOutdatedError, RecurrenceError
 from ...holiday_rules import data_version
@@ -23,13 +23,13 @@ from ...services.holiday_data import (
     apply_holiday_data,
     series_changed_by_holiday_data,
 )
-from ..output import bookings_text, error_line, table
+from ..output import TranslatedCommand, bookings_text, error_line, table
 
 COMMAND = ["python", "manage.py", "revel_recurring_holidays"]
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
         "List the series generated with another release of the holidays package whose "
         "dates the installed one changes (nothing is written); with --apply, apply the "
         "difference: dates a holiday now skips are cancelled unless booked, dates that "
@@ -37,16 +37,16 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
+        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help=_("Only these."))
         parser.add_argument(
             "--apply",
             action="store_true",
-            help="Apply each series' plan (booked dates are kept and named).",
+            help=_("Apply each series' plan (booked dates are kept and named)."),
         )
         parser.add_argument(
             "--hash",
             metavar="HASH",
-            help="With --apply and one --series: apply only the plan this hash was printed for.",
+            help=_("With --apply and one --series: apply only the plan this hash was printed for."),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:

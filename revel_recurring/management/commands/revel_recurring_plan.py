@@ -9,9 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext, pgettext
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from ... import rules
 from ...exceptions import PlanOutdatedError, RecurrenceError
@@ -31,7 +31,7 @@ from ...services.plans import (
     plan_recurrence_change,
 )
 from ...services.plans.compute import holiday_data_changed
-from ..output import bookings_text, error_line, table
+from ..output import TranslatedCommand, bookings_text, error_line, table
 
 SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY, EXTRA_DATES_KEY)
 _WHOLE_NUMBERS = {"interval", "count", "day_of_month", "nth_weekday", "weekday", WINDOW_KEY}
@@ -123,21 +123,21 @@ def _reason(date: PlannedDate) -> str:
     return labels.get(date.reason, str(date.reason)) if date.reason else ""
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
         "Show what changing a series' rule, window or extra dates would do to its upcoming "
         "dates and bookings (nothing is written); with --apply HASH, apply exactly that plan."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("series", metavar="SERIES", help="The series' id or slug.")
+        parser.add_argument("series", metavar="SERIES", help=_("The series' id or slug."))
         parser.add_argument(
             "--set",
             dest="changes",
             action="append",
             default=[],
             metavar="FIELD=VALUE",
-            help=(
+            help=_(
                 "A rule field, generation_window_weeks or extra_dates to change, e.g. "
                 "weekdays=0,2, interval=2, until=2027-06-30T18:00:00+02:00 (until= clears "
                 "it), timezone=Europe/Vienna, extra_dates=2027-12-19T10:00:00+01:00,... "
@@ -145,12 +145,12 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
-            "--apply", metavar="HASH", help="Apply the plan this hash was printed for."
+            "--apply", metavar="HASH", help=_("Apply the plan this hash was printed for.")
         )
         parser.add_argument(
             "--cancel-drift",
             default="none",
-            help=(
+            help=_(
                 "With --apply: cancel the dates that no longer fit: none (default), "
                 "unbooked (booked dates are kept and named) or all (booked ones too)."
             ),
