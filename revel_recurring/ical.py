@@ -356,7 +356,7 @@ class _SeriesExport:
 
         A calendar app shows the override on its new day under the usual title and
         cannot tell why it moved: the note names the holiday and the day it left, in
-        the language active while the feed is built (docs/decisions/0038).
+        the language active while the feed is built (docs/decisions/0040).
         """
         slot = occurrence.recurrence_id
         fate = self.excluded.holiday_of(slot)
