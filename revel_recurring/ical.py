@@ -26,15 +26,17 @@ from zoneinfo import ZoneInfo
 
 import icalendar
 from django.db import models
-from django.utils import timezone
+from django.utils import timezone, translation
+from django.utils.translation import gettext
 
 from . import __version__, rules
 from .adapter import DefaultRecurringAdapter, get_adapter
 from .context import building_feed
-from .holiday_rules import HolidayPolicy
+from .holiday_rules import HolidayOutcome, HolidayPolicy
 from .ical_import import rule_from_ical
 from .ical_rows import FeedRows, past_cutoff, series_revisions
 from .ical_zones import add_timezones
+from .instants import describe_day
 from .models import DeletedSeries, EventSeries
 
 __all__ = [
@@ -100,10 +102,12 @@ def _revision_of(
     """Validators from each listed series' last change (keyed by primary key).
 
     The body also depends on the calendar name, the package version, the year
-    (time-zone definitions) and the day of the past cutoff (which rows are shown):
-    all are in the ETag, so equal ETags mean equal bodies.
+    (time-zone definitions), the day of the past cutoff (which rows are shown)
+    and the active language (the note of a date a holiday moved): all are in the
+    ETag, so equal ETags mean equal bodies.
     """
-    seed = [PRODID, name, str(dt.date.today().year), cutoff.date().isoformat()]
+    language = translation.get_language() or ""
+    seed = [PRODID, name, str(dt.date.today().year), cutoff.date().isoformat(), language]
     for pk, revision in sorted(revisions.items(), key=lambda item: str(item[0])):
         seed.append(f"{pk}={revision.astimezone(dt.UTC).isoformat()}")
     digest = hashlib.sha256("\n".join(seed).encode()).hexdigest()[:40]
@@ -225,6 +229,8 @@ class _SeriesExport:
             for occurrence in on_rule:
                 details = self._details(occurrence)
                 moved = occurrence.occurrence_start != occurrence.recurrence_id
+                if moved:
+                    details = self._with_holiday_note(occurrence, details)
                 if moved or details != base:
                     result.append(self._override(occurrence, details))
         else:
@@ -344,6 +350,27 @@ class _SeriesExport:
             component.add("exdate", instant.astimezone(zone))
         self._stamp(component, base)
         return component, base
+
+    def _with_holiday_note(self, occurrence: Any, details: _Details) -> _Details:
+        """``details`` with a note first in its description when a holiday moved the date.
+
+        A calendar app shows the override on its new day under the usual title and
+        cannot tell why it moved: the note names the holiday and the day it left, in
+        the language active while the feed is built (docs/decisions/0040).
+        """
+        slot = occurrence.recurrence_id
+        fate = self.excluded.holiday_of(slot)
+        placer = self.excluded.holidays
+        if fate is None or fate.outcome is not HolidayOutcome.SHIFTED or placer is None:
+            return details
+        assert placer.rule is not None
+        zone = self.rule.timezone if self.rule is not None else None
+        note = gettext("Moved from %(date)s because of %(holiday)s.") % {
+            "date": describe_day(slot, zone),
+            "holiday": placer.rule.name_on(fate.day) or "",
+        }
+        description = f"{note}\n\n{details.description}" if details.description else note
+        return dataclasses.replace(details, description=description)
 
     def _override(self, occurrence: Any, details: _Details) -> icalendar.Event:
         assert self.rule is not None

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseGone
-from django.utils import timezone
+from django.utils import timezone, translation
 from django.utils.cache import get_conditional_response
 from django.utils.http import http_date
 
@@ -79,14 +79,17 @@ def _built_once(revision: FeedRevision, build: Callable[[], CalendarFeed]) -> Ca
 
     The ETag hashes everything the body depends on (the listed series and their
     last changes, the name, the version, the day of the past cutoff), so two
-    requests with one ETag get one body: a large feed is built once per change,
-    not once per subscriber.
+    requests with one ETag get one body: a large feed is built once per change
+    and language, not once per subscriber.
     """
     alias = recurring_settings.FEED_CACHE
     if alias is None:
         return build()
     cache = caches[alias]
-    key = f"revel_recurring:feed:{revision.etag.strip(chr(34))}"
+    # The body speaks the active language (a moved date's note): the key names
+    # it beside the ETag, so a German body never answers an English request.
+    language = translation.get_language() or "-"
+    key = f"revel_recurring:feed:{language}:{revision.etag.strip(chr(34))}"
     found = cache.get(key)
     if found is not None:
         body, last_modified = found

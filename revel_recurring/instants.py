@@ -143,6 +143,12 @@ def describe_instant(instant: dt.datetime, zone: str | None) -> str:
     return gettext("%(when)s (%(zone)s, UTC%(offset)s)") % {**values, "offset": _offset(local)}
 
 
+def describe_day(instant: dt.datetime, zone: str | None) -> str:
+    """The day of ``instant`` on the wall clock of ``zone``, without its time: "Tue 8 Dec 2026"."""
+    local = instant.astimezone(zoneinfo.ZoneInfo(zone or "UTC"))
+    return formats.date_format(local, pgettext("a date without its time", "D j M Y"))
+
+
 def _offset(local: dt.datetime) -> str:
     # "+01:00", "-05:00", "+05:30": ISO 8601's spelling, whatever the zone abbreviates.
     offset = local.utcoffset()
@@ -159,6 +165,7 @@ __all__ = [
     "LATEST",
     "AwareInstantField",
     "InvalidInstantError",
+    "describe_day",
     "describe_instant",
     "parse_aware_instant",
 ]

@@ -29,7 +29,9 @@ def test_generates_all_series_with_progress_and_summary() -> None:
     text = out.getvalue()
     assert "[1/2] First: 8 created (total 8)" in text
     assert "[2/2] Second: 8 created (total 16)" in text
-    assert "2 series processed, 16 occurrences created, 0 skipped (no template), 0 failed." in text
+    assert (
+        "Series processed: 2, skipped (no template): 0, failed: 0. Occurrences created: 16." in text
+    )
     assert len(occurrences(first)) == len(occurrences(second)) == 8
 
 
@@ -184,5 +186,7 @@ def test_a_series_without_template_is_reported_as_skipped() -> None:
 
     text = out.getvalue()
     assert "Orphan: skipped, the series has no template" in text
-    assert "2 series processed, 8 occurrences created, 1 skipped (no template), 0 failed." in text
+    assert (
+        "Series processed: 2, skipped (no template): 1, failed: 0. Occurrences created: 8." in text
+    )
     assert len(occurrences(ok)) == 8

@@ -21,13 +21,16 @@ import holidays
 import icalendar
 import pytest
 from django.db import connection, transaction
+from django.test import override_settings
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from revel_recurring.exceptions import NotCancelledError
 from revel_recurring.holiday_placement import SHIFT_REACH
-from revel_recurring.ical import calendar_feed, series_feed
+from revel_recurring.ical import calendar_feed, feed_revision, series_feed
+from revel_recurring.ical_http import revision_response
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.chunks import generate_series_chunk_events
@@ -789,3 +792,118 @@ def test_a_feed_shows_every_row_when_the_cursor_stepped_back_behind_them(
     end = max(instant for instant, _ in shown) + SHIFT_REACH
 
     assert expand_many(consumer, [(series_feed(series).body, start, end)]) == [shown]
+
+
+# Tuesdays in Vienna through Advent 2026: Mariä Empfängnis (Tuesday 8 December) is
+# a holiday in Austria, so "shift" moves that class to Wednesday 9 December.
+ADVENT = dt.datetime(2026, 11, 1, 12, 0, tzinfo=UTC)
+IMMACULATE_CONCEPTION = vienna(dt.date(2026, 12, 8))
+TUESDAYS = Cadence({"frequency": "WEEKLY", "weekdays": [1]}, lambda day: day.weekday() == 1)
+
+
+def _advent_class() -> EventSeries:
+    series = holiday_series(
+        REGIONS["AT"], TUESDAYS, "shift", first=dt.date(2026, 11, 3), now=ADVENT, auto_publish=True
+    )
+    generate_series_events(series, until=dt.datetime(2026, 12, 31, tzinfo=UTC), now=ADVENT)
+    return series
+
+
+def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Event:
+    found = [
+        component
+        for component in icalendar.Calendar.from_ical(body).walk("VEVENT")
+        if "RECURRENCE-ID" in component and component["RECURRENCE-ID"].dt == slot
+    ]
+    assert len(found) == 1
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("language", "note"),
+    [
+        ("de", "Wegen Mariä Empfängnis vom Di, 8. Dez 2026 verschoben."),
+        ("en", "Moved from Tue 8 Dec 2026 because of Immaculate Conception."),
+        # The package names Austria's holidays in German, English and Ukrainian only:
+        # the sentence is French, the holiday's name the package's fallback.
+        ("fr", "Reportée du mar 8 déc 2026 (jour férié\u00a0: Immaculate Conception)."),
+    ],
+)
+def test_a_date_a_holiday_moved_names_the_holiday_in_the_feeds_language(
+    language: str, note: str
+) -> None:
+    series = _advent_class()
+
+    with translation.override(language):
+        body = series_feed(series).body
+
+    moved = _override_of(body, IMMACULATE_CONCEPTION)
+    assert moved["DTSTART"].dt == vienna(dt.date(2026, 12, 9))
+    assert str(moved["SUMMARY"]) == "Evening class"
+    assert str(moved["DESCRIPTION"]) == note
+    # The dates no holiday touched carry no note: the master's description is the event's.
+    assert "DESCRIPTION" not in _master_of(body)
+
+
+def _master_of(body: bytes) -> icalendar.Event:
+    (master,) = [c for c in icalendar.Calendar.from_ical(body).walk("VEVENT") if "RRULE" in c]
+    return master
+
+
+def test_the_note_comes_before_the_events_own_description() -> None:
+    series = _advent_class()
+    series.description = "Bring a mat."
+    series.save(update_fields=["description"])
+
+    with translation.override("de"):
+        body = series_feed(series).body
+
+    assert str(_override_of(body, IMMACULATE_CONCEPTION)["DESCRIPTION"]) == (
+        "Wegen Mariä Empfängnis vom Di, 8. Dez 2026 verschoben.\n\nBring a mat."
+    )
+    assert str(_master_of(body)["DESCRIPTION"]) == "Bring a mat."
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_a_german_feed_with_a_moved_date_expands_to_exactly_its_rows(consumer: str) -> None:
+    series = _advent_class()
+    start, end = window(series)
+    with translation.override("de"):
+        body = series_feed(series).body
+
+    shown = shown_instances(series)
+    assert vienna(dt.date(2026, 12, 9)) in [instant for instant, _ in shown]
+    assert expand_many(consumer, [(body, start, end + SHIFT_REACH)]) == [shown]
+
+
+@override_settings(
+    CACHES={
+        "default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"},
+        "feeds": {
+            "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+            "LOCATION": "holiday-notes",
+        },
+    },
+    REVEL_RECURRING_FEED_CACHE="feeds",
+)
+def test_a_cached_german_feed_is_not_served_to_an_english_request(rf: Any) -> None:
+    series = _advent_class()
+    listed = EventSeries.objects.filter(pk=series.pk)
+
+    def answer(language: str) -> tuple[bytes, str]:
+        with translation.override(language):
+            response = revision_response(
+                rf.get("/feed.ics"),
+                feed_revision(listed, name=series.name),
+                lambda: calendar_feed(listed, name=series.name),
+                filename="feed.ics",
+            )
+        return response.content, response["ETag"]
+
+    german, german_etag = answer("de")
+    english, english_etag = answer("en")
+
+    assert german_etag != english_etag
+    assert str(_override_of(german, IMMACULATE_CONCEPTION)["DESCRIPTION"]).startswith("Wegen ")
+    assert str(_override_of(english, IMMACULATE_CONCEPTION)["DESCRIPTION"]).startswith("Moved ")
+    assert answer("de")[0] == german

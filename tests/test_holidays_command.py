@@ -120,7 +120,7 @@ def test_apply_with_an_outdated_hash_writes_nothing() -> None:
 
     with (
         newer_holiday_data([day_of(rows[1])]),
-        pytest.raises(CommandError, match="1 of 1 series were not applied"),
+        pytest.raises(CommandError, match="1 of 1 series was not applied"),
     ):
         run("--series", str(series.pk), "--apply", "--hash", "0" * 64)
 

@@ -13,8 +13,10 @@ from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
 
+import icalendar
 import pytest
 from django.db import connection
+from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from example_project.events.models import Event, Organization, TicketTier
@@ -164,3 +166,38 @@ def test_chunk_queries_with_holiday_series_mixed_in_do_not_grow_on_postgresql(
     # templates with slots and pending exdates, occurrence INSERT, tier SELECT
     # and INSERT, cursor UPDATE, RELEASE.
     assert counts == [9, 9]
+
+
+def _moved_note(body: bytes) -> str:
+    calendar = icalendar.Calendar.from_ical(body)
+    (moved,) = [
+        event
+        for event in calendar.walk("VEVENT")
+        if "RECURRENCE-ID" in event and event["RECURRENCE-ID"].dt == at_1830(HOLIDAYS[0])
+    ]
+    assert moved["DTSTART"].dt == at_1830(dt.date(2027, 3, 30))
+    assert str(moved["SUMMARY"]) == "Evening Run"
+    return str(moved["DESCRIPTION"])
+
+
+def test_the_feed_names_the_holiday_of_a_moved_run_in_the_readers_language(
+    organization: Organization, settings: Any
+) -> None:
+    # The site's LocaleMiddleware picks the language; its feed cache is "default".
+    assert settings.REVEL_RECURRING_FEED_CACHE == "default"
+    evening_run(organization, "shift", slug="evening-run")
+    client = Client()
+
+    german = client.get("/series/evening-run/calendar.ics", HTTP_ACCEPT_LANGUAGE="de")
+    english = client.get("/series/evening-run/calendar.ics", HTTP_ACCEPT_LANGUAGE="en")
+    # A German client revalidating with the English ETag is not told its copy is current.
+    crossed = client.get(
+        "/series/evening-run/calendar.ics",
+        HTTP_ACCEPT_LANGUAGE="de",
+        HTTP_IF_NONE_MATCH=english["ETag"],
+    )
+
+    assert (german.status_code, english.status_code, crossed.status_code) == (200, 200, 200)
+    assert _moved_note(german.content) == "Wegen Ostermontag vom Mo, 29. Mär 2027 verschoben."
+    assert _moved_note(english.content) == "Moved from Mon 29 Mar 2027 because of Easter Monday."
+    assert crossed.content == german.content

@@ -11,14 +11,12 @@ in the active language.
 from __future__ import annotations
 
 import datetime as dt
-import zoneinfo
 from collections.abc import Mapping
 from typing import Any
 
 import holidays
 from django import forms
 from django.core.exceptions import ValidationError
-from django.utils import formats
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
@@ -26,6 +24,7 @@ from django.utils.translation import gettext_lazy, pgettext
 
 from ..holiday_rules import HolidayFate, HolidayOutcome, supported_countries
 from ..holiday_settings import HOLIDAY_FIELDS, holiday_settings_of, normalize_holiday_settings
+from ..instants import describe_day
 from ..models import EventSeries, HolidayPolicyChoices
 
 #: The form's fields, named as the series' columns (the services key their errors so).
@@ -164,8 +163,7 @@ def describe_holidays(settings: Mapping[str, Any]) -> str:
 
 def local_day(instant: dt.datetime, zone: str | None) -> str:
     """The date of ``instant`` on the wall clock of ``zone``, without its time."""
-    local = instant.astimezone(zoneinfo.ZoneInfo(zone or "UTC"))
-    return formats.date_format(local, pgettext("a date without its time", "D j M Y"))
+    return describe_day(instant, zone)
 
 
 def moved_note(slot: dt.datetime, holiday: str, zone: str | None) -> str:

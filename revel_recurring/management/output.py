@@ -3,10 +3,22 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
+from django.core.management.base import BaseCommand, CommandParser
+from django.utils.translation import ngettext
 
 from ..exceptions import RecurrenceError, messages_by_key
+
+
+class TranslatedCommand(BaseCommand):
+    """A command whose ``help`` is a lazy translation, read in the language active at ``--help``."""
+
+    def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
+        # argparse wraps the description with re.sub, which refuses a lazy string.
+        self.help = str(self.help)
+        return super().create_parser(prog_name, subcommand, **kwargs)
 
 
 def table(rows: Iterable[Sequence[str]]) -> list[str]:
@@ -21,8 +33,10 @@ def table(rows: Iterable[Sequence[str]]) -> list[str]:
 
 
 def bookings_text(count: int) -> str:
-    """``3 bookings``, ``1 booking``, or ``-`` for none."""
-    return f"{count} booking{'' if count == 1 else 's'}" if count else "-"
+    """``3 bookings``, ``1 booking``, or ``-`` for none (in the active language)."""
+    if not count:
+        return "-"
+    return ngettext("%(count)d booking", "%(count)d bookings", count) % {"count": count}
 
 
 def error_line(exc: ValidationError | RecurrenceError) -> str:
@@ -34,4 +48,4 @@ def error_line(exc: ValidationError | RecurrenceError) -> str:
     return "; ".join(parts)
 
 
-__all__ = ["bookings_text", "error_line", "table"]
+__all__ = ["TranslatedCommand", "bookings_text", "error_line", "table"]

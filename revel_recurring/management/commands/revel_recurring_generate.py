@@ -5,15 +5,18 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext
 
 from ... import rules
 from ...exceptions import RecurrenceError
 from ...instants import InvalidInstantError, describe_instant, parse_aware_instant
 from ...models import EventSeries, get_event_model
 from ...services.generation import generate_series_events, preview_series_events
+from ..output import TranslatedCommand
 
 
 def _parse_until(value: str) -> dt.datetime:
@@ -22,7 +25,9 @@ def _parse_until(value: str) -> dt.datetime:
     try:
         return parse_aware_instant(value)
     except InvalidInstantError as exc:
-        raise CommandError(f"--until {value!r}: {exc.message}") from None
+        raise CommandError(
+            _("--until %(value)s: %(error)s") % {"value": repr(value), "error": exc.message}
+        ) from None
 
 
 def _when(instant: dt.datetime, zone_name: str | None) -> str:
@@ -30,17 +35,19 @@ def _when(instant: dt.datetime, zone_name: str | None) -> str:
     return f"{describe_instant(instant, zone_name)} = {rules.format_instant(instant)}"
 
 
-class Command(BaseCommand):
-    help = "Materialize due occurrences now, synchronously (without Celery)."
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
+        "Materialize due occurrences now, synchronously (without Celery)."
+    )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
+        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help=_("Only these."))
         parser.add_argument(
             "--until",
-            help="Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00:00Z.",
+            help=_("Horizon: an ISO 8601 date and time with offset, e.g. 2027-03-01T00:00:00Z."),
         )
         parser.add_argument(
-            "--dry-run", action="store_true", help="Show what would be created; write nothing."
+            "--dry-run", action="store_true", help=_("Show what would be created; write nothing.")
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
@@ -63,19 +70,26 @@ class Command(BaseCommand):
             missing = wanted - set(queryset.values_list("pk", flat=True))
             if missing:
                 raise CommandError(
-                    "No active series with a rule has id " + ", ".join(map(str, sorted(missing)))
+                    ngettext(
+                        "No active series with a rule has id %(ids)s",
+                        "No active series with a rule has the ids %(ids)s",
+                        len(missing),
+                    )
+                    % {"ids": ", ".join(map(str, sorted(missing)))}
                 )
         total = queryset.count()
         created_total = failures = skipped = 0
         now = timezone.now()
-        verb = "would be created" if dry else "created"
         for done, series in enumerate(queryset.iterator(chunk_size=200), start=1):
             if not getattr(series, "has_template", True):
                 skipped += 1
                 self.stdout.write(
                     self.style.WARNING(
-                        f"[{done}/{total}] {series.name}: skipped, the series has no template "
-                        "(give it one with revel_recurring.services.templates.replace_template)"
+                        _(
+                            "[%(done)d/%(total)d] %(name)s: skipped, the series has no template "
+                            "(give it one with revel_recurring.services.templates.replace_template)"
+                        )
+                        % {"done": done, "total": total, "name": series.name}
                     )
                 )
                 if not dry:
@@ -85,20 +99,59 @@ class Command(BaseCommand):
                 count = self._one(series, until=until, now=now, dry=dry)
             except RecurrenceError as exc:
                 failures += 1
-                self.stderr.write(f"series {series.pk} ({series.name}): {exc}")
+                self.stderr.write(
+                    _("series %(id)s (%(name)s): %(error)s")
+                    % {"id": series.pk, "name": series.name, "error": exc}
+                )
                 continue
             created_total += count
-            self.stdout.write(
-                f"[{done}/{total}] {series.name}: {count} {verb} (total {created_total})"
+            values = {
+                "done": done,
+                "total": total,
+                "name": series.name,
+                "count": count,
+                "sum": created_total,
+            }
+            if dry:
+                line = ngettext(
+                    "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
+                    "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
+                    count,
+                )
+            else:
+                line = ngettext(
+                    "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
+                    "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
+                    count,
+                )
+            self.stdout.write(line % values)
+        # Counts under labels: one sentence with four numbers has no plural form.
+        if dry:
+            summary = _(
+                "Series processed: %(total)d, skipped (no template): %(skipped)d, "
+                "failed: %(failed)d. Occurrences that would be created: %(created)d."
+            )
+        else:
+            summary = _(
+                "Series processed: %(total)d, skipped (no template): %(skipped)d, "
+                "failed: %(failed)d. Occurrences created: %(created)d."
             )
         self.stdout.write(
             self.style.SUCCESS(
-                f"{total} series processed, {created_total} occurrences {verb}, "
-                f"{skipped} skipped (no template), {failures} failed."
+                summary
+                % {
+                    "total": total,
+                    "skipped": skipped,
+                    "failed": failures,
+                    "created": created_total,
+                }
             )
         )
         if failures:
-            raise CommandError(f"{failures} series failed.")
+            raise CommandError(
+                ngettext("%(count)d series failed.", "%(count)d series failed.", failures)
+                % {"count": failures}
+            )
 
     def _one(
         self, series: EventSeries, *, until: dt.datetime | None, now: dt.datetime, dry: bool
@@ -109,9 +162,11 @@ class Command(BaseCommand):
             created = generate_series_events(series, until=until, now=now)
             if self._verbosity >= 2:
                 for event in created:
-                    self.stdout.write(f"    created {_when(event.occurrence_start, zone_name)}")
+                    when = _when(event.occurrence_start, zone_name)
+                    self.stdout.write("    " + _("created %(when)s") % {"when": when})
             return len(created)
         slots = preview_series_events(series, until=until, now=now)
         for slot in slots:
-            self.stdout.write(f"    would create {_when(slot, zone_name)}")
+            when = _when(slot, zone_name)
+            self.stdout.write("    " + _("would create %(when)s") % {"when": when})
         return len(slots)

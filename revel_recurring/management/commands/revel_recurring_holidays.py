@@ -7,8 +7,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
 from django.utils import timezone
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from ...exceptions import PlanOutdatedError, RecurrenceError
 from ...holiday_rules import data_version
@@ -21,13 +23,13 @@ from ...services.holiday_data import (
     apply_holiday_data,
     series_changed_by_holiday_data,
 )
-from ..output import bookings_text, error_line, table
+from ..output import TranslatedCommand, bookings_text, error_line, table
 
 COMMAND = ["python", "manage.py", "revel_recurring_holidays"]
 
 
-class Command(BaseCommand):
-    help = (
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
         "List the series generated with another release of the holidays package whose "
         "dates the installed one changes (nothing is written); with --apply, apply the "
         "difference: dates a holiday now skips are cancelled unless booked, dates that "
@@ -35,35 +37,43 @@ class Command(BaseCommand):
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help="Only these.")
+        parser.add_argument("--series", type=int, nargs="+", metavar="ID", help=_("Only these."))
         parser.add_argument(
             "--apply",
             action="store_true",
-            help="Apply each series' plan (booked dates are kept and named).",
+            help=_("Apply each series' plan (booked dates are kept and named)."),
         )
         parser.add_argument(
             "--hash",
             metavar="HASH",
-            help="With --apply and one --series: apply only the plan this hash was printed for.",
+            help=_("With --apply and one --series: apply only the plan this hash was printed for."),
         )
 
     def handle(self, *args: Any, **options: Any) -> None:
         wanted: list[int] = options["series"] or []
         plan_hash: str | None = options["hash"]
         if plan_hash is not None and (not options["apply"] or len(wanted) != 1):
-            raise CommandError("--hash: give it with --apply and exactly one --series ID.")
+            raise CommandError(_("--hash: give it with --apply and exactly one --series ID."))
         queryset = EventSeries.objects.all()
         if wanted:
             queryset = queryset.filter(pk__in=wanted)
             missing = set(wanted) - set(queryset.values_list("pk", flat=True))
             if missing:
-                raise CommandError("No series has id " + ", ".join(map(str, sorted(missing))))
+                raise CommandError(
+                    ngettext(
+                        "No series has id %(ids)s", "No series has the ids %(ids)s", len(missing)
+                    )
+                    % {"ids": ", ".join(map(str, sorted(missing)))}
+                )
         now = timezone.now()
         changes = series_changed_by_holiday_data(queryset, now=now)
         if not changes:
             self.stdout.write(
-                f"Every active series with a holiday calendar was generated with holidays "
-                f"{data_version()}, the installed release: nothing to do."
+                _(
+                    "Every active series with a holiday calendar was generated with holidays "
+                    "%(version)s, the installed release: nothing to do."
+                )
+                % {"version": data_version()}
             )
             return
         if options["apply"]:
@@ -75,22 +85,30 @@ class Command(BaseCommand):
         write = self.stdout.write
         changing = [change for change in changes if change.changes_dates]
         write(
-            f"{len(changes)} series were generated with another release of holidays than "
-            f"the installed {data_version()}; the dates of {len(changing)} change."
+            ngettext(
+                "%(count)d series was generated with another release of holidays than the "
+                "installed %(version)s; the dates of %(changing)d change.",
+                "%(count)d series were generated with another release of holidays than the "
+                "installed %(version)s; the dates of %(changing)d change.",
+                len(changes),
+            )
+            % {"count": len(changes), "version": data_version(), "changing": len(changing)}
         )
         for change in changing:
             self._series(change)
         steady = [change for change in changes if not change.changes_dates]
         if steady:
             write("")
-            write(f"No date changes (--apply records the installed release): {len(steady)}")
+            write(
+                _("No date changes (--apply records the installed release): %(count)d")
+                % {"count": len(steady)}
+            )
             for line in table(
-                (f"{change.series.name} (series {change.series.pk})", change.stored_version)
-                for change in steady
+                (_series_name(change.series), change.stored_version) for change in steady
             ):
                 write(line)
         write("")
-        write("Apply every plan above (each computed afresh, booked dates kept) with:")
+        write(_("Apply every plan above (each computed afresh, booked dates kept) with:"))
         write("  " + shlex.join([*COMMAND, "--apply"]))
 
     def _series(self, change: HolidayDataChange) -> None:
@@ -98,14 +116,23 @@ class Command(BaseCommand):
         series, plan = change.series, change.plan
         write("")
         write(
-            f"{series.name} (series {series.pk}): generated with holidays "
-            f"{change.stored_version or '(unknown)'}"
+            _("%(series)s: generated with holidays %(version)s")
+            % {"series": _series_name(series), "version": change.stored_version or _("(unknown)")}
         )
-        write(f"  Rule: {plan.description}")
+        write("  " + _("Rule: %(rule)s") % {"rule": plan.description})
         write("")
-        write(f"Drift (a holiday now skips or moves them): {len(change.drift)}")
+        write(
+            _("Drift (a holiday now skips or moves them): %(count)d") % {"count": len(change.drift)}
+        )
         if change.drift:
-            rows = [("date", "holiday", "bookings", "on apply")]
+            rows = [
+                (
+                    pgettext("command table column", "date"),
+                    pgettext("command table column", "holiday"),
+                    pgettext("command table column", "bookings"),
+                    pgettext("command table column", "on apply"),
+                )
+            ]
             rows += [
                 (
                     item.occurrence.display,
@@ -118,24 +145,27 @@ class Command(BaseCommand):
             for line in table(rows):
                 write(line)
         write("")
-        write(f"New (created on apply): {len(change.appearing)}")
+        write(_("New (created on apply): %(count)d") % {"count": len(change.appearing)})
         if change.appearing:
             for line in table(
                 (
                     date.display,
                     (
-                        f"moved here from {describe_instant(date.shifted_from, plan.timezone)} "
-                        f"({date.holiday})"
+                        _("moved here from %(date)s (%(holiday)s)")
+                        % {
+                            "date": describe_instant(date.shifted_from, plan.timezone),
+                            "holiday": date.holiday,
+                        }
                         if date.shifted_from is not None
-                        else "no holiday there any more"
+                        else _("no holiday there any more")
                     ),
                 )
                 for date in change.appearing
             ):
                 write(line)
         write("")
-        write(f"Plan hash: {plan.hash}")
-        write("Apply exactly this plan with:")
+        write(_("Plan hash: %(hash)s") % {"hash": plan.hash})
+        write(_("Apply exactly this plan with:"))
         write(
             "  "
             + shlex.join([*COMMAND, "--series", str(series.pk), "--apply", "--hash", plan.hash])
@@ -151,24 +181,38 @@ class Command(BaseCommand):
                 failed += 1
                 self.stdout.write(
                     self.style.WARNING(
-                        f"{series.name} (series {series.pk}) changed since that plan was "
-                        "made; nothing was applied. Run the command again to see its "
-                        "plan as it stands now."
+                        _(
+                            "%(series)s changed since that plan was made; nothing was applied. "
+                            "Run the command again to see its plan as it stands now."
+                        )
+                        % {"series": _series_name(series)}
                     )
                 )
                 continue
             except (ValidationError, RecurrenceError) as exc:
                 failed += 1
                 self.stdout.write(
-                    self.style.ERROR(f"{series.name} (series {series.pk}): {error_line(exc)}")
+                    self.style.ERROR(
+                        _("%(series)s: %(error)s")
+                        % {"series": _series_name(series), "error": error_line(exc)}
+                    )
                 )
                 continue
             if done is None:
-                self.stdout.write(f"{series.name} (series {series.pk}): nothing to apply.")
+                self.stdout.write(
+                    _("%(series)s: nothing to apply.") % {"series": _series_name(series)}
+                )
                 continue
             self._report(done)
         if failed:
-            raise CommandError(f"{failed} of {len(changes)} series were not applied.")
+            raise CommandError(
+                ngettext(
+                    "%(failed)d of %(count)d series was not applied.",
+                    "%(failed)d of %(count)d series were not applied.",
+                    failed,
+                )
+                % {"failed": failed, "count": len(changes)}
+            )
 
     def _report(self, done: AppliedHolidayData) -> None:
         write = self.stdout.write
@@ -176,31 +220,31 @@ class Command(BaseCommand):
         series, zone = change.series, applied.plan.timezone
         write(
             self.style.SUCCESS(
-                f"Applied to {series.name} (series {series.pk}): its dates are placed with "
-                f"holidays {data_version()}."
+                _("Applied to %(series)s: its dates are placed with holidays %(version)s.")
+                % {"series": _series_name(series), "version": data_version()}
             )
         )
         names = {item.occurrence.id: item.holiday for item in change.drift}
         # The plan applied was computed under the lock, its bookings counted then.
         planned = {row.id: row for row in applied.plan.drift}
         self._dates(
-            "Cancelled",
+            pgettext("a list of dates", "Cancelled"),
             [(planned[pk].display, names.get(pk, "")) for pk in applied.cancelled],
             always=True,
         )
         self._dates(
-            "Kept because booked",
+            _("Kept because booked"),
             [
                 (date.display, bookings_text(planned[date.id].bookings))
                 for date in applied.kept_booked
             ],
         )
         self._dates(
-            "Kept because moved or edited by hand",
+            _("Kept because moved or edited by hand"),
             [(row.display, names[row.id]) for row in applied.kept_modified if row.id in names],
         )
         self._dates(
-            "Left on their day (policy shift: move each by hand to the day shown)",
+            _("Left on their day (policy shift: move each by hand to the day shown)"),
             [
                 (item.occurrence.display, f"-> {item.moves_to_display}")
                 for item in change.drift
@@ -208,7 +252,7 @@ class Command(BaseCommand):
             ],
         )
         self._dates(
-            "Created",
+            pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
             always=True,
         )
@@ -216,17 +260,21 @@ class Command(BaseCommand):
     def _dates(self, title: str, rows: Sequence[tuple[str, str]], *, always: bool = False) -> None:
         if not rows and not always:
             return
-        self.stdout.write(f"  {title}: {len(rows)}")
+        self.stdout.write("  " + _("%(title)s: %(count)d") % {"title": title, "count": len(rows)})
         if rows:
             for line in table(rows):
                 self.stdout.write("  " + line)
 
 
+def _series_name(series: EventSeries) -> str:
+    return _("%(name)s (series %(id)s)") % {"name": series.name, "id": series.pk}
+
+
 def _on_apply(item: HolidayDrift) -> str:
     if item.occurrence.is_modified:
-        return "kept (moved or edited by hand)"
+        return _("kept (moved or edited by hand)")
     if not item.skipped:
-        return f"kept: moves to {item.moves_to_display}; move it by hand"
+        return _("kept: moves to %(date)s; move it by hand") % {"date": item.moves_to_display}
     if item.occurrence.booked:
-        return "kept (booked)"
-    return "cancelled"
+        return _("kept (booked)")
+    return _("cancelled")

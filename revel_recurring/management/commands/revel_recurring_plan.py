@@ -9,7 +9,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
-from django.core.management.base import BaseCommand, CommandError, CommandParser
+from django.core.management.base import CommandError, CommandParser
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext, pgettext
 
 from ... import rules
 from ...exceptions import PlanOutdatedError, RecurrenceError
@@ -21,13 +23,15 @@ from ...services.plans import (
     EXTRA_DATES_KEY,
     WINDOW_KEY,
     AppliedPlan,
+    ExcludedBecause,
+    PlannedDate,
     PlannedOccurrence,
     RecurrencePlan,
     apply_recurrence_plan,
     plan_recurrence_change,
 )
 from ...services.plans.compute import holiday_data_changed
-from ..output import bookings_text, error_line, table
+from ..output import TranslatedCommand, bookings_text, error_line, table
 
 SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY, EXTRA_DATES_KEY)
 _WHOLE_NUMBERS = {"interval", "count", "day_of_month", "nth_weekday", "weekday", WINDOW_KEY}
@@ -54,14 +58,20 @@ def parse_setting(text: str) -> tuple[str, Any]:
     name, sep, raw = text.partition("=")
     name, raw = name.strip(), raw.strip()
     if not sep or not name:
-        raise CommandError(f"--set {text!r}: write it as name=value, e.g. weekdays=0,2.")
+        raise CommandError(
+            _("--set %(text)s: write it as name=value, e.g. weekdays=0,2.") % {"text": repr(text)}
+        )
     if name not in SETTABLE:
-        raise CommandError(f"--set {name}: not a field you can change; use {', '.join(SETTABLE)}.")
+        raise CommandError(
+            _("--set %(name)s: not a field you can change; use %(fields)s.")
+            % {"name": name, "fields": ", ".join(SETTABLE)}
+        )
     if not raw:
         if name in _CLEARABLE:
             return name, _CLEARED[name]
         raise CommandError(
-            f"--set {name}: give a value; only {', '.join(sorted(_CLEARABLE))} clear."
+            _("--set %(name)s: give a value; only %(fields)s clear.")
+            % {"name": name, "fields": ", ".join(sorted(_CLEARABLE))}
         )
     if name == "weekdays":
         return name, [_whole(name, part) for part in raw.split(",")]
@@ -80,32 +90,54 @@ def _instant(name: str, raw: str) -> dt.datetime:
     try:
         return parse_aware_instant(raw)
     except InvalidInstantError as exc:
-        raise CommandError(f"--set {name}={raw}: {exc.message}") from None
+        raise CommandError(
+            _("--set %(name)s=%(value)s: %(error)s")
+            % {"name": name, "value": raw, "error": exc.message}
+        ) from None
 
 
 def _whole(name: str, raw: str) -> int:
     try:
         return int(raw.strip())
     except ValueError:
-        hint = " (a comma list such as 0,2; 0 = Monday .. 6 = Sunday)" if name == "weekdays" else ""
-        raise CommandError(f"--set {name}: {raw.strip()!r} is not a whole number{hint}.") from None
+        values = {"name": name, "value": repr(raw.strip())}
+        if name == "weekdays":
+            message = _(
+                "--set %(name)s: %(value)s is not a whole number (a comma list such as 0,2; "
+                "0 = Monday .. 6 = Sunday)."
+            )
+        else:
+            message = _("--set %(name)s: %(value)s is not a whole number.")
+        raise CommandError(message % values) from None
 
 
-class Command(BaseCommand):
-    help = (
+def _reason(date: PlannedDate) -> str:
+    """Why a date of the new rule is skipped, in words (the API gives the stable value)."""
+    if date.reason == ExcludedBecause.HOLIDAY and date.holiday:
+        return _("holiday: %(holiday)s") % {"holiday": date.holiday}
+    labels = {
+        ExcludedBecause.CANCELLED: pgettext("why a date is skipped", "cancelled"),
+        ExcludedBecause.EXDATE: pgettext("why a date is skipped", "excluded"),
+        ExcludedBecause.HOLIDAY: pgettext("why a date is skipped", "holiday"),
+    }
+    return labels.get(date.reason, str(date.reason)) if date.reason else ""
+
+
+class Command(TranslatedCommand):
+    help = gettext_lazy(  # type: ignore[assignment]
         "Show what changing a series' rule, window or extra dates would do to its upcoming "
         "dates and bookings (nothing is written); with --apply HASH, apply exactly that plan."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
-        parser.add_argument("series", metavar="SERIES", help="The series' id or slug.")
+        parser.add_argument("series", metavar="SERIES", help=_("The series' id or slug."))
         parser.add_argument(
             "--set",
             dest="changes",
             action="append",
             default=[],
             metavar="FIELD=VALUE",
-            help=(
+            help=_(
                 "A rule field, generation_window_weeks or extra_dates to change, e.g. "
                 "weekdays=0,2, interval=2, until=2027-06-30T18:00:00+02:00 (until= clears "
                 "it), timezone=Europe/Vienna, extra_dates=2027-12-19T10:00:00+01:00,... "
@@ -113,12 +145,12 @@ class Command(BaseCommand):
             ),
         )
         parser.add_argument(
-            "--apply", metavar="HASH", help="Apply the plan this hash was printed for."
+            "--apply", metavar="HASH", help=_("Apply the plan this hash was printed for.")
         )
         parser.add_argument(
             "--cancel-drift",
             default="none",
-            help=(
+            help=_(
                 "With --apply: cancel the dates that no longer fit: none (default), "
                 "unbooked (booked dates are kept and named) or all (booked ones too)."
             ),
@@ -130,13 +162,13 @@ class Command(BaseCommand):
         for text in options["changes"]:
             name, value = parse_setting(text)
             if name in changes:
-                raise CommandError(f"--set {name}: given twice.")
+                raise CommandError(_("--set %(name)s: given twice.") % {"name": name})
             changes[name] = value
         cancel_drift = options["cancel_drift"]
         if cancel_drift not in CANCEL_DRIFT_MODES:
             raise CommandError(
-                f"--cancel-drift: choose one of {', '.join(CANCEL_DRIFT_MODES)}, "
-                f"got {cancel_drift!r}."
+                _("--cancel-drift: choose one of %(modes)s, got %(value)s.")
+                % {"modes": ", ".join(CANCEL_DRIFT_MODES), "value": repr(cancel_drift)}
             )
         series = self._series(options["series"])
         self._command = self._command_line(options)
@@ -150,14 +182,17 @@ class Command(BaseCommand):
         except PlanOutdatedError as exc:
             self.stdout.write(
                 self.style.WARNING(
-                    f"{series.name} changed since that plan was made; nothing was applied. "
-                    "The plan as it stands now:"
+                    _(
+                        "%(name)s changed since that plan was made; nothing was applied. "
+                        "The plan as it stands now:"
+                    )
+                    % {"name": series.name}
                 )
             )
             self._show(series, exc.plan)
             raise CommandError(
-                f"Plan {options['apply']} is outdated; review the plan above and apply "
-                f"its hash {exc.plan.hash}."
+                _("Plan %(hash)s is outdated; review the plan above and apply its hash %(new)s.")
+                % {"hash": options["apply"], "new": exc.plan.hash}
             ) from None
         except (ValidationError, RecurrenceError) as exc:
             raise CommandError(error_line(exc)) from None
@@ -168,7 +203,7 @@ class Command(BaseCommand):
         found = queryset.filter(pk=int(key)) if key.isdigit() else queryset.filter(slug=key)
         series = found.first()
         if series is None:
-            raise CommandError(f"No series has the id or slug {key!r}.")
+            raise CommandError(_("No series has the id or slug %(key)s.") % {"key": repr(key)})
         return series
 
     def _command_line(self, options: dict[str, Any]) -> list[str]:
@@ -179,53 +214,92 @@ class Command(BaseCommand):
 
     def _show(self, series: EventSeries, plan: RecurrencePlan) -> None:
         write = self.stdout.write
-        write(f"Plan for {series.name} (series {series.pk})")
-        write(f"  Rule: {plan.description}")
+        write(_("Plan for %(name)s (series %(id)s)") % {"name": series.name, "id": series.pk})
+        write("  " + _("Rule: %(rule)s") % {"rule": plan.description})
         if plan.changed:
-            write(f"  Changes: {', '.join(sorted(plan.changed))}")
+            write("  " + _("Changes: %(fields)s") % {"fields": ", ".join(sorted(plan.changed))})
         else:
-            write("  Changes: none (the rule, window and extra dates are already so)")
+            write("  " + _("Changes: none (the rule, window and extra dates are already so)"))
         if plan.cursor_reset and not plan.changed and holiday_data_changed(series):
             write(
-                f"  Generation cursor: resets; the dates were placed with holidays "
-                f"{series.holidays_version or '(unknown)'}, {data_version()} is installed"
+                "  "
+                + _(
+                    "Generation cursor: resets; the dates were placed with holidays "
+                    "%(stored)s, %(installed)s is installed"
+                )
+                % {
+                    "stored": series.holidays_version or _("(unknown)"),
+                    "installed": data_version(),
+                }
             )
         elif plan.cursor_reset:
-            write("  Generation cursor: resets; the window is generated again under the new rule")
+            write(
+                "  "
+                + _("Generation cursor: resets; the window is generated again under the new rule")
+            )
         else:
-            write("  Generation cursor: kept")
+            write("  " + _("Generation cursor: kept"))
         write(
-            f"  Window: {plan.generation_window_weeks} weeks, "
-            f"up to {describe_instant(plan.horizon, plan.timezone)}"
+            "  "
+            + ngettext(
+                "Window: %(weeks)d week, up to %(horizon)s",
+                "Window: %(weeks)d weeks, up to %(horizon)s",
+                plan.generation_window_weeks,
+            )
+            % {
+                "weeks": plan.generation_window_weeks,
+                "horizon": describe_instant(plan.horizon, plan.timezone),
+            }
         )
-        self._occurrences("Stay", plan.stay)
-        self._occurrences("Drift (no longer fit the rule)", plan.drift)
-        self._dates("New (created on apply)", [(d.display, "") for d in plan.new])
+        self._occurrences(_("Stay"), plan.stay)
+        self._occurrences(_("Drift (no longer fit the rule)"), plan.drift)
+        self._dates(_("New (created on apply)"), [(d.display, "") for d in plan.new])
         self._dates(
-            "Skipped (excluded dates of the new rule)",
-            [(d.display, str(d.reason)) for d in plan.excluded],
+            _("Skipped (excluded dates of the new rule)"),
+            [(d.display, _reason(d)) for d in plan.excluded],
         )
         write("")
-        write(f"Plan hash: {plan.hash}")
+        write(_("Plan hash: %(hash)s") % {"hash": plan.hash})
         booked = len(plan.booked_drift)
         unbooked = len([row for row in plan.drift if not row.booked and not row.is_modified])
-        write("Apply exactly this plan with:")
+        write(_("Apply exactly this plan with:"))
         write("  " + shlex.join([*self._command, "--apply", plan.hash]))
         if plan.drift:
+            # Two counts, so two sentences, each with its own plural.
             write(
-                f"  add --cancel-drift unbooked to cancel the {unbooked} drifted date(s) without "
-                f"bookings (the {booked} booked one(s) are kept), or --cancel-drift all."
+                "  "
+                + ngettext(
+                    "Add --cancel-drift unbooked to cancel the %(count)d drifted date "
+                    "without bookings, or --cancel-drift all.",
+                    "Add --cancel-drift unbooked to cancel the %(count)d drifted dates "
+                    "without bookings, or --cancel-drift all.",
+                    unbooked,
+                )
+                % {"count": unbooked}
+                + " "
+                + ngettext(
+                    "Without --cancel-drift all, %(count)d booked date is kept.",
+                    "Without --cancel-drift all, %(count)d booked dates are kept.",
+                    booked,
+                )
+                % {"count": booked}
             )
 
     def _occurrences(self, title: str, rows: Sequence[PlannedOccurrence]) -> None:
         self.stdout.write("")
-        self.stdout.write(f"{title}: {len(rows)}")
+        self.stdout.write(_("%(title)s: %(count)d") % {"title": title, "count": len(rows)})
         if rows:
-            cells = [("date", "bookings", "modified", "id")] + [
+            header = (
+                pgettext("command table column", "date"),
+                pgettext("command table column", "bookings"),
+                pgettext("command table column", "modified"),
+                pgettext("command table column", "id"),
+            )
+            cells = [header] + [
                 (
                     row.display,
                     bookings_text(row.bookings),
-                    "yes" if row.is_modified else "-",
+                    pgettext("modified", "yes") if row.is_modified else "-",
                     str(row.id),
                 )
                 for row in rows
@@ -235,7 +309,7 @@ class Command(BaseCommand):
 
     def _dates(self, title: str, rows: Sequence[tuple[str, str]]) -> None:
         self.stdout.write("")
-        self.stdout.write(f"{title}: {len(rows)}")
+        self.stdout.write(_("%(title)s: %(count)d") % {"title": title, "count": len(rows)})
         if rows:
             for line in table(rows):
                 self.stdout.write(line)
@@ -243,37 +317,34 @@ class Command(BaseCommand):
     def _report(self, series: EventSeries, applied: AppliedPlan) -> None:
         write = self.stdout.write
         zone = applied.plan.timezone
-        if applied.changed:
-            reset = "; generation cursor reset" if applied.cursor_reset else ""
-            write(
-                self.style.SUCCESS(
-                    f"Applied to {series.name}: "
-                    f"{', '.join(sorted(applied.changed))} changed{reset}."
-                )
-            )
+        values = {"name": series.name, "fields": ", ".join(sorted(applied.changed))}
+        if applied.changed and applied.cursor_reset:
+            message = _("Applied to %(name)s: %(fields)s changed; generation cursor reset.")
+        elif applied.changed:
+            message = _("Applied to %(name)s: %(fields)s changed.")
         else:
-            write(
-                self.style.SUCCESS(
-                    f"Applied to {series.name}: the rule, window and extra dates were already so."
-                )
-            )
-        write(f"  Rule: {applied.plan.description}")
+            message = _("Applied to %(name)s: the rule, window and extra dates were already so.")
+        write(self.style.SUCCESS(message % values))
+        write("  " + _("Rule: %(rule)s") % {"rule": applied.plan.description})
         displays = {row.id: row.display for row in applied.plan.drift}
         self._dates(
-            "Created",
+            pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
         )
-        self._dates("Cancelled", [(displays[pk], "") for pk in applied.cancelled])
+        self._dates(
+            pgettext("a list of dates", "Cancelled"),
+            [(displays[pk], "") for pk in applied.cancelled],
+        )
         bookings = {row.id: row.bookings for row in applied.plan.drift}
         self._dates(
-            "Kept because booked",
+            _("Kept because booked"),
             [
                 (date.display, bookings_text(bookings.get(date.id, 0)))
                 for date in applied.kept_booked
             ],
         )
         self._dates(
-            "Kept because moved or edited by hand",
+            _("Kept because moved or edited by hand"),
             [(row.display, "") for row in applied.kept_modified],
         )
         touched = {
@@ -284,6 +355,6 @@ class Command(BaseCommand):
         left = [row for row in applied.plan.drift if row.id not in touched]
         if left:
             self._dates(
-                "Drifted dates left as they are (cancel them with --cancel-drift)",
+                _("Drifted dates left as they are (cancel them with --cancel-drift)"),
                 [(row.display, bookings_text(row.bookings)) for row in left],
             )
