@@ -33,7 +33,7 @@ import revel_recurring  # noqa: E402
 
 project = "revel-recurring"
 author = "revel-recurring developers"
-copyright = "revel-recurring developers"  # noqa: A001
+copyright = "revel-recurring developers"
 release = revel_recurring.__version__
 version = release
 

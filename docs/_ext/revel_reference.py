@@ -20,97 +20,22 @@ when the name is not in the code.
 
 from __future__ import annotations
 
-import ast
 import importlib
-import inspect
-import json
-import pkgutil
+import re
 import textwrap
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from docutils.statemachine import StringList
+from revel_code_facts import (
+    SETTING_PREFIX,
+    management_commands,
+    openapi_document,
+    setting_defaults,
+    system_checks,
+)
 from sphinx.application import Sphinx
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
-
-SETTING_PREFIX = "REVEL_RECURRING_"
-CHECK_LEVELS = {"Debug", "Info", "Warning", "Error", "Critical"}
-
-
-def setting_defaults() -> dict[str, tuple[Any, str]]:
-    """Name -> (default, docstring) of every setting, as conf.py defines them."""
-    from revel_recurring.conf import RecurringSettings
-
-    class Absent(RecurringSettings):
-        # Every property asks _get for its value with its default: answer the
-        # default, so what is shown is what a site that sets nothing gets.
-        def _get(self, name: str, default: Any) -> Any:
-            return default
-
-    absent = Absent()
-    return {
-        name: (getattr(absent, name), inspect.cleandoc(member.__doc__ or ""))
-        for name, member in vars(RecurringSettings).items()
-        if name.isupper() and isinstance(member, property)
-    }
-
-
-@dataclass
-class CheckEntry:
-    id: str
-    level: str
-    functions: list[str] = field(default_factory=list)
-    messages: list[str] = field(default_factory=list)
-    hints: list[str] = field(default_factory=list)
-
-
-def _template(node: ast.expr | None) -> str | None:
-    """The text of a message as the code writes it, ``{placeholders}`` kept."""
-    if node is None:
-        return None
-    if isinstance(node, ast.Constant) and isinstance(node.value, str):
-        return node.value
-    if isinstance(node, ast.JoinedStr):
-        parts = []
-        for value in node.values:
-            if isinstance(value, ast.Constant):
-                parts.append(str(value.value))
-            else:
-                assert isinstance(value, ast.FormattedValue)
-                parts.append("{" + ast.unparse(value.value) + "}")
-        return "".join(parts)
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        left, right = _template(node.left), _template(node.right)
-        if left is not None and right is not None:
-            return left + right
-    return "{" + ast.unparse(node) + "}"
-
-
-def system_checks() -> list[CheckEntry]:
-    """Every ``checks.<Level>(..., id="revel_recurring.X000")`` in checks.py, by id."""
-    import revel_recurring.checks as module
-
-    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
-    entries: dict[str, CheckEntry] = {}
-    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
-        for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
-            level = getattr(call.func, "attr", getattr(call.func, "id", None))
-            keywords = {k.arg: k.value for k in call.keywords}
-            ident = keywords.get("id")
-            if level not in CHECK_LEVELS or not isinstance(ident, ast.Constant):
-                continue
-            entry = entries.setdefault(ident.value, CheckEntry(ident.value, level))
-            if function.name not in entry.functions:
-                entry.functions.append(function.name)
-            message = _template(call.args[0] if call.args else keywords.get("msg"))
-            hint = _template(keywords.get("hint"))
-            if message and message not in entry.messages:
-                entry.messages.append(message)
-            if hint and hint not in entry.hints:
-                entry.hints.append(hint)
-    return sorted(entries.values(), key=lambda e: e.id)
 
 
 def _literal(text: str) -> str:
@@ -142,11 +67,17 @@ class GeneratedDirective(SphinxDirective):
         return nodes.section()
 
 
+# "check E009", "checks E006, E009" in a docstring: each id becomes a link, and an
+# id that is no check fails the build.
+CHECK_ID = re.compile(r"\b([EW]\d{3})\b")
+
+
 class SettingsDirective(GeneratedDirective):
     def lines(self) -> list[str]:
         self.env.note_dependency(importlib.import_module("revel_recurring.conf").__file__)
         out: list[str] = []
         for name, (default, doc) in setting_defaults().items():
+            doc = CHECK_ID.sub(r":check:`revel_recurring.\1`", doc)
             out += [
                 f".. setting:: {SETTING_PREFIX}{name}",
                 "",
@@ -173,31 +104,22 @@ class ChecksDirective(GeneratedDirective):
         return out
 
 
-def management_commands() -> list[tuple[str, Any]]:
-    """(name, command instance) of every command the app ships, by name."""
-    import revel_recurring.management.commands as package
-
-    found = []
-    for info in pkgutil.iter_modules(package.__path__):
-        module = importlib.import_module(f"{package.__name__}.{info.name}")
-        found.append((info.name, module.Command()))
-    return sorted(found, key=lambda pair: pair[0])
-
-
 class CommandsDirective(GeneratedDirective):
     def lines(self) -> list[str]:
         from django.core.management.base import BaseCommand
 
-        django_dests = {
-            a.dest for a in BaseCommand().create_parser("manage.py", "x")._actions
-        }
+        django_dests = {a.dest for a in BaseCommand().create_parser("manage.py", "x")._actions}
         out: list[str] = []
         for name, command in management_commands():
             parser = command.create_parser("manage.py", name)
             own = [a for a in parser._actions if a.dest not in django_dests]
             usage = " ".join(
                 (a.option_strings[0] if a.option_strings else a.metavar or a.dest)
-                + ("" if not a.option_strings or a.nargs == 0 else f" {a.metavar or a.dest.upper()}")
+                + (
+                    ""
+                    if not a.option_strings or a.nargs == 0
+                    else f" {a.metavar or a.dest.upper()}"
+                )
                 for a in own
             )
             out += [
@@ -218,17 +140,6 @@ class CommandsDirective(GeneratedDirective):
         return out
 
 
-def openapi_document(path: str) -> dict[str, Any]:
-    """The OpenAPI document as the site serves it at ``path``."""
-    from django.test import Client
-
-    response = Client().get(path, {"format": "json"}, HTTP_HOST="localhost")
-    if response.status_code != 200:
-        raise RuntimeError(f"GET {path} answered {response.status_code}")
-    document: dict[str, Any] = json.loads(response.content)
-    return document
-
-
 class OpenApiDirective(SphinxDirective):
     """The endpoints of the schema at the argument's path, rendered by sphinxcontrib-openapi."""
 
@@ -244,9 +155,7 @@ class OpenApiDirective(SphinxDirective):
 
 
 def setup(app: Sphinx) -> dict[str, Any]:
-    app.add_object_type(
-        "setting", "setting", indextemplate="pair: %s; setting", objname="setting"
-    )
+    app.add_object_type("setting", "setting", indextemplate="pair: %s; setting", objname="setting")
     app.add_object_type(
         "check", "check", indextemplate="pair: %s; system check", objname="system check"
     )
