@@ -65,7 +65,7 @@ nitpick_ignore_regex = [(r"py:.*", r".*")]
 # No intersphinx inventories are fetched: the build reads nothing from the network.
 intersphinx_mapping: dict[str, tuple[str, str | None]] = {}
 
-autodoc_default_options = {"members": True, "undoc-members": False}
+autodoc_default_options: dict[str, object] = {}
 autodoc_member_order = "bysource"
 autodoc_typehints = "description"
 autodoc_typehints_format = "short"

@@ -10,6 +10,7 @@ Directives:
   (read from the source, so a new check or a changed message shows at once).
 - ``revel-commands``: the ``revel_recurring_*`` management commands, their help and
   the options each adds to Django's own.
+- ``revel-signals``: every ``Signal`` in ``revel_recurring.signals``, by autodoc.
 - ``revel-openapi``: the REST endpoints, from the OpenAPI document the mounted app
   serves (``GET <mount>/schema/``), rendered by sphinxcontrib-openapi.
 
@@ -154,6 +155,22 @@ class OpenApiDirective(SphinxDirective):
         return list(HttpdomainRenderer(self.state, options).render(document))
 
 
+class SignalsDirective(GeneratedDirective):
+    """Every ``Signal`` of ``revel_recurring.signals``, its ``#:`` comment as its text."""
+
+    def lines(self) -> list[str]:
+        from django.dispatch import Signal
+
+        import revel_recurring.signals as module
+
+        self.env.note_dependency(module.__file__)
+        out: list[str] = []
+        for name, value in vars(module).items():
+            if isinstance(value, Signal):
+                out += [f".. autodata:: {module.__name__}.{name}", "   :no-value:", ""]
+        return out
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_object_type("setting", "setting", indextemplate="pair: %s; setting", objname="setting")
     app.add_object_type(
@@ -163,4 +180,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("revel-checks", ChecksDirective)
     app.add_directive("revel-commands", CommandsDirective)
     app.add_directive("revel-openapi", OpenApiDirective)
+    app.add_directive("revel-signals", SignalsDirective)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
