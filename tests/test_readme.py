@@ -35,6 +35,14 @@ def test_links_work_from_pypi() -> None:
     assert relative == []
 
 
+def test_links_into_the_repository_name_files_it_has() -> None:
+    blob = "https://github.com/revel-recurring/revel-recurring/blob/main/"
+    targets = [t for t in re.findall(r"\]\(([^)]+)\)", README) if t.startswith(blob)]
+
+    assert len(targets) >= 5
+    assert [t for t in targets if not (ROOT / t[len(blob) :].split("#")[0]).is_file()] == []
+
+
 def test_installing_into_a_site_comes_before_working_on_the_app() -> None:
     install = README.index("## Installing it in a site")
     working = README.index("## Working on revel-recurring")
@@ -47,7 +55,7 @@ def test_installing_into_a_site_comes_before_working_on_the_app() -> None:
 def test_readme_links_to_the_documentation_site() -> None:
     # The settings and checks tables moved to the site's generated reference
     # (tests/test_docs.py checks it covers every setting and check id).
-    for page in ("quickstart.md", "reference/settings.rst", "reference/checks.rst"):
+    for page in ("quickstart.md", "concepts/index.md", "index.md", "upgrading.md"):
         assert f"/blob/main/docs/{page})" in README, page
         assert (DOCS / page).is_file(), page
     assert "make docs" in README
