@@ -11,6 +11,8 @@ Directives:
 - ``revel-commands``: the ``revel_recurring_*`` management commands, their help and
   the options each adds to Django's own.
 - ``revel-signals``: every ``Signal`` in ``revel_recurring.signals``, by autodoc.
+- after an HTML build, any page or static file that would load a script, a
+  stylesheet, an image or a font from another host fails the build (no CDN).
 - ``revel-openapi``: the REST endpoints, from the OpenAPI document the mounted app
   serves (``GET <mount>/schema/``), rendered by sphinxcontrib-openapi.
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 import importlib
 import re
 import textwrap
+from pathlib import Path
 from typing import Any
 
 from docutils.statemachine import StringList
@@ -35,6 +38,7 @@ from revel_code_facts import (
     system_checks,
 )
 from sphinx.application import Sphinx
+from sphinx.errors import ExtensionError
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import nested_parse_with_titles
 
@@ -171,6 +175,34 @@ class SignalsDirective(GeneratedDirective):
         return out
 
 
+# What a browser would fetch from another host while showing a page: a script, a
+# stylesheet, an image or a frame, or a CSS url(). Hyperlinks (<a href>) are fine.
+REMOTE_RESOURCE = re.compile(
+    r"""<(?:script|img|iframe)\b[^>]*\bsrc=["'](?:https?:)?//"""
+    r"""|<link\b[^>]*\bhref=["'](?:https?:)?//"""
+    r"""|url\(\s*["']?(?:https?:)?//""",
+    re.IGNORECASE,
+)
+
+
+def refuse_remote_resources(app: Sphinx, exception: Exception | None) -> None:
+    """Fail an HTML build whose pages or static files would load from another host."""
+    if exception is not None or app.builder.format != "html":
+        return
+    outdir = Path(app.outdir)
+    found = [
+        str(path.relative_to(outdir))
+        for pattern in ("**/*.html", "_static/**/*.css", "_static/**/*.js")
+        for path in outdir.glob(pattern)
+        if REMOTE_RESOURCE.search(path.read_text(encoding="utf-8", errors="replace"))
+    ]
+    if found:
+        raise ExtensionError(
+            "these files load a resource from another host (no CDN at view time): "
+            + ", ".join(sorted(found))
+        )
+
+
 def setup(app: Sphinx) -> dict[str, Any]:
     app.add_object_type("setting", "setting", indextemplate="pair: %s; setting", objname="setting")
     app.add_object_type(
@@ -181,4 +213,5 @@ def setup(app: Sphinx) -> dict[str, Any]:
     app.add_directive("revel-commands", CommandsDirective)
     app.add_directive("revel-openapi", OpenApiDirective)
     app.add_directive("revel-signals", SignalsDirective)
+    app.connect("build-finished", refuse_remote_resources)
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True}
