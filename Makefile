@@ -7,7 +7,7 @@ PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
-.PHONY: demo test docs lint types bench bench-feeds soak ci clean notebooks
+.PHONY: demo test docs lint types bench bench-feeds soak ci clean notebooks messages compilemessages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -62,6 +62,22 @@ bench-feeds: $(STAMP)
 
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)
+
+# The shipped translations (revel_recurring/locale/): `make messages` brings every catalogue
+# up to date with the code (new strings arrive empty, changed ones fuzzy: fill them in) and
+# compiles them; `make compilemessages` only compiles. tests/test_catalogues.py runs the same
+# makemessages on a copy and fails on a string left out, untranslated or fuzzy, or a stale .mo.
+# Needs GNU gettext (apt-get install gettext; .ci/run does it).
+LANGUAGES := de fr es it nl
+MAKEMESSAGES_OPTIONS := --add-location=file --no-obsolete
+DJANGO_IN_APP := cd revel_recurring && env -u DJANGO_SETTINGS_MODULE $(abspath $(PY)) -m django
+
+messages: $(STAMP)
+	$(DJANGO_IN_APP) makemessages $(MAKEMESSAGES_OPTIONS) $(addprefix -l ,$(LANGUAGES))
+	$(DJANGO_IN_APP) compilemessages
+
+compilemessages: $(STAMP)
+	$(DJANGO_IN_APP) compilemessages
 
 ci:
 	bash .ci/run

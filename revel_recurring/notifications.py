@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.utils.module_loading import import_string
+from django.utils.translation import gettext as _
+from django.utils.translation import ngettext
 
 from .adapter import DefaultRecurringAdapter, get_adapter
 from .conf import recurring_settings
@@ -23,6 +25,7 @@ from .conf import recurring_settings
 # receivers import it from here (README, "Notifications"), so it stays importable.
 from .context import event_notifications_suppressed as event_notifications_suppressed
 from .context import suppress_event_notifications as suppress_event_notifications
+from .instants import describe_instant
 from .mixins import RecurringEventMixin
 from .models import EventSeries
 from .signals import series_events_generated
@@ -61,6 +64,36 @@ class SeriesDigest:
     def count(self) -> int:
         """How many occurrences the batch created."""
         return len(self.occurrences)
+
+    # Read in the active language, so that a notifier writes to each recipient in
+    # theirs: ``with translation.override(person.language): digest.subject``.
+    @property
+    def subject(self) -> str:
+        """ "8 new events scheduled for Yoga", in the active language."""
+        return ngettext(
+            "%(count)d new event scheduled for %(name)s",
+            "%(count)d new events scheduled for %(name)s",
+            self.count,
+        ) % {"count": self.count, "name": self.series.name}
+
+    @property
+    def body(self) -> str:
+        """The new dates, each in the series' zone, and the link, in the active language."""
+        lines = [
+            ngettext(
+                "%(name)s has %(count)d new date:",
+                "%(name)s has %(count)d new dates:",
+                self.count,
+            )
+            % {"count": self.count, "name": self.series.name}
+        ]
+        lines += [
+            f"- {describe_instant(event.occurrence_start, self.timezone)}"
+            for event in self.occurrences
+        ]
+        if self.url:
+            lines += ["", _("All dates: %(url)s") % {"url": self.url}]
+        return "\n".join(lines)
 
 
 #: Each ``RECURRING_VISIBILITY_*`` attribute of the host model -> the audience it

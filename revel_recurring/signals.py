@@ -39,10 +39,11 @@ series_paused = Signal()
 series_resumed = Signal()
 
 #: ``update_series`` (or ``update_series_recurrence``) changed the rule, window or
-#: auto_publish; sent before ``series_paused`` / ``series_resumed`` of the same call.
+#: auto_publish, or ``apply_recurrence_plan`` changed the rule, window or extra
+#: dates; sent before ``series_paused`` / ``series_resumed`` of the same call.
 #: sender: the EventSeries class; kwargs: ``series``, ``changed_fields`` (frozenset
-#: of rule field names plus "generation_window_weeks" / "auto_publish"),
-#: ``cursor_reset`` (bool: a generated cursor was reset to None).
+#: of rule field names plus "generation_window_weeks" / "auto_publish" /
+#: "extra_dates"), ``cursor_reset`` (bool: a generated cursor was reset to None).
 series_recurrence_changed = Signal()
 
 #: ``update_template`` ran with a propagation scope (sent even if no row changed).
@@ -58,6 +59,8 @@ template_propagated = Signal()
 series_split = Signal()
 
 #: ``add_extra_date`` or ``remove_extra_date`` changed a series' extra dates (RDATE).
+#: Not sent by ``apply_recurrence_plan``, whose one ``series_recurrence_changed``
+#: names "extra_dates" instead.
 #: sender: the EventSeries class; kwargs: ``series``, ``instant`` (UTC datetime),
 #: ``added`` (bool: True when added, False when removed), ``occurrence`` (the host
 #: event generated for an added date, the cancelled one left at a removed date,

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.functional import Promise
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext_lazy
 
 from .instants import describe_instant
 from .rules import (
@@ -34,13 +37,25 @@ from .rules import (
 WEEKDAY_NAMES = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 
 # What each optional field means, for "a daily rule does not use ..." messages.
-_FIELD_WORDS = {
-    "weekdays": "weekdays",
-    "monthly_type": "a choice between day of month and weekday",
-    "day_of_month": "a day of the month",
-    "nth_weekday": "which weekday of the month",
-    "weekday": "a day of the week",
+_FIELD_WORDS: dict[str, Promise] = {
+    "weekdays": pgettext_lazy("what a rule does not use", "weekdays"),
+    "monthly_type": pgettext_lazy(
+        "what a rule does not use", "a choice between day of month and weekday"
+    ),
+    "day_of_month": pgettext_lazy("what a rule does not use", "a day of the month"),
+    "nth_weekday": pgettext_lazy("what a rule does not use", "which weekday of the month"),
+    "weekday": pgettext_lazy("what a rule does not use", "a day of the week"),
 }
+# The rule those messages speak of, by frequency (and a monthly one by day of month).
+_RULE_WORDS: dict[Frequency, Promise] = {
+    Frequency.DAILY: pgettext_lazy("a rule that does not use a field", "A daily rule"),
+    Frequency.WEEKLY: pgettext_lazy("a rule that does not use a field", "A weekly rule"),
+    Frequency.MONTHLY: pgettext_lazy("a rule that does not use a field", "A monthly rule"),
+    Frequency.YEARLY: pgettext_lazy("a rule that does not use a field", "A yearly rule"),
+}
+_MONTHLY_BY_DAY_WORDS = pgettext_lazy(
+    "a rule that does not use a field", "A monthly rule by day of month"
+)
 
 
 # A series' window, in weeks; the model field, the services and check E006 use these.
@@ -79,14 +94,21 @@ def validate_timezone(value: object) -> str:
     absolute path raise ValueError there, so they are refused before it is asked.
     """
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("Give a time zone name such as 'Europe/Vienna'.")
+        raise ValidationError(_("Give a time zone name such as 'Europe/Vienna'."))
     name = value.strip()
     if name != value:
         # The stored value is used verbatim later; ZoneInfo(" Europe/Vienna") fails.
-        raise ValidationError(f"Remove the spaces around the time zone name: use '{name}'.")
+        raise ValidationError(
+            _("Remove the spaces around the time zone name: use '%(name)s'.") % {"name": name}
+        )
     if name.startswith("/") or ".." in name.split("/") or "\\" in name or "\x00" in name:
-        raise ValidationError(f"'{value}' is not a time zone name; use one like 'Europe/Vienna'.")
-    unknown = ValidationError(f"Unknown time zone '{value}'; use a name such as 'Europe/Vienna'.")
+        raise ValidationError(
+            _("'%(value)s' is not a time zone name; use one like 'Europe/Vienna'.")
+            % {"value": value}
+        )
+    unknown = ValidationError(
+        _("Unknown time zone '%(value)s'; use a name such as 'Europe/Vienna'.") % {"value": value}
+    )
     if name in _NOT_IANA_NAMES or name.startswith(_NOT_IANA_PREFIXES):
         raise unknown
     try:
@@ -110,17 +132,25 @@ def _in_range(value: dt.datetime) -> bool:
         return False
 
 
-def _range_message(label: str) -> str:
-    return (
-        f"{label} must lie between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC); "
-        "dates outside that range cannot be scheduled."
-    )
+def _range_message(which: str) -> str:
+    values = {"earliest": f"{EARLIEST:%Y-%m-%d}", "latest": f"{LATEST:%Y-%m-%d}"}
+    if which == "start":
+        message = _(
+            "The start must lie between %(earliest)s and %(latest)s (UTC); "
+            "dates outside that range cannot be scheduled."
+        )
+    else:
+        message = _(
+            "The end must lie between %(earliest)s and %(latest)s (UTC); "
+            "dates outside that range cannot be scheduled."
+        )
+    return message % values
 
 
 def validate_no_nul_characters(values: Mapping[str, Any]) -> None:
     """Refuse text containing NUL characters, keyed by field (PostgreSQL cannot store them)."""
     errors = {
-        name: ["Remove the NUL character (\\x00) from this text."]
+        name: [_("Remove the NUL character (\\x00) from this text.")]
         for name, value in values.items()
         if isinstance(value, str) and "\x00" in value
     }
@@ -148,15 +178,19 @@ def validate_rule(data: Mapping[str, Any]) -> None:
         choices = ", ".join(f.value for f in Frequency)
         add(
             "frequency",
-            f"Choose how often the series repeats ({choices}), got {frequency_raw!r}.",
+            _("Choose how often the series repeats (%(choices)s), got %(value)r.")
+            % {"choices": choices, "value": frequency_raw},
         )
 
     interval = data.get("interval", 1)
     if not _is_int(interval) or not 1 <= interval <= MAX_INTERVAL:
         add(
             "interval",
-            f"Give how many days, weeks, months or years apart the dates are: a whole "
-            f"number from 1 to {MAX_INTERVAL}, got {interval!r}.",
+            _(
+                "Give how many days, weeks, months or years apart the dates are: a whole "
+                "number from 1 to %(max)d, got %(value)r."
+            )
+            % {"max": MAX_INTERVAL, "value": interval},
         )
 
     if frequency is not None:
@@ -165,8 +199,8 @@ def validate_rule(data: Mapping[str, Any]) -> None:
             if name not in used and _is_set(name, data.get(name)):
                 add(
                     name,
-                    f"A {frequency.value.lower()} rule does not use {_FIELD_WORDS[name]}; "
-                    "leave it empty.",
+                    _("%(rule)s does not use %(field)s; leave it empty.")
+                    % {"rule": _RULE_WORDS[frequency], "field": _FIELD_WORDS[name]},
                 )
         if frequency is Frequency.WEEKLY:
             _check_weekdays(data.get("weekdays"), add)
@@ -175,13 +209,13 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     dtstart = data.get("dtstart")
     if not isinstance(dtstart, dt.datetime):
-        add("dtstart", "Give the date and time of the first occurrence.")
+        add("dtstart", _("Give the date and time of the first occurrence."))
         dtstart = None
     elif not is_aware(dtstart):
-        add("dtstart", "Give the start with its time zone offset (such as +01:00).")
+        add("dtstart", _("Give the start with its time zone offset (such as +01:00)."))
         dtstart = None
     elif not _in_range(dtstart):
-        add("dtstart", _range_message("The start"))
+        add("dtstart", _range_message("start"))
         dtstart = None
     else:
         # Stored and read to the whole second (see RecurrenceRule.save); validate
@@ -190,18 +224,19 @@ def validate_rule(data: Mapping[str, Any]) -> None:
 
     until, count = data.get("until"), data.get("count")
     if until is not None and count is not None:
-        add("until", "Give an end or a number of dates, not both.")
+        add("until", _("Give an end or a number of dates, not both."))
     if until is not None:
         if not isinstance(until, dt.datetime) or not is_aware(until):
-            add("until", "Give the end as a date and time with its time zone offset.")
+            add("until", _("Give the end as a date and time with its time zone offset."))
         elif not _in_range(until):
-            add("until", _range_message("The end"))
+            add("until", _range_message("end"))
         elif dtstart is not None and until <= dtstart:
-            add("until", "The end must be later than the start.")
+            add("until", _("The end must be later than the start."))
     if count is not None and (not _is_int(count) or not 1 <= count <= MAX_COUNT):
         add(
             "count",
-            f"Give the number of dates as a whole number from 1 to {MAX_COUNT}, got {count!r}.",
+            _("Give the number of dates as a whole number from 1 to %(max)d, got %(value)r.")
+            % {"max": MAX_COUNT, "value": count},
         )
 
     zone_name: str | None = None
@@ -233,21 +268,23 @@ def _check_produces_occurrences(data: Mapping[str, Any]) -> None:
     if first is None:
         raise ValidationError(
             {
-                "interval": (
-                    f"This rule never produces an occurrence: no month or year it lands "
-                    f"on every {spec.interval} steps has the requested day. Change the "
-                    f"interval or the day."
+                "interval": _(
+                    "This rule never produces an occurrence: no month or year it lands "
+                    "on every %(interval)d steps has the requested day. Change the "
+                    "interval or the day."
                 )
+                % {"interval": spec.interval}
             }
         )
     until = data.get("until")
     if until is not None and first > until:
         raise ValidationError(
             {
-                "until": (
-                    f"The first date of this rule is {describe_instant(first, spec.timezone)}, "
-                    "after the end; the series would have no date at all. Move the end later."
+                "until": _(
+                    "The first date of this rule is %(first)s, after the end; the series "
+                    "would have no date at all. Move the end later."
                 )
+                % {"first": describe_instant(first, spec.timezone)}
             }
         )
 
@@ -263,9 +300,16 @@ def _check_dtstart_wall_clock(dtstart: dt.datetime, zone_name: str, add: Any) ->
     if first != to_utc(dtstart):
         add(
             "dtstart",
-            f"{wall_clock:%Y-%m-%d %H:%M} happens twice in {zone_name} (the clocks go back) "
-            f"and a rule always means the first one, {first:%H:%M} UTC; start at that "
-            "instant or at another time.",
+            _(
+                "%(wall_clock)s happens twice in %(zone)s (the clocks go back) and a rule "
+                "always means the first one, %(first)s UTC; start at that instant or at "
+                "another time."
+            )
+            % {
+                "wall_clock": f"{wall_clock:%Y-%m-%d %H:%M}",
+                "zone": zone_name,
+                "first": f"{first:%H:%M}",
+            },
         )
 
 
@@ -300,10 +344,18 @@ def _check_dtstart_zone(dtstart: dt.datetime, zone_name: str, add: Any) -> None:
         return  # same wall clock (e.g. Europe/Berlin for Europe/Vienna)
     add(
         "dtstart",
-        f"The start is given as {dtstart:%H:%M} in {key}, but the rule's time zone is "
-        f"{zone_name}, where that is {local:%H:%M}; occurrences would be at {local:%H:%M} "
-        f"{zone_name}. Give the start in {zone_name} (or as UTC), or set the rule's "
-        f"time zone to {key}.",
+        _(
+            "The start is given as %(given)s in %(given_zone)s, but the rule's time zone is "
+            "%(zone)s, where that is %(local)s; occurrences would be at %(local)s "
+            "%(zone)s. Give the start in %(zone)s (or as UTC), or set the rule's "
+            "time zone to %(given_zone)s."
+        )
+        % {
+            "given": f"{dtstart:%H:%M}",
+            "given_zone": key,
+            "zone": zone_name,
+            "local": f"{local:%H:%M}",
+        },
     )
 
 
@@ -311,66 +363,82 @@ def _check_weekdays(value: object, add: Any) -> None:
     if value in (None, []):
         return
     if not isinstance(value, (list, tuple)):
-        add("weekdays", "Give the weekdays as a list of numbers from 0 (Monday) to 6 (Sunday).")
+        add("weekdays", _("Give the weekdays as a list of numbers from 0 (Monday) to 6 (Sunday)."))
         return
     for item in value:
         if not _is_int(item) or not 0 <= item <= 6:
-            add("weekdays", f"Each weekday must be 0 (Monday) to 6 (Sunday), got {item!r}.")
+            add(
+                "weekdays",
+                _("Each weekday must be 0 (Monday) to 6 (Sunday), got %(value)r.")
+                % {"value": item},
+            )
     if len(set(map(repr, value))) != len(value):
-        add("weekdays", "Give each weekday once.")
+        add("weekdays", _("Give each weekday once."))
 
 
 def _check_monthly(data: Mapping[str, Any], add: Any) -> None:
     monthly_type = data.get("monthly_type")
     day_of_month = data.get("day_of_month")
     nth_weekday, weekday = data.get("nth_weekday"), data.get("weekday")
-    choose = "Choose whether the monthly rule is by day of month or by weekday"
     if monthly_type in (None, ""):
-        add("monthly_type", f"{choose}.")
+        add("monthly_type", _("Choose whether the monthly rule is by day of month or by weekday."))
         return
     try:
         kind = MonthlyType(monthly_type)
     except ValueError:
-        add("monthly_type", f"{choose}, got {monthly_type!r}.")
+        add(
+            "monthly_type",
+            _("Choose whether the monthly rule is by day of month or by weekday, got %(value)r.")
+            % {"value": monthly_type},
+        )
         return
     if kind is MonthlyType.DAY_OF_MONTH:
         if day_of_month is None:
-            add("day_of_month", "Give the day of the month: 1 to 31, or -1 for the last day.")
+            add("day_of_month", _("Give the day of the month: 1 to 31, or -1 for the last day."))
         elif not _is_int(day_of_month) or not (1 <= day_of_month <= 31 or day_of_month == -1):
             add(
                 "day_of_month",
-                f"The day of the month must be 1 to 31, or -1 for the last day, "
-                f"got {day_of_month!r}.",
+                _("The day of the month must be 1 to 31, or -1 for the last day, got %(value)r.")
+                % {"value": day_of_month},
             )
         for name, value in (("nth_weekday", nth_weekday), ("weekday", weekday)):
             if value is not None:
                 add(
                     name,
-                    f"A monthly rule by day of month does not use {_FIELD_WORDS[name]}; "
-                    "leave it empty.",
+                    _("%(rule)s does not use %(field)s; leave it empty.")
+                    % {"rule": _MONTHLY_BY_DAY_WORDS, "field": _FIELD_WORDS[name]},
                 )
         return
     if day_of_month is not None:
         add(
             "day_of_month",
-            "A monthly rule by weekday does not use a day of the month; leave it empty.",
+            _("A monthly rule by weekday does not use a day of the month; leave it empty."),
         )
     if nth_weekday is None:
         add(
             "nth_weekday",
-            "Choose which weekday of the month: 1 to 5 (first to fifth), or -1 to -5 "
-            "counting from the month's end (-1 is the last).",
+            _(
+                "Choose which weekday of the month: 1 to 5 (first to fifth), or -1 to -5 "
+                "counting from the month's end (-1 is the last)."
+            ),
         )
     elif not _is_int(nth_weekday) or nth_weekday == 0 or not -5 <= nth_weekday <= 5:
         add(
             "nth_weekday",
-            f"Which weekday of the month must be 1 to 5, or -1 to -5 from the month's end, "
-            f"got {nth_weekday!r}.",
+            _(
+                "Which weekday of the month must be 1 to 5, or -1 to -5 from the month's end, "
+                "got %(value)r."
+            )
+            % {"value": nth_weekday},
         )
     if weekday is None:
-        add("weekday", "Choose the day of the week: 0 (Monday) to 6 (Sunday).")
+        add("weekday", _("Choose the day of the week: 0 (Monday) to 6 (Sunday)."))
     elif not _is_int(weekday) or not 0 <= weekday <= 6:
-        add("weekday", f"The day of the week must be 0 (Monday) to 6 (Sunday), got {weekday!r}.")
+        add(
+            "weekday",
+            _("The day of the week must be 0 (Monday) to 6 (Sunday), got %(value)r.")
+            % {"value": weekday},
+        )
 
 
 def validate_generation_window_weeks(value: object) -> None:
@@ -382,7 +450,8 @@ def validate_generation_window_weeks(value: object) -> None:
     """
     if not _is_int(value) or not WINDOW_WEEKS_MIN <= value <= WINDOW_WEEKS_MAX:  # type: ignore[operator]
         raise ValidationError(
-            f"Generate {WINDOW_WEEKS_MIN} to {WINDOW_WEEKS_MAX} weeks ahead, got {value!r}."
+            _("Generate %(min)d to %(max)d weeks ahead, got %(value)r.")
+            % {"min": WINDOW_WEEKS_MIN, "max": WINDOW_WEEKS_MAX, "value": value}
         )
 
 
@@ -402,5 +471,9 @@ def validate_rule_keys(data: Mapping[str, Any]) -> None:
     if unknown:
         allowed = ", ".join(RULE_FIELDS)
         raise ValidationError(
-            {name: f"'{name}' is not a recurrence rule field; use {allowed}." for name in unknown}
+            {
+                name: _("'%(name)s' is not a recurrence rule field; use %(allowed)s.")
+                % {"name": name, "allowed": allowed}
+                for name in unknown
+            }
         )

@@ -2,14 +2,16 @@
 
 1. Builds the wheel from the checkout (``python -m build --wheel``).
 2. Asserts what must ship (migrations, ``py.typed``, the LICENSE with a PEP 639
-   ``License-Expression``) and what must not (tests, the example project).
+   ``License-Expression``, the translations: each language's ``.po`` and ``.mo``)
+   and what must not (tests, the example project).
 3. Installs it with the ``[redis,postgres]`` extras, as the README says, into a
    fresh venv in a temporary directory, outside the checkout.
 4. From that directory, with no PYTHONPATH, imports it and asserts the import came
    from the venv, not the checkout.
 5. Generates a throwaway host project whose Event uses RecurringEventMixin, and runs
    ``manage.py check``, ``makemigrations`` for the host app, ``migrate`` on SQLite
-   and ``makemigrations --check`` (the wheel's migrations match its models).
+   and ``makemigrations --check`` (the wheel's migrations match its models), and
+   renders a rule as a German sentence from the installed catalogue.
 6. Starts a Celery worker and beat (DatabaseScheduler) of that host against Redis
    (``REVEL_TEST_REDIS_URL``, default ``redis://127.0.0.1:6379/15``), runs the daily
    task through the broker and checks both processes are still alive: the
@@ -47,6 +49,13 @@ REQUIRED_IN_WHEEL = (
 )
 PROJECT_URLS = ("Documentation", "Source", "Changelog", "Issues")
 FORBIDDEN_PREFIXES = ("tests/", "example_project/", "scripts/", "bench/", "notebooks/")
+# Each shipped language's catalogue, source and compiled (revel_recurring/locale/).
+LANGUAGES = sorted(p.name for p in (ROOT / PACKAGE / "locale").iterdir() if p.is_dir())
+CATALOGUES = tuple(
+    f"{PACKAGE}/locale/{language}/LC_MESSAGES/django.{suffix}"
+    for language in LANGUAGES
+    for suffix in ("po", "mo")
+)
 
 HOST_FILES = {
     "manage.py": """
@@ -170,6 +179,28 @@ assert set(result) == {"due", "dispatched", "failed", "skipped"}, result
 print("daily task through the broker:", result)
 """
 
+# The wheel's own German catalogue, read by a host that sets nothing about languages.
+GERMAN_SENTENCE = """
+import datetime as dt
+import zoneinfo
+from django.utils import translation
+from revel_recurring.describe import describe_spec
+from revel_recurring.rules import RuleSpec
+vienna = zoneinfo.ZoneInfo("Europe/Vienna")
+spec = RuleSpec(
+    frequency="MONTHLY", interval=2, monthly_type="NTH_WEEKDAY", nth_weekday=2, weekday=1,
+    dtstart=dt.datetime(2027, 1, 12, 18, 30, tzinfo=vienna), timezone="Europe/Vienna",
+    until=dt.datetime(2027, 6, 1, 23, 59, tzinfo=vienna),
+)
+with translation.override("de"):
+    sentence = describe_spec(spec)
+expected = (
+    "Alle 2 Monate am zweiten Dienstag um 18:30 Uhr (Europe/Vienna), bis zum 1. Juni 2027"
+)
+assert sentence == expected, sentence
+print("in German:", sentence)
+"""
+
 DEFAULT_REDIS_URL = "redis://127.0.0.1:6379/15"
 WORKER_SECONDS = 5.0
 
@@ -216,7 +247,7 @@ def build_wheel(out_dir: Path) -> Path:
 def check_wheel_contents(wheel: Path) -> None:
     archive = zipfile.ZipFile(wheel)
     names = set(archive.namelist())
-    missing = [name for name in REQUIRED_IN_WHEEL if name not in names]
+    missing = [name for name in (*REQUIRED_IN_WHEEL, *CATALOGUES) if name not in names]
     if not any(n.endswith(".dist-info/licenses/LICENSE") for n in names):
         missing.append("*.dist-info/licenses/LICENSE")
     metadata = next(n for n in names if n.endswith(".dist-info/METADATA"))
@@ -237,7 +268,10 @@ def check_wheel_contents(wheel: Path) -> None:
     }
     if not on_disk <= names:
         raise SystemExit(f"{wheel.name} lacks migrations {sorted(on_disk - names)}")
-    print(f"{wheel.name}: {len(names)} files, {len(on_disk)} migration modules, py.typed")
+    print(
+        f"{wheel.name}: {len(names)} files, {len(on_disk)} migration modules, py.typed, "
+        f"catalogues for {', '.join(LANGUAGES)}"
+    )
 
 
 def clean_env(venv_dir: Path) -> dict[str, str]:
@@ -402,6 +436,7 @@ def main(argv: list[str]) -> int:
             raise SystemExit("the host migration does not depend on revel_recurring")
         run([*manage, "migrate", "--noinput"], cwd=host_dir, env=env)
         run([*manage, "makemigrations", "--check", "--dry-run"], cwd=host_dir, env=env)
+        print(run([*manage, "shell", "-c", GERMAN_SENTENCE], cwd=host_dir, env=env), end="")
 
         step("a Celery worker and beat of the host on Redis")
         check_celery(python, host_dir, env)

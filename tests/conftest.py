@@ -15,6 +15,9 @@ import pytest
 from django.apps import apps
 
 from revel_recurring.models import RecurrenceRule
+from tests.language import (
+    language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
+)
 
 MakeRule = Callable[..., RecurrenceRule]
 

@@ -16,6 +16,8 @@ from zoneinfo import ZoneInfo
 from django.dispatch import Signal
 
 from revel_recurring.models import EventSeries, RecurrenceRule
+from revel_recurring.notifications import SeriesDigest
+from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.holiday_helpers import AUSTRIA_SKIP, coming_monday
 from tests.testapp.models import Event, Seat
@@ -146,6 +148,19 @@ def holiday_class(name: str = "Monday yoga", *, policy: str = "skip") -> EventSe
         generation_window_weeks=6,
         holidays={**AUSTRIA_SKIP, "policy": policy},
     )
+
+
+def yoga_digests() -> tuple[SeriesDigest, SeriesDigest]:
+    """Digests of a weekly "Yoga" series' first two new dates (with a link) and first one."""
+    series = make_series(name="Yoga", auto_publish=True)
+    created = generate_series_events(series, now=NOW)
+    two = SeriesDigest(
+        series=series,
+        occurrences=created[:2],
+        url="https://site.example/s/yoga/",
+        timezone="Europe/Vienna",
+    )
+    return two, SeriesDigest(series=series, occurrences=created[:1], timezone="Europe/Vienna")
 
 
 def template_of(series: EventSeries) -> Event:

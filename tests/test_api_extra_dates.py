@@ -248,13 +248,17 @@ def test_patch_dropping_a_booked_extra_date_is_a_409_and_writes_nothing(
     assert not Event.objects.filter(recurrence_id=thursday(2)).exists()
 
 
-def test_the_plan_endpoints_refuse_extra_dates_by_name(editor: APIClient) -> None:
+def test_a_split_refuses_extra_dates_by_name(editor: APIClient) -> None:
     series = tuesdays()
-    body = {"recurrence": {"extra_dates": [thursday(1).isoformat()]}}
+    body = {
+        "at": utc(next_tuesday() + dt.timedelta(weeks=2)),
+        "recurrence": {"extra_dates": [thursday(1).isoformat()]},
+    }
 
-    planned = editor.post(url(series, "recurrence-plan"), body, "json")
-    applied = editor.post(url(series, "recurrence-apply"), {**body, "plan_hash": "x"}, "json")
+    planned = editor.post(url(series, "split-plan"), body, "json")
+    split = editor.post(url(series, "split"), body, "json")
 
-    for response in (planned, applied):
+    for response in (planned, split):
         assert response.status_code == 400, response.json()
-        assert "PATCH" in response.json()["recurrence"]["extra_dates"][0]
+        assert "recurrence-plan/" in response.json()["recurrence"]["extra_dates"][0]
+    assert EventSeries.objects.count() == 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -10,6 +11,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.exceptions import DuplicateUniqueValueError
 from revel_recurring.models import EventSeries
+from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.generation import generate_series_events
 from tests.api_helpers import next_tuesday, user_with
 from tests.factories import VIENNA, make_series, occurrences
@@ -45,6 +47,16 @@ def url(series: EventSeries, action: str = "") -> str:
 
 def plan(api: APIClient, series: EventSeries, **body: Any) -> dict[str, Any]:
     response = api.post(url(series, "recurrence-plan"), body, format="json")
+    assert response.status_code == 200, response.json()
+    return response.json()  # type: ignore[no-any-return]
+
+
+def apply_unbooked(
+    api: APIClient, series: EventSeries, seen: dict[str, Any], recurrence: dict[str, Any]
+) -> dict[str, Any]:
+    """Apply the plan ``seen`` of ``recurrence`` with ``cancel_drift=unbooked``: the answer."""
+    body = {"plan_hash": seen["hash"], "recurrence": recurrence, "cancel_drift": "unbooked"}
+    response = api.post(url(series, "recurrence-apply"), body, format="json")
     assert response.status_code == 200, response.json()
     return response.json()  # type: ignore[no-any-return]
 
@@ -88,14 +100,8 @@ def test_apply_creates_the_new_dates_at_once_and_unbooked_keeps_the_booked_drift
     series, events = tue_thu()
     seen = plan(editor, series, recurrence=MON_WED)
 
-    response = editor.post(
-        url(series, "recurrence-apply"),
-        {"plan_hash": seen["hash"], "recurrence": MON_WED, "cancel_drift": "unbooked"},
-        format="json",
-    )
+    answer = apply_unbooked(editor, series, seen, MON_WED)
 
-    assert response.status_code == 200, response.json()
-    answer = response.json()
     assert answer["changed"] == ["weekdays"]
     created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
     assert [row["start"] for row in answer["created"]] == [row["start"] for row in seen["new"]]
@@ -325,3 +331,110 @@ def test_a_patch_of_the_name_is_never_refused_for_the_size_of_the_next_run(
     assert response.status_code == 200, response.json()
     assert response.json()["drift"] == []
     assert EventSeries.objects.get(pk=series.pk).name == "Renamed"
+
+
+# Extra dates in the plan
+
+
+def saturday(week: int) -> dt.datetime:
+    """The Saturday 11:00 (Vienna) of the series' week ``week`` (0 = the first)."""
+    day = next_tuesday().date() + dt.timedelta(weeks=week, days=4)
+    return dt.datetime.combine(day, dt.time(11, 0), tzinfo=VIENNA)
+
+
+def iso_utc(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def test_extra_dates_are_planned_as_new_and_applied_with_the_rule_change(
+    editor: APIClient,
+) -> None:
+    series, events = tue_thu()
+    recurrence = {**MON_WED, "extra_dates": [saturday(1).isoformat(), saturday(9).isoformat()]}
+
+    seen = plan(editor, series, recurrence=recurrence)
+
+    assert seen["changed"] == ["extra_dates", "weekdays"]
+    assert iso_utc(saturday(1)) in [row["start"] for row in seen["new"]]
+    assert iso_utc(saturday(9)) not in [row["start"] for row in seen["new"]]  # beyond 4 weeks
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == []
+    answer = apply_unbooked(editor, series, seen, recurrence)
+    assert answer["changed"] == ["extra_dates", "weekdays"]
+    assert [row["start"] for row in answer["created"]] == [row["start"] for row in seen["new"]]
+    assert answer["series"]["extra_dates"] == [iso_utc(saturday(1)), iso_utc(saturday(9))]
+    assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk]
+
+
+def test_an_extra_date_left_out_is_drift_and_a_booked_one_is_kept_and_named(
+    editor: APIClient,
+) -> None:
+    series, _ = tue_thu()
+    free, booked = (add_extra_date(series, saturday(week)) for week in (1, 2))
+    Seat.objects.create(event=booked, label="Front", quantity=5, booked=1)
+
+    seen = plan(editor, series, recurrence={"extra_dates": []})
+
+    assert [(row["id"], row["bookings"]) for row in seen["drift"]] == [(free.pk, 0), (booked.pk, 1)]
+    assert seen["new"] == []
+    answer = apply_unbooked(editor, series, seen, {"extra_dates": []})
+    assert answer["cancelled"] == [free.pk]
+    assert answer["kept_booked"] == [
+        {"id": booked.pk, "start": iso_utc(saturday(2)), "display": seen["drift"][1]["display"]}
+    ]
+    assert answer["series"]["extra_dates"] == []
+    assert Event.objects.get(pk=booked.pk).occurrence_status != Event.RECURRING_STATUS_CANCELLED
+
+
+def test_an_add_date_between_plan_and_apply_answers_409_and_writes_nothing(
+    editor: APIClient,
+) -> None:
+    series, _ = tue_thu()
+    recurrence = {"extra_dates": [saturday(1).isoformat()]}
+    seen = plan(editor, series, recurrence=recurrence)
+    added = editor.post(url(series, "add-date"), {"instant": saturday(2).isoformat()}, "json")
+    assert added.status_code == 200, added.json()
+
+    outdated = editor.post(
+        url(series, "recurrence-apply"),
+        {"plan_hash": seen["hash"], "recurrence": recurrence},
+        format="json",
+    )
+
+    assert outdated.status_code == 409, outdated.json()
+    fresh = outdated.json()["plan"]
+    assert [row["start"] for row in fresh["drift"]] == [iso_utc(saturday(2))]
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == [iso_utc(saturday(2))]
+
+
+BAD_EXTRA_DATES: dict[str, tuple[Callable[[], Any], str]] = {
+    "naive": (lambda: ["2030-01-04T11:00:00"], "UTC offset"),
+    "past": (lambda: ["2020-01-04T11:00:00Z"], "in the past"),
+    "not a list": (lambda: "2030-01-04T11:00:00Z", "list"),
+    # One Saturday, in Vienna and in UTC.
+    "twice": (lambda: [saturday(1).isoformat(), iso_utc(saturday(1))], "is given twice"),
+    "too many": (
+        lambda: [iso_utc(saturday(1) + dt.timedelta(hours=n)) for n in range(501)],
+        "no more than 500",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(BAD_EXTRA_DATES))
+def test_bad_extra_dates_are_a_400_under_recurrence_extra_dates(
+    editor: APIClient, case: str
+) -> None:
+    series, _ = tue_thu()
+    extra_dates, words = BAD_EXTRA_DATES[case]
+    body = {"recurrence": {"extra_dates": extra_dates()}}
+
+    planned = editor.post(url(series, "recurrence-plan"), body, format="json")
+    applied = editor.post(
+        url(series, "recurrence-apply"), {**body, "plan_hash": "0" * 64}, format="json"
+    )
+
+    for response in (planned, applied):
+        assert response.status_code == 400, response.json()
+        assert list(response.json()) == ["recurrence"]
+        assert list(response.json()["recurrence"]) == ["extra_dates"]
+        assert words in str(response.json()["recurrence"]["extra_dates"])
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == []

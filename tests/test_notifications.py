@@ -22,7 +22,7 @@ from revel_recurring.notifications import (
 )
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import series_events_generated
-from tests.factories import NOW, make_series
+from tests.factories import NOW, make_series, yoga_digests
 from tests.testapp import notifier
 from tests.testapp.models import Event
 
@@ -258,6 +258,22 @@ def test_the_adapter_setting_is_honoured(django_capture_on_commit_callbacks: Any
     assert digest.count == len(created) == 8
     assert digest.timezone == "Europe/Vienna"
     assert digest.audience is Audience.STAFF  # the test host has no visibility field
+
+
+@pytest.mark.django_db
+def test_the_digest_names_the_new_dates_in_its_subject_and_body() -> None:
+    two, one = yoga_digests()
+
+    assert two.subject == "2 new events scheduled for Yoga"
+    assert one.subject == "1 new event scheduled for Yoga"
+    assert two.body == (
+        "Yoga has 2 new dates:\n"
+        "- Mon 2 Mar 2026 10:00 (Europe/Vienna)\n"
+        "- Mon 9 Mar 2026 10:00 (Europe/Vienna)\n"
+        "\n"
+        "All dates: https://site.example/s/yoga/"
+    )
+    assert one.body == "Yoga has 1 new date:\n- Mon 2 Mar 2026 10:00 (Europe/Vienna)"
 
 
 @pytest.mark.django_db

@@ -33,3 +33,16 @@ def test_project_urls_name_the_documentation_source_changelog_and_issues() -> No
         prefix = f"{repository}/{'tree' if label == 'Documentation' else 'blob'}/main/"
         assert urls[label] == prefix + path
         assert (ROOT / path).exists()
+
+
+def test_the_translations_ship_in_the_wheel_and_the_sdist() -> None:
+    # The package env (scripts/check_package.py) finds them in the built wheel and
+    # renders a German sentence from the installed copy.
+    data = PYPROJECT["tool"]["setuptools"]["package-data"]["revel_recurring"]
+    assert {"locale/*/LC_MESSAGES/*.po", "locale/*/LC_MESSAGES/*.mo"} <= set(data)
+    manifest = (ROOT / "MANIFEST.in").read_text(encoding="utf-8").splitlines()
+    assert "recursive-include revel_recurring/locale *.po *.mo" in manifest
+    shipped = sorted(
+        p.parent.parent.name for p in ROOT.glob("revel_recurring/locale/*/LC_MESSAGES/django.mo")
+    )
+    assert shipped == ["de", "es", "fr", "it", "nl"]

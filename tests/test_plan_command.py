@@ -219,7 +219,7 @@ def test_several_fields_of_each_type() -> None:
     assert "Every 2 weeks on Tuesday and Thursday at 18:30 (Europe/Vienna), until" in text
     assert "Window: 6 weeks" in text
     cleared = run(str(series.pk), "--set", "until=", "--set", "count=")
-    assert "Changes: none (the rule and window are already so)" in cleared
+    assert "Changes: none (the rule, window and extra dates are already so)" in cleared
 
 
 def test_a_cancelled_date_shows_as_skipped() -> None:
@@ -251,6 +251,11 @@ def test_a_cancelled_date_shows_as_skipped() -> None:
         ("frequency=HOURLY", "frequency: "),
         ("timezone=Mars/Base", "timezone: "),
         ("generation_window_weeks=0", "generation_window_weeks: "),
+        (
+            "extra_dates=2030-01-05T11:00:00+01:00,2030-01-05",
+            "--set extra_dates=2030-01-05: The date and time has no UTC offset",
+        ),
+        ("extra_dates=2020-01-04T11:00:00Z", "extra_dates: Sat 4 Jan 2020 12:00 .* in the past"),
     ],
 )
 def test_bad_settings_name_the_field(setting: str, message: str) -> None:
@@ -310,3 +315,41 @@ def test_a_bad_setting_from_the_shell_is_one_line() -> None:
         "CommandError: --set until=2027-03-01: The date and time has no UTC offset; add one, "
         "such as 2027-03-01T00:00:00Z or 2027-03-01T00:00:00+01:00."
     ]
+
+
+def test_extra_dates_are_set_as_a_comma_list_planned_applied_and_cleared() -> None:
+    series = tue_thu_class()
+    saturday = (_next_tuesday() + dt.timedelta(days=4)).replace(hour=11, minute=0)
+    later = saturday + dt.timedelta(weeks=10)  # beyond the window: stored, not created yet
+    setting = f"extra_dates={saturday.isoformat()},{later.isoformat()}"
+
+    text = run(str(series.pk), "--set", setting)
+
+    assert "Changes: extra_dates" in text
+    assert section(text, "New (created on apply)") == [describe_instant(saturday, ZONE)]
+    assert section(text, "Drift (no longer fit the rule)") == []
+    done = run(str(series.pk), "--set", setting, "--apply", plan_hash(text))
+    assert "Applied to Evening class: extra_dates changed; generation cursor reset." in done
+    assert section(done, "Created") == [describe_instant(saturday, ZONE)]
+    assert EventSeries.objects.get(pk=series.pk).extra_date_instants == {saturday, later}
+
+    event = Event.objects.get(series=series, starts_at=saturday)
+    book(event, 2)
+    cleared = run(str(series.pk), "--set", "extra_dates=")
+    drift = [re.split(r"\s{2,}", row) for row in section(cleared, "Drift (no longer fit the rule)")]
+    assert drift[1:] == [[describe_instant(saturday, ZONE), "2 bookings", "-", str(event.pk)]]
+    kept = run(
+        str(series.pk),
+        "--set",
+        "extra_dates=",
+        "--apply",
+        plan_hash(cleared),
+        "--cancel-drift",
+        "unbooked",
+    )
+    assert section(kept, "Kept because booked") == [
+        f"{describe_instant(saturday, ZONE)}  2 bookings"
+    ]
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == []
+    event.refresh_from_db()
+    assert event.state == "on_sale"

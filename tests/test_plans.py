@@ -3,7 +3,8 @@
 The property that a plan equals its effect for random rules, states and changes
 is in test_plans_properties.py; two clients racing on PostgreSQL in
 test_plans_postgres.py; the studio host (UUID keys, Booking rows) in
-tests/studio/tests/test_plans.py.
+tests/studio/tests/test_plans.py; what a plan does with extra dates in
+test_plans_extra_dates.py.
 """
 
 from __future__ import annotations
@@ -23,9 +24,11 @@ from revel_recurring.exceptions import InvalidArgumentError, PlanOutdatedError, 
 from revel_recurring.models import EventSeries, PendingExdate, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences, detect_cadence_drift
+from revel_recurring.services.extra_dates import add_extra_date, remove_extra_date
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import pause_series
 from revel_recurring.services.plans import (
+    EXTRA_DATES_KEY,
     WINDOW_KEY,
     ExcludedBecause,
     RecurrencePlan,
@@ -53,6 +56,9 @@ pytestmark = pytest.mark.django_db
 CALLED_OFF = Event.RECURRING_STATUS_CANCELLED
 TUESDAYS = {"weekdays": [1]}
 LATER = NOW + dt.timedelta(weeks=2)
+# Extra dates beyond every window below: a Wednesday evening in June, and the next.
+JUNE = dt.datetime(2026, 6, 17, 18, 30, tzinfo=VIENNA)
+LATE_JUNE = JUNE + dt.timedelta(weeks=1)
 
 
 def tuesday(week: int) -> dt.datetime:
@@ -532,6 +538,14 @@ def _auto_publish(series: EventSeries, rows: list[Event]) -> None:
     update_series_recurrence(series, auto_publish=True, now=NOW)  # new dates open, not drafts
 
 
+def _add_date(series: EventSeries, rows: list[Event]) -> None:
+    add_extra_date(series, LATE_JUNE, now=NOW)  # no row, no new date of any plan
+
+
+def _remove_date(series: EventSeries, rows: list[Event]) -> None:
+    remove_extra_date(series, JUNE, now=NOW)
+
+
 INTERVENTIONS: dict[str, Callable[[EventSeries, list[Event]], None]] = {
     "another rule change": _another_change,
     "another window": _another_window,
@@ -545,11 +559,15 @@ INTERVENTIONS: dict[str, Callable[[EventSeries, list[Event]], None]] = {
     "a pause": _pause,
     "auto-publish switched on": _auto_publish,
     "a date opened by the host": _publish,
+    "an extra date added": _add_date,
+    "an extra date removed": _remove_date,
 }
 
 
 @pytest.mark.parametrize(
-    "change", [TUESDAYS, {}, {WINDOW_KEY: 10}], ids=["weekday", "none", "window"]
+    "change",
+    [TUESDAYS, {}, {WINDOW_KEY: 10}, {EXTRA_DATES_KEY: [JUNE, monday(5) + dt.timedelta(days=2)]}],
+    ids=["weekday", "none", "window", "extra dates"],
 )
 @pytest.mark.parametrize("name", list(INTERVENTIONS))
 def test_anything_committed_after_the_plan_outdates_it_and_nothing_is_written(
@@ -558,6 +576,7 @@ def test_anything_committed_after_the_plan_outdates_it_and_nothing_is_written(
     series = weekly_series()
     rows = occurrences(series)
     cancel_occurrence(series, monday(2), now=NOW)
+    add_extra_date(series, JUNE, now=NOW)
     plan = plan_recurrence_change(series, change, now=LATER)
     INTERVENTIONS[name](fresh(series), rows)
     before = snapshot(series)
@@ -650,20 +669,39 @@ def test_a_row_moved_before_now_still_holds_its_slot() -> None:
     assert [row.starts_at for row in applied.created] == starts(plan.new)
 
 
+WEDNESDAY = monday(3) + dt.timedelta(days=2, hours=8)  # Wednesday 25 March 18:00 Vienna
+
+
 @pytest.mark.parametrize(
-    "applied",
+    ("planned", "applied"),
     [
-        {"weekdays": [2]},
-        {**TUESDAYS, WINDOW_KEY: 10},
-        {},
-        {**TUESDAYS, "interval": 2},
-        {**TUESDAYS, "until": dt.datetime(2026, 7, 1, tzinfo=UTC)},
+        (TUESDAYS, {"weekdays": [2]}),
+        (TUESDAYS, {**TUESDAYS, WINDOW_KEY: 10}),
+        (TUESDAYS, {}),
+        (TUESDAYS, {**TUESDAYS, "interval": 2}),
+        (TUESDAYS, {**TUESDAYS, "until": dt.datetime(2026, 7, 1, tzinfo=UTC)}),
+        ({EXTRA_DATES_KEY: [WEDNESDAY, JUNE]}, {EXTRA_DATES_KEY: [WEDNESDAY]}),
+        ({EXTRA_DATES_KEY: [WEDNESDAY, JUNE]}, {EXTRA_DATES_KEY: [WEDNESDAY, JUNE, LATE_JUNE]}),
+        ({EXTRA_DATES_KEY: [WEDNESDAY, JUNE]}, {}),
+        ({EXTRA_DATES_KEY: [JUNE]}, {EXTRA_DATES_KEY: []}),
     ],
-    ids=["other weekday", "window added", "nothing", "interval added", "until added"],
+    ids=[
+        "other weekday",
+        "window added",
+        "nothing",
+        "interval added",
+        "until added",
+        "an extra date left out",
+        "an extra date beyond the window added",
+        "no extra dates",
+        "no extra date at all",
+    ],
 )
-def test_changes_other_than_the_planned_ones_are_outdated(applied: dict[str, Any]) -> None:
+def test_changes_other_than_the_planned_ones_are_outdated(
+    planned: dict[str, Any], applied: dict[str, Any]
+) -> None:
     series = weekly_series()
-    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    plan = plan_recurrence_change(series, planned, now=NOW)
     before = snapshot(series)
     with pytest.raises(PlanOutdatedError) as outdated:
         apply_recurrence_plan(series, plan.hash, applied, now=NOW)

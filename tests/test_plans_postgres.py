@@ -10,6 +10,7 @@ raise ``PlanOutdatedError`` and write nothing.
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
 from collections import Counter
 from collections.abc import Callable, Sequence
@@ -20,7 +21,11 @@ from django.db import connection
 
 from revel_recurring.exceptions import PlanOutdatedError
 from revel_recurring.models import EventSeries
-from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
+from revel_recurring.services.plans import (
+    EXTRA_DATES_KEY,
+    apply_recurrence_plan,
+    plan_recurrence_change,
+)
 from tests.concurrency import Background, race, wait_until_blocked
 from tests.factories import NOW, fresh, monday, occurrences, weekly_series
 from tests.testapp.models import Event
@@ -144,3 +149,32 @@ def test_two_different_changes_planned_together_only_one_is_applied(
     assert {row.id for row in error.plan.drift} == {row.pk for row in applied.created}
     slots = _no_duplicates(series)
     assert len(slots) == 16
+
+
+def test_two_sets_of_extra_dates_planned_together_only_one_is_applied(held: HeldLock) -> None:
+    series = weekly_series()
+    # A Wednesday evening in summer time each, inside the window.
+    wednesdays = [monday(week) + dt.timedelta(days=2, hours=8) for week in (5, 6)]
+    changes = [{EXTRA_DATES_KEY: [instant]} for instant in wednesdays]
+    plans = [plan_recurrence_change(series, change, now=NOW) for change in changes]
+    outcomes: list[Any] = []
+
+    errors = held.race(
+        [
+            _client(series, plan.hash, change, outcomes)
+            for plan, change in zip(plans, changes, strict=True)
+        ]
+    )
+
+    (applied,) = outcomes
+    (error,) = errors
+    assert isinstance(error, PlanOutdatedError), repr(error)
+    (won,) = [date.start for date in applied.plan.new]
+    (lost,) = [instant for instant in wednesdays if instant != won]
+    assert fresh(series).extra_date_instants == {won}
+    # The loser's fresh plan starts from the winner's extra dates: its row is drift now.
+    assert [date.start for date in error.plan.new] == [lost]
+    assert [row.start for row in error.plan.drift] == [won]
+    slots = _no_duplicates(series)
+    assert lost not in slots
+    assert len(slots) == 9

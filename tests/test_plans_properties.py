@@ -1,10 +1,11 @@
 """Plan equals effect: what a change plan says is what applying the change does.
 
-For random rules, random materialized states (rows moved by hand, cancelled,
-deleted, slots excluded ahead, seats booked) and random changes of weekdays,
-interval, dtstart, until, count, window and time zone, the plan computed at
-``now`` is compared with what :func:`apply_recurrence_plan` then does at the
-same ``now``:
+For random rules, random materialized states (extra dates, rows moved by hand,
+cancelled, deleted, slots excluded ahead, seats booked) and random changes of
+weekdays, interval, dtstart, until, count, window, time zone and extra dates
+(some kept, some left out, some added, across Vienna's switch to summer time),
+the plan computed at ``now`` is compared with what :func:`apply_recurrence_plan`
+then does at the same ``now``:
 
 - ``stay`` and ``drift`` partition the live future rows read before the change;
 - each row's ``bookings`` is the host's count (testapp: the sum of ``Seat.booked``);
@@ -20,6 +21,7 @@ and each of the three applies in a savepoint of its own, so all see one state.
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -38,8 +40,10 @@ from revel_recurring.exceptions import RecurrenceError
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import detect_cadence_drift
+from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.lifecycle import create_recurring_series
 from revel_recurring.services.plans import (
+    EXTRA_DATES_KEY,
     RecurrencePlan,
     apply_recurrence_plan,
     plan_recurrence_change,
@@ -60,6 +64,10 @@ ZONES = (VIENNA, "America/New_York", "Asia/Kolkata", "UTC")
 # Vienna switches to summer time on Sunday 29 March 2026 (02:00 -> 03:00): the
 # Sundays at 02:30 fall into the gap, and every window below spans the switch.
 HOURS = (2, 10, 23)
+# Extra dates: days after the rule's first date, and the minute past one of HOURS
+# (:30 may be a date of the rule, and is then refused as an added one).
+EXTRA_DAYS = st.integers(1, 50)
+EXTRA_MINUTES = st.sampled_from((45, 45, 45, 30))
 
 
 @dataclass(frozen=True)
@@ -72,6 +80,8 @@ class Materialized:
     deleted: frozenset[int]
     booked: dict[int, tuple[int, int]]
     excluded_ahead: tuple[int, ...]
+    #: Extra dates added before anything else, as (days after dtstart, hour, minute).
+    extra: tuple[tuple[int, int, int], ...]
 
 
 @st.composite
@@ -111,12 +121,27 @@ def materialized_states(draw: st.DrawFn) -> Materialized:
             st.dictionaries(positions, st.tuples(st.integers(0, 3), st.integers(0, 4)), max_size=5)
         ),
         excluded_ahead=tuple(draw(st.lists(st.integers(1, 4), max_size=2, unique=True))),
+        extra=tuple(
+            draw(
+                st.lists(
+                    st.tuples(EXTRA_DAYS, st.sampled_from(HOURS), EXTRA_MINUTES),
+                    max_size=3,
+                    unique=True,
+                )
+            )
+        ),
     )
 
 
+def _extra_instant(rule: dict[str, Any], days: int, hour: int, minute: int) -> dt.datetime:
+    """The wall clock ``hour:minute`` in Vienna, ``days`` after the rule's first day."""
+    day = rule["dtstart"].date() + dt.timedelta(days=days)
+    return dt.datetime.combine(day, dt.time(hour, minute), tzinfo=ZoneInfo(VIENNA))
+
+
 @st.composite
-def changes(draw: st.DrawFn, rule: dict[str, Any]) -> dict[str, Any]:
-    """A change of some of the rule's fields and the window (possibly none at all)."""
+def changes(draw: st.DrawFn, rule: dict[str, Any], state: Materialized) -> dict[str, Any]:
+    """A change of some of the rule's fields, the window and the extra dates (possibly none)."""
     found: dict[str, Any] = {}
     if draw(st.booleans()):
         found["frequency"] = draw(st.sampled_from(("DAILY", "WEEKLY")))
@@ -139,6 +164,14 @@ def changes(draw: st.DrawFn, rule: dict[str, Any]) -> dict[str, Any]:
         found["timezone"] = draw(st.sampled_from(ZONES))
     if draw(st.booleans()):
         found["generation_window_weeks"] = draw(st.integers(1, 8))
+    if draw(st.booleans()):
+        # The whole new set: some of those the series has, and some more. Those
+        # left out whose occurrence takes place become drift.
+        kept = [extra for extra in state.extra if draw(st.booleans())]
+        more = draw(
+            st.lists(st.tuples(EXTRA_DAYS, st.sampled_from(HOURS), EXTRA_MINUTES), max_size=3)
+        )
+        found[EXTRA_DATES_KEY] = [_extra_instant(rule, *extra) for extra in (*kept, *more)]
     return found
 
 
@@ -157,6 +190,10 @@ def _build(rule: dict[str, Any], state: Materialized, window: int) -> EventSerie
         generation_window_weeks=window,
         now=NOW,
     )
+    for extra in state.extra:
+        # Refused when it is a date of the rule already.
+        with contextlib.suppress(ValidationError):
+            add_extra_date(series, _extra_instant(rule, *extra), now=NOW)
     # A second seat on the template: counts are sums over seats, not one seat's.
     template = Event.objects.get(series=series, is_template=True)
     Seat.objects.create(event=template, label="Balcony", quantity=5)
@@ -295,7 +332,7 @@ def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
     rule = data.draw(base_rules(), label="rule")
     state = data.draw(materialized_states(), label="state")
     window = data.draw(st.integers(2, 6), label="window")
-    change = data.draw(changes(rule), label="change")
+    change = data.draw(changes(rule, state), label="change")
     later = data.draw(st.sampled_from((0, 0, 3, 9, 20)), label="days later")
     picks = data.draw(st.lists(st.booleans(), max_size=12), label="ticked")
     now = NOW + dt.timedelta(days=later, hours=7)
@@ -308,6 +345,8 @@ def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
             event(f"refused: {type(exc).__name__}")
             return
         event(f"drift {_few(plan.drift)}, new {_few(plan.new)}")
+        if EXTRA_DATES_KEY in plan.changed:
+            event("extra dates changed")
         _check_plan_against_state(series, plan, now)
         _in_savepoint(lambda: _apply_none(series, plan, change, now))
         _in_savepoint(lambda: _apply_all(series, plan, change, now))

@@ -11,6 +11,9 @@ from django.core.cache import caches
 
 from example_project.events.models import Event, Organization, TicketTier
 from revel_recurring.models import EventSeries, RecurrenceRule
+from tests.language import (
+    language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
+)
 
 VIENNA = ZoneInfo("Europe/Vienna")
 

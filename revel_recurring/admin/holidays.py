@@ -150,7 +150,7 @@ def describe_holidays(settings: Mapping[str, Any]) -> str:
     """The settings for a person: "AT-9 and bank holidays: Skip the date", or "None"."""
     country = settings.get("country") or ""
     if not country:
-        return _("None")
+        return pgettext("no holiday calendar", "None")
     calendar = f"{country}-{settings['subdivision']}" if settings.get("subdivision") else country
     categories = list(settings.get("categories") or ())
     if categories:

@@ -29,7 +29,7 @@ from ..exceptions import (
 )
 from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import RULE_FIELDS
-from ..services.plans import HOLIDAYS_KEY
+from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
 from ..transient import is_transient_db_error
 from .plans import plan_data
 
@@ -171,14 +171,16 @@ def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
 
 
 def update_errors(exc: DjangoValidationError) -> dict[str, Any] | list[str]:
-    """An error of ``update_series`` or a change plan: rule fields under ``recurrence``,
-    holiday settings under ``holidays`` (``country``, ``policy``, ...)."""
+    """An error of ``update_series`` or a change plan: rule fields and the extra dates
+    under ``recurrence``, holiday settings under ``holidays`` (``country``, ``policy``, ...)."""
     flat = drf_errors(exc)
     if not isinstance(flat, dict):
         return flat
     nested: dict[str, Any] = {}
     for key, messages in flat.items():
-        if not _nest_schedule_error(nested, key, messages):
+        if key == EXTRA_DATES_KEY:
+            nested.setdefault("recurrence", {})[key] = messages
+        elif not _nest_schedule_error(nested, key, messages):
             nested[key] = messages
     return nested
 

@@ -93,10 +93,13 @@ class ExcludedDateSerializer(PlannedDateSerializer):
 
 
 class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
-    """What a change of the rule or window would do; nothing was written."""
+    """What a change of the rule, window or extra dates would do; nothing was written."""
 
     changed = SortedNamesField(
-        help_text=_("The rule and window fields the change really alters; empty for none.")
+        help_text=_(
+            "The rule and window fields the change really alters, and `extra_dates` when "
+            "it changes them; empty for none."
+        )
     )
     cursor_reset = serializers.BooleanField(
         help_text=_("The generation cursor would be reset (the next run walks the new rule).")

@@ -34,7 +34,7 @@ from ..ical_http import deleted_series_response, revision_response
 from ..models import DeletedSeries, EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.editing import update_series
-from ..services.extra_dates import add_extra_dates, replace_extra_dates
+from ..services.extra_dates import EXTRA_DATES_KEY, add_extra_dates, replace_extra_dates
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
 from .actions.extra_dates import ExtraDateActionsMixin, extra_date_errors
@@ -50,7 +50,6 @@ from .permissions import SeriesPermission
 from .reads import occurrence_rows
 from .renderers import ICalendarRenderer
 from .schema import READ_ERRORS, WRITE_ERRORS, error_responses, extend_schema
-from .serializers.recurrence import EXTRA_DATES_KEY
 from .templates import template_serializer_class
 
 

@@ -37,6 +37,7 @@ from ..validators import (
     validate_series_options,
 )
 from .exdates import absorb_pending_exdates
+from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
 from .locking import lock_series, retry_on_lock_conflict
 from .parking import PARKING_COLUMNS, clear_parking
@@ -294,12 +295,15 @@ def change_schedule(
     now: dt.datetime,
     holidays: Mapping[str, Any] | None = None,
     reset_cursor: bool = False,
+    extra_dates: ExtraDatesChange | None = None,
 ) -> ScheduleChange:
-    """Apply rule, window, holiday and auto-publish changes to the locked series.
+    """Apply rule, window, holiday, extra dates and auto-publish changes to the locked series.
 
     The rule is saved. ``holidays`` holds holiday settings to change
     (:mod:`revel_recurring.holiday_settings`); a change of them moves dates like
-    a rule change does. ``reset_cursor`` resets the generation cursor even when
+    a rule change does. ``extra_dates`` (a change plan's new set, checked against
+    the new rule by ``plan_extra_dates``) does too, with ``"extra_dates"`` among
+    the changed fields. ``reset_cursor`` resets the generation cursor even when
     nothing else changes (a plan made for newer holiday data). The caller holds
     the series lock and saves ``columns`` of the series. Used by
     :func:`update_series` and by applying a change plan
@@ -336,6 +340,9 @@ def change_schedule(
         locked.generation_window_weeks = generation_window_weeks
         changed.add("generation_window_weeks")
         columns.add("generation_window_weeks")
+    if extra_dates is not None and write_extra_dates(locked, extra_dates):
+        changed.add(EXTRA_DATES_KEY)
+        columns |= {"extra_dates", "exdates"}
     shifts = bool(changed - {"auto_publish"}) or reset_cursor
     cursor_reset = shifts and locked.last_generated_until is not None
     if shifts:

@@ -6,14 +6,21 @@ series like the rule's (``EventSeries.dates_spec``): generated, previewed,
 planned, cancelled and restored, exported as an RDATE. ``count`` bounds the
 rule's own dates only (docs/decisions/0036-extra-dates.md).
 
-Both writers hold the series lock: ``extra_dates`` is one JSON column, and two
-unlocked read-modify-writes of it would lose one of them.
+Every writer holds the series lock: ``extra_dates`` is one JSON column, and two
+unlocked read-modify-writes of it would lose one of them. A change plan replaces
+the whole set in one step: :func:`plan_extra_dates` works it out without writing,
+:func:`write_extra_dates` stores it under the plan's lock. There, unlike
+:func:`remove_extra_date`, leaving out a date whose occurrence takes place is no
+refusal: the occurrence is drift, shown with its bookings and kept unless the
+organiser asks to cancel it.
 """
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Iterable
+from collections import Counter
+from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -23,7 +30,7 @@ from .. import rules
 from ..context import suppress_event_notifications
 from ..exceptions import OccurrenceHasBookingsError, SeriesNotReadyError
 from ..instants import describe_instant
-from ..models import EventSeries, get_event_model
+from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import extra_date_changed
 from .bookings import booked_date, booked_ids
 from .exdates import absorb_pending_exdates, drop_exdates
@@ -34,12 +41,15 @@ from .scheduling import refresh_next_due_at, window_length
 
 _WRITTEN = ("extra_dates", "exdates", "last_generated_until", "next_due_at")
 
+#: The key of the extra dates in a change plan's ``changes``, and of its errors.
+EXTRA_DATES_KEY = "extra_dates"
 
-def _instant(value: object) -> dt.datetime:
+
+def _instant(value: object, *, key: str = "instant") -> dt.datetime:
     if not isinstance(value, dt.datetime) or not rules.is_aware(value):
         raise ValidationError(
             {
-                "instant": [
+                key: [
                     f"Give the extra date as an aware date and time (with a UTC offset), "
                     f"got {value!r}."
                 ]
@@ -47,6 +57,26 @@ def _instant(value: object) -> dt.datetime:
         )
     # RFC 5545 DATE-TIME has no fraction of a second, and neither do the rule's dates.
     return rules.to_utc(value).replace(microsecond=0)
+
+
+def _refusal(
+    instant: dt.datetime,
+    rule: RecurrenceRule,
+    *,
+    now: dt.datetime,
+    current: Collection[dt.datetime],
+) -> str:
+    """Why ``instant`` cannot become an extra date under ``rule``; empty when it can."""
+    shown = describe_instant(instant, rule.timezone)
+    if instant < now:
+        return f"{shown} is in the past; add a date still to come."
+    if instant < rules.to_utc(rule.dtstart):
+        return f"{shown} is before the series' first date; add a later date."
+    if instant in current:
+        return f"{shown} is an extra date of this series already."
+    if rules.is_occurrence(rule.to_spec(), instant):
+        return f"{shown} is a date of the series' rule already."
+    return ""
 
 
 def _row_at(series: EventSeries, instant: dt.datetime) -> Any:
@@ -87,17 +117,7 @@ def add_extra_date(
                     "series with one."
                 )
             absorb_pending_exdates(locked)
-            shown = describe_instant(instant, rule.timezone)
-            if instant < moment:
-                problem = f"{shown} is in the past; add a date still to come."
-            elif instant < rules.to_utc(rule.dtstart):
-                problem = f"{shown} is before the series' first date; add a later date."
-            elif instant in locked.extra_date_instants:
-                problem = f"{shown} is an extra date of this series already."
-            elif rules.is_occurrence(rule.to_spec(), instant):
-                problem = f"{shown} is a date of the series' rule already."
-            else:
-                problem = ""
+            problem = _refusal(instant, rule, now=moment, current=locked.extra_date_instants)
             if problem:
                 raise ValidationError({"instant": [problem]})
             row = _row_at(locked, instant)
@@ -223,4 +243,121 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
     return add_extra_dates(series, target - current)
 
 
-__all__ = ["add_extra_date", "add_extra_dates", "remove_extra_date", "replace_extra_dates"]
+def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
+    """A change plan's ``extra_dates`` as UTC instants to the whole second, in the order given.
+
+    Checks the shape only (a list of aware datetimes): a ``ValidationError`` keyed
+    ``extra_dates`` otherwise. What the dates may be is :func:`plan_extra_dates`'
+    question, which knows the series.
+    """
+    if isinstance(values, str | bytes | dict) or not isinstance(values, Iterable):
+        raise ValidationError(
+            {
+                EXTRA_DATES_KEY: [
+                    f"Give the extra dates as a list of aware date-times, got {values!r}."
+                ]
+            }
+        )
+    return tuple(_instant(value, key=EXTRA_DATES_KEY) for value in values)
+
+
+@dataclass(frozen=True)
+class ExtraDatesChange:
+    """A series' extra dates replaced by a whole new set, worked out without writing.
+
+    :func:`plan_extra_dates` builds it; a change plan shows its outcome and
+    :func:`write_extra_dates` stores it under the series lock.
+    """
+
+    #: The new ``extra_dates`` column, in its stored form.
+    stored: list[str]
+    added: frozenset[dt.datetime]
+    removed: frozenset[dt.datetime]
+    #: Excluded slots the change frees: an added date no occurrence holds (an
+    #: exclusion left from an earlier life of that instant, as ``add_extra_date``
+    #: drops it), and a removed date still to come that no occurrence holds and
+    #: the rule does not have (nothing is left for it to exclude).
+    lifted: frozenset[dt.datetime]
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.added or self.removed)
+
+
+def plan_extra_dates(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    wanted: Iterable[dt.datetime],
+    *,
+    held: Collection[dt.datetime],
+    excluded: Collection[dt.datetime],
+    now: dt.datetime,
+) -> ExtraDatesChange:
+    """``wanted`` as the whole new set of ``series``' extra dates under ``rule``; no query.
+
+    ``rule`` is the rule the series will have (a change plan's new rule),
+    ``held`` the slots its occurrences hold from ``now`` on (cancelled ones
+    included), ``excluded`` its excluded slots (exdates and pending ones).
+    ``wanted`` are instants as :func:`read_extra_dates` returns them. A date given
+    twice, and a date that is not an extra date yet but is in the past, before the
+    rule's dtstart or a date of the rule, is refused with a ``ValidationError``
+    keyed ``extra_dates`` naming each. Dates kept from the current set are not
+    checked again; removing one is never refused here: an occurrence that holds it
+    becomes drift, for the plan to show and the caller to keep or cancel.
+    """
+    given = Counter(wanted)
+    target = frozenset(given)
+    current = series.extra_date_instants
+    problems: list[str] = []
+    for instant in sorted(target):
+        if given[instant] > 1:
+            shown = describe_instant(instant, rule.timezone)
+            problems.append(f"{shown} is given twice; give each extra date once.")
+        elif instant not in current:
+            problem = _refusal(instant, rule, now=now, current=())
+            if problem:
+                problems.append(problem)
+    if problems:
+        raise ValidationError({EXTRA_DATES_KEY: problems})
+    added, removed = target - current, current - target
+    own = rule.to_spec()
+    lifted = {instant for instant in added if instant not in held} | {
+        instant
+        for instant in removed
+        if instant >= now and instant not in held and not rules.is_occurrence(own, instant)
+    }
+    return ExtraDatesChange(
+        stored=rules.normalize_exdates(target),
+        added=added,
+        removed=removed,
+        lifted=frozenset(lifted) & frozenset(excluded),
+    )
+
+
+def write_extra_dates(locked: EventSeries, change: ExtraDatesChange) -> bool:
+    """Store ``change`` on the locked series (not saved); whether anything changed.
+
+    The caller holds the series lock, saves ``extra_dates`` and ``exdates``, and
+    then resets the cursor and the next due moment (``change_schedule`` does).
+    The pending exdates are folded in first, so a lifted slot goes from both.
+    """
+    if not change.changed:
+        return False
+    locked.extra_dates = change.stored
+    if change.lifted:
+        absorb_pending_exdates(locked)
+        drop_exdates(locked, change.lifted)
+    return True
+
+
+__all__ = [
+    "EXTRA_DATES_KEY",
+    "ExtraDatesChange",
+    "add_extra_date",
+    "add_extra_dates",
+    "plan_extra_dates",
+    "read_extra_dates",
+    "remove_extra_date",
+    "replace_extra_dates",
+    "write_extra_dates",
+]

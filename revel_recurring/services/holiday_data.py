@@ -39,7 +39,7 @@ from .plans import (
     RecurrencePlan,
     apply_recurrence_plan,
 )
-from .plans.compute import compute_plan
+from .plans.compute import Changes, compute_plan
 from .plans.state import PlanState, read_plan_states
 from .plumbing import now_utc
 
@@ -161,9 +161,7 @@ def series_changed_by_holiday_data(
         rule = series.recurrence_rule
         assert rule is not None  # outdated_series leaves out series without one
         state = states[series.pk]
-        plan = compute_plan(
-            series, rule, state, rule_changes={}, window=None, now=moment, bookings={}
-        )
+        plan = compute_plan(series, rule, state, Changes(rule={}), now=moment, bookings={})
         planned.append((series, plan, state))
     counts = _count_drift_bookings(planned) if bookings else {}
     installed = data_version()

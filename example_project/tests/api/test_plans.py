@@ -41,6 +41,16 @@ def twice_a_week(world: World) -> tuple[EventSeries, list[Event], dict[str, Any]
     return series, events, moved
 
 
+def apply_unbooked(
+    client: Any, series: EventSeries, plan: dict[str, Any], recurrence: dict[str, Any]
+) -> dict[str, Any]:
+    """Apply ``plan`` (of ``recurrence``) with ``cancel_drift=unbooked``: the answer."""
+    body = {"recurrence": recurrence, "plan_hash": plan["hash"], "cancel_drift": "unbooked"}
+    applied = client.post(url(series, "recurrence-apply"), body, format="json")
+    assert applied.status_code == 200, applied.json()
+    return applied.json()  # type: ignore[no-any-return]
+
+
 def test_plan_then_apply_unbooked_with_ticket_counts(world: World, client_for: ClientFor) -> None:
     client = client_for(world.a.staff)
     series, events, moved = twice_a_week(world)
@@ -57,14 +67,8 @@ def test_plan_then_apply_unbooked_with_ticket_counts(world: World, client_for: C
         dt.datetime.fromisoformat(row["local"]).astimezone(VIENNA).weekday() for row in plan["new"]
     } == set(moved["weekdays"])
 
-    applied = client.post(
-        url(series, "recurrence-apply"),
-        {"recurrence": moved, "plan_hash": plan["hash"], "cancel_drift": "unbooked"},
-        format="json",
-    )
+    answer = apply_unbooked(client, series, plan, moved)
 
-    assert applied.status_code == 200, applied.json()
-    answer = applied.json()
     assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk, events[2].pk]
     assert answer["cancelled"] == [e.pk for e in events if e.pk not in (events[0].pk, events[2].pk)]
     created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
@@ -152,3 +156,40 @@ def test_a_patch_generates_the_new_dates_and_names_sold_drift(
     assert created.count() == len(answer["created"]) > 0
     assert {event.start.astimezone(VIENNA).weekday() for event in created} == set(moved["weekdays"])
     assert not Event.objects.filter(series=series, status=Event.Status.CANCELLED).exists()
+
+
+def test_extra_dates_through_the_plan_a_sold_one_left_out_is_kept_and_named(
+    world: World, client_for: ClientFor
+) -> None:
+    client = client_for(world.a.staff)
+    series, _events, _moved = twice_a_week(world)
+    first = tomorrow_evening()
+    # Evenings the rule does not have (the day before its first, after its first),
+    # all within its three weeks.
+    sold, free, added = (first + dt.timedelta(days=days) for days in (6, 13, 8))
+    for instant in (sold, free):
+        added_now = client.post(url(series, "add-date"), {"instant": stamp(instant)}, format="json")
+        assert added_now.status_code == 200, added_now.json()
+    sold_event = Event.objects.get(series=series, start=sold)
+    TicketTier.objects.create(event=sold_event, name="Early", quantity=10, quantity_sold=6)
+    free_event = Event.objects.get(series=series, start=free)
+    recurrence = {"extra_dates": [added.isoformat()]}
+
+    planned = client.post(url(series, "recurrence-plan"), {"recurrence": recurrence}, format="json")
+
+    assert planned.status_code == 200, planned.json()
+    plan = planned.json()
+    assert plan["changed"] == ["extra_dates"]
+    assert [(row["id"], row["bookings"]) for row in plan["drift"]] == [
+        (sold_event.pk, 6),
+        (free_event.pk, 0),
+    ]
+    assert [row["start"] for row in plan["new"]] == [stamp(added)]
+    answer = apply_unbooked(client, series, plan, recurrence)
+    assert answer["cancelled"] == [free_event.pk]
+    assert [row["id"] for row in answer["kept_booked"]] == [sold_event.pk]
+    assert [row["start"] for row in answer["created"]] == [stamp(added)]
+    assert answer["series"]["extra_dates"] == [stamp(added)]
+    statuses = dict(Event.objects.filter(series=series).values_list("pk", "status"))
+    assert statuses[sold_event.pk] == Event.Status.OPEN
+    assert statuses[free_event.pk] == Event.Status.CANCELLED

@@ -314,5 +314,13 @@ def test_the_schema_documents_extra_dates(schema: dict[str, Any]) -> None:
     assert "RDATE" in ical["properties"]["ical"]["description"]
     patched = components["RecurrenceUpdateRequest"]["properties"]["extra_dates"]
     assert patched["items"]["format"] == "date-time"
-    # The plan endpoints do not take them.
+    # The change plan takes them as a PATCH does; a split (which carries them) does not.
+    planned = components["RecurrencePlanRequestRequest"]["properties"]["recurrence"]
+    assert planned["allOf"][0]["$ref"] == "#/components/schemas/RecurrencePlanChangeRequest"
+    plan_change = components["RecurrencePlanChangeRequest"]
+    assert plan_change["properties"]["extra_dates"]["items"]["format"] == "date-time"
+    assert plan_change["properties"]["extra_dates"]["maxItems"] == 500
+    assert "required" not in plan_change
+    split = components["SplitPlanRequestRequest"]["properties"]["recurrence"]
+    assert split["allOf"][0]["$ref"] == "#/components/schemas/RecurrenceChangeRequest"
     assert "extra_dates" not in components["RecurrenceChangeRequest"]["properties"]

@@ -1,4 +1,4 @@
-"""Change plans: see what a rule or window change would do, then apply exactly that.
+"""Change plans: see what a change of the schedule would do, then apply exactly that.
 
 ``recurrence-plan/`` answers the plan (nothing is written); ``recurrence-apply/``
 applies it while its hash still matches, else answers 409 with the fresh plan.
@@ -62,20 +62,22 @@ class PlanActionsMixin(SeriesViewBase):
     """``recurrence-plan/`` and ``recurrence-apply/``."""
 
     @extend_schema(
-        summary="What changing the rule, window or holidays would do: dates that stay, "
-        "drift (with bookings), new and skipped dates, and the plan's hash. Writes nothing",
+        summary="What changing the rule, window, holidays or extra dates would do: dates that "
+        "stay, drift (with bookings), new and skipped dates, and the plan's hash. Writes nothing",
         description=(
-            "The body takes `recurrence`, `generation_window_weeks` and `holidays` as "
-            "`PATCH series/{id}/` does, with the same 400s. The same permission as a "
-            "PATCH. A series without a rule answers 409. New dates a holiday moved name "
-            "it (`holiday`, `shifted_from`); skipped dates a holiday skips have the "
-            "reason `holiday`."
+            "The body takes `recurrence` (with `extra_dates`, the whole new set), "
+            "`generation_window_weeks` and `holidays` as `PATCH series/{id}/` does, with "
+            "the same 400s; an extra date given twice is a 400 too. An occurrence on an "
+            "extra date left out is drift. The same permission as a PATCH. A series "
+            "without a rule answers 409. New dates a holiday moved name it (`holiday`, "
+            "`shifted_from`); skipped dates a holiday skips have the reason `holiday`."
         ),
         responses={200: RecurrencePlanSerializer, **error_responses(400, 403, 404, 409, 415)},
     )
     @action(detail=True, methods=["post"], url_path="recurrence-plan")
     def recurrence_plan(self, request: Request, pk: str | None = None) -> Response:
-        """The plan of a change of the rule or window; nothing is written."""
+        """The plan of a change of the rule, window, holidays or extra dates; nothing is
+        written."""
         series = self.get_object()
         try:
             plan = plan_recurrence_change(series, _changes(self._body()))
@@ -88,10 +90,10 @@ class PlanActionsMixin(SeriesViewBase):
         "fresh plan otherwise); new dates are created at once",
         description=(
             "Send the same `recurrence`, `generation_window_weeks` and `holidays` as to "
-            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window "
-            "and holiday settings change, drifted dates are cancelled as `cancel_drift` "
-            "says (booked ones kept unless `all`, and named), and the plan's new dates "
-            "are materialized."
+            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window, "
+            "holiday settings and extra dates change, drifted dates are cancelled as "
+            "`cancel_drift` says (booked ones kept unless `all`, and named), and the "
+            "plan's new dates are materialized."
         ),
         responses={
             200: RecurrenceApplyResultSerializer,

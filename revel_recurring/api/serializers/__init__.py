@@ -60,6 +60,7 @@ from .occurrences import (
 from .recurrence import (
     RecurrenceChangeSerializer,
     RecurrenceCreateSerializer,
+    RecurrencePlanChangeSerializer,
     RecurrenceSerializer,
     RecurrenceUpdateSerializer,
 )
@@ -103,6 +104,7 @@ __all__ = [
     "RecurrenceApplyResultSerializer",
     "RecurrenceChangeSerializer",
     "RecurrenceCreateSerializer",
+    "RecurrencePlanChangeSerializer",
     "RecurrencePlanRequestSerializer",
     "RecurrencePlanSerializer",
     "RecurrenceSerializer",

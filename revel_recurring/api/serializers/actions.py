@@ -14,7 +14,7 @@ from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
 from .holidays import HolidaySettingsSerializer
 from .occurrences import OccurrenceSerializer
-from .recurrence import RecurrenceChangeSerializer
+from .recurrence import RecurrenceChangeSerializer, RecurrencePlanChangeSerializer
 from .series import SeriesSerializer
 
 
@@ -107,8 +107,9 @@ class CancelStaleResultSerializer(serializers.Serializer[Any]):
 class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     """``recurrence-plan/``: the change, as ``PATCH series/{id}/`` takes it."""
 
-    recurrence = RecurrenceChangeSerializer(
-        required=False, help_text=_("The rule fields to change (any subset).")
+    recurrence = RecurrencePlanChangeSerializer(
+        required=False,
+        help_text=_("The rule fields to change (any subset), and the new set of extra dates."),
     )
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
@@ -141,7 +142,8 @@ class RecurrenceApplyRequestSerializer(RecurrencePlanRequestSerializer):
 
 class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     changed = serializers.ListField(
-        child=serializers.CharField(), help_text=_("The rule and window fields that changed.")
+        child=serializers.CharField(),
+        help_text=_("The rule and window fields that changed, and `extra_dates`."),
     )
     cursor_reset = serializers.BooleanField()
     created = OccurrenceSerializer(many=True, help_text=_("The new dates, materialized at once."))

@@ -12,6 +12,7 @@ from rest_framework import serializers
 from ...describe import describe_rule
 from ...ical import rule_from_ical
 from ...models import RecurrenceRule
+from ...services.extra_dates import EXTRA_DATES_KEY
 from ..errors import drf_errors
 from ..fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
 
@@ -56,11 +57,8 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 
 _REQUIRED_RULE_FIELDS = ("frequency", "dtstart", "timezone")
 
-#: At most this many extra dates in one body (create or PATCH).
+#: At most this many extra dates in one body (create, PATCH or a change plan).
 EXTRA_DATES_MAX = 500
-
-#: The key of the extra dates (RFC 5545 RDATE) in a rule body: not a rule field.
-EXTRA_DATES_KEY = "extra_dates"
 
 
 def extra_dates_field(help_text: Any) -> serializers.ListField:
@@ -91,8 +89,8 @@ class RecurrenceUpdateSerializer(RecurrenceSerializer):
 class RecurrenceChangeSerializer(RecurrenceSerializer):
     """A change of a series' rule: any subset of its fields, as ``PATCH series/{id}/`` reads it.
 
-    The change plan's actions read their ``recurrence`` with it, so a field is
-    refused with the same message (and the same key) there as in a PATCH.
+    A split's actions read the continuation's ``recurrence`` with it, so a field
+    is refused with the same message (and the same key) there as in a PATCH.
     """
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
@@ -102,17 +100,32 @@ class RecurrenceChangeSerializer(RecurrenceSerializer):
         return fields
 
     def to_internal_value(self, data: Any) -> Any:
-        if isinstance(data, Mapping) and EXTRA_DATES_KEY in data:
-            # Not planned (yet): named, rather than answered as an unknown field.
+        refused = EXTRA_DATES_KEY not in self.fields
+        if refused and isinstance(data, Mapping) and EXTRA_DATES_KEY in data:
+            # A split carries the extra dates from its date on: named, rather than
+            # answered as an unknown field.
             message = str(
                 _(
                     "Extra dates are not part of this change; send them with "
-                    "PATCH series/{id}/ (recurrence.extra_dates) or add-date/ and "
-                    "remove-date/."
+                    "PATCH series/{id}/ (recurrence.extra_dates), recurrence-plan/ "
+                    "or add-date/ and remove-date/."
                 )
             )
             raise serializers.ValidationError({EXTRA_DATES_KEY: [message]})
         return super().to_internal_value(data)
+
+
+class RecurrencePlanChangeSerializer(RecurrenceChangeSerializer):
+    """The ``recurrence`` of a change plan (``recurrence-plan/``, ``recurrence-apply/``):
+    the rule fields as a PATCH reads them, and ``extra_dates`` as a PATCH takes them."""
+
+    extra_dates = extra_dates_field(
+        _(
+            "The series' extra dates (RFC 5545 RDATE) as they should be: those not there "
+            "yet are planned as new dates, an occurrence on one left out as drift (kept "
+            "unless `cancel_drift` says otherwise). Omit to leave them as they are."
+        )
+    )
 
 
 def sends_ical(data: object) -> bool:

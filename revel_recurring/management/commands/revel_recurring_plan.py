@@ -1,7 +1,9 @@
-"""``manage.py revel_recurring_plan``: show what a cadence change would do, then apply it."""
+"""``manage.py revel_recurring_plan``: show what a change of the rule, the window or the
+extra dates would do, then apply it."""
 
 from __future__ import annotations
 
+import datetime as dt
 import shlex
 from collections.abc import Sequence
 from typing import Any
@@ -16,6 +18,7 @@ from ...instants import InvalidInstantError, describe_instant, parse_aware_insta
 from ...models import EventSeries
 from ...services.plans import (
     CANCEL_DRIFT_MODES,
+    EXTRA_DATES_KEY,
     WINDOW_KEY,
     AppliedPlan,
     PlannedOccurrence,
@@ -26,11 +29,24 @@ from ...services.plans import (
 from ...services.plans.compute import holiday_data_changed
 from ..output import bookings_text, error_line, table
 
-SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY)
+SETTABLE = (*rules.RULE_FIELDS, WINDOW_KEY, EXTRA_DATES_KEY)
 _WHOLE_NUMBERS = {"interval", "count", "day_of_month", "nth_weekday", "weekday", WINDOW_KEY}
 # Fields an empty value clears; the others need one.
-_CLEARABLE = {"count", "day_of_month", "nth_weekday", "weekday", "until", "weekdays"}
-_CLEARED: dict[str, Any] = {**rules.UNSET_RULE_VALUES, "count": None, "until": None}
+_CLEARABLE = {
+    "count",
+    "day_of_month",
+    "nth_weekday",
+    "weekday",
+    "until",
+    "weekdays",
+    EXTRA_DATES_KEY,
+}
+_CLEARED: dict[str, Any] = {
+    **rules.UNSET_RULE_VALUES,
+    "count": None,
+    "until": None,
+    EXTRA_DATES_KEY: [],
+}
 
 
 def parse_setting(text: str) -> tuple[str, Any]:
@@ -52,13 +68,19 @@ def parse_setting(text: str) -> tuple[str, Any]:
     if name in _WHOLE_NUMBERS:
         return name, _whole(name, raw)
     if name in ("dtstart", "until"):
-        try:
-            return name, parse_aware_instant(raw)
-        except InvalidInstantError as exc:
-            raise CommandError(f"--set {name}={raw}: {exc.message}") from None
+        return name, _instant(name, raw)
+    if name == EXTRA_DATES_KEY:
+        return name, [_instant(name, part.strip()) for part in raw.split(",")]
     if name in ("frequency", "monthly_type"):
         return name, raw.upper()
     return name, raw
+
+
+def _instant(name: str, raw: str) -> dt.datetime:
+    try:
+        return parse_aware_instant(raw)
+    except InvalidInstantError as exc:
+        raise CommandError(f"--set {name}={raw}: {exc.message}") from None
 
 
 def _whole(name: str, raw: str) -> int:
@@ -71,8 +93,8 @@ def _whole(name: str, raw: str) -> int:
 
 class Command(BaseCommand):
     help = (
-        "Show what changing a series' rule or window would do to its upcoming dates and "
-        "bookings (nothing is written); with --apply HASH, apply exactly that plan."
+        "Show what changing a series' rule, window or extra dates would do to its upcoming "
+        "dates and bookings (nothing is written); with --apply HASH, apply exactly that plan."
     )
 
     def add_arguments(self, parser: CommandParser) -> None:
@@ -84,9 +106,10 @@ class Command(BaseCommand):
             default=[],
             metavar="FIELD=VALUE",
             help=(
-                "A rule field or generation_window_weeks to change, e.g. weekdays=0,2, "
-                "interval=2, until=2027-06-30T18:00:00+02:00 (until= clears it), "
-                "timezone=Europe/Vienna. Repeat for several."
+                "A rule field, generation_window_weeks or extra_dates to change, e.g. "
+                "weekdays=0,2, interval=2, until=2027-06-30T18:00:00+02:00 (until= clears "
+                "it), timezone=Europe/Vienna, extra_dates=2027-12-19T10:00:00+01:00,... "
+                "(the whole new set; extra_dates= removes them all). Repeat for several."
             ),
         )
         parser.add_argument(
@@ -161,7 +184,7 @@ class Command(BaseCommand):
         if plan.changed:
             write(f"  Changes: {', '.join(sorted(plan.changed))}")
         else:
-            write("  Changes: none (the rule and window are already so)")
+            write("  Changes: none (the rule, window and extra dates are already so)")
         if plan.cursor_reset and not plan.changed and holiday_data_changed(series):
             write(
                 f"  Generation cursor: resets; the dates were placed with holidays "
@@ -231,7 +254,7 @@ class Command(BaseCommand):
         else:
             write(
                 self.style.SUCCESS(
-                    f"Applied to {series.name}: the rule and window were already so."
+                    f"Applied to {series.name}: the rule, window and extra dates were already so."
                 )
             )
         write(f"  Rule: {applied.plan.description}")

@@ -1,4 +1,5 @@
-"""Change plans: what a cadence change would do to dates and bookings, applied only as seen.
+"""Change plans: what a change of the rule, the window, the holidays or the extra dates
+would do to dates and bookings, applied only as seen.
 
 - :func:`plan_recurrence_change` reads (no writes, no lock) and answers a
   :class:`RecurrencePlan`: the dates that stay, those that would drift with their
@@ -14,11 +15,12 @@ from .apply import (
     current_drift,
     plan_recurrence_change,
 )
-from .compute import HOLIDAYS_KEY, WINDOW_KEY
+from .compute import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY
 from .result import AppliedPlan, ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 
 __all__ = [
     "CANCEL_DRIFT_MODES",
+    "EXTRA_DATES_KEY",
     "HOLIDAYS_KEY",
     "WINDOW_KEY",
     "AppliedPlan",

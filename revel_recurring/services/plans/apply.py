@@ -22,7 +22,7 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_plan, judge_rows, pop_holidays, split_changes
+from .compute import compute_change, compute_plan, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -37,11 +37,18 @@ def plan_recurrence_change(
     *,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
-    """What changing ``series``' rule or window by ``changes`` would do, written nowhere.
+    """What changing ``series``' rule, window, holidays or extra dates by ``changes`` would
+    do, written nowhere.
 
     ``changes`` holds rule fields (as ``update_series_recurrence``'s
-    ``rule_changes``) and optionally ``generation_window_weeks`` and ``holidays``
-    (holiday settings, :mod:`revel_recurring.holiday_settings`). A pure read: the
+    ``rule_changes``), optionally ``generation_window_weeks``, ``holidays``
+    (holiday settings, :mod:`revel_recurring.holiday_settings`) and
+    ``extra_dates``: the whole new set of the series' extra dates (aware
+    datetimes, as a PATCH takes them). An added date within the window is among
+    the ``new`` dates (or ``excluded``, when a cancelled occurrence still holds
+    it); an occurrence on a removed one is ``drift`` like any row off the rule. A
+    date given twice, or an added one in the past, before dtstart or on a date of
+    the (new) rule, is a ``ValidationError`` keyed ``extra_dates``. A pure read: the
     series with its rule, the rows the plan judges, the pending exdates, the
     bookings of the judged rows and, when the plan creates dates, the template
     (to weigh them): at most five queries whatever the number of occurrences; no
@@ -52,20 +59,11 @@ def plan_recurrence_change(
     to :func:`apply_recurrence_plan`.
     """
     moment = now_utc(now)
-    changes, holidays = pop_holidays(changes)
-    rule_changes, window = split_changes(changes)
+    requested = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    plan = compute_plan(
-        fresh,
-        rule,
-        state,
-        rule_changes=rule_changes,
-        window=window,
-        holidays=holidays,
-        now=moment,
-    )
+    plan = compute_plan(fresh, rule, state, requested, now=moment)
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
@@ -109,8 +107,10 @@ def apply_recurrence_plan(
     generation run) :class:`~revel_recurring.exceptions.PlanOutdatedError` is
     raised carrying the fresh plan, and nothing is written. Otherwise:
 
-    - the rule and window change as ``update_series_recurrence`` changes them
-      (``series_recurrence_changed`` is sent once, after commit);
+    - the rule, window and holiday settings change as ``update_series`` changes
+      them, and the extra dates become the set given (``series_recurrence_changed``
+      is sent once, after commit, with ``"extra_dates"`` among its fields when
+      they changed; ``extra_date_changed`` is not sent);
     - drifted dates are cancelled per ``cancel_drift``: ``"none"``; ``"unbooked"``
       (booked dates kept and named in ``kept_booked``); ``"all"`` (booked ones
       too); or a collection of ids naming exactly the drifted dates to cancel
@@ -126,8 +126,7 @@ def apply_recurrence_plan(
       materialized in the same transaction, with one digest after commit.
     """
     moment = now_utc(now)
-    changes, holidays = pop_holidays(changes)
-    rule_changes, window = split_changes(changes)
+    requested = split_changes(changes)
     mode = _cancel_mode(cancel_drift)
     among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
@@ -138,15 +137,7 @@ def apply_recurrence_plan(
             locked = lock_series(series.pk, with_rule=True)
             rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
             state = read_plan_state(locked, now=moment)
-            plan = compute_plan(
-                locked,
-                rule,
-                state,
-                rule_changes=rule_changes,
-                window=window,
-                holidays=holidays,
-                now=moment,
-            )
+            plan, extra_dates = compute_change(locked, rule, state, requested, now=moment)
             if plan.hash != plan_hash.strip():
                 raise PlanOutdatedError(
                     f"{locked.name} changed since this plan was made; "
@@ -155,10 +146,11 @@ def apply_recurrence_plan(
                 )
             schedule = change_schedule(
                 locked,
-                rule_changes=rule_changes,
+                rule_changes=requested.rule,
                 auto_publish=None,
-                generation_window_weeks=window,
-                holidays=holidays,
+                generation_window_weeks=requested.window,
+                holidays=requested.holidays,
+                extra_dates=extra_dates,
                 now=moment,
                 reset_cursor=plan.cursor_reset,
             )
@@ -198,6 +190,7 @@ def apply_recurrence_plan(
         series,
         locked,
         "exdates",
+        "extra_dates",
         "generation_window_weeks",
         *HOLIDAY_FIELDS.values(),
         *CURSOR_COLUMNS,

@@ -10,11 +10,13 @@ against, so the two can only differ when the state did.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime as dt
 import hashlib
 import json
 import zoneinfo
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -34,6 +36,8 @@ from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
 from ..editing import merge_rule_changes
+from ..exdates import drop_exdates
+from ..extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, plan_extra_dates, read_extra_dates
 from ..generation.plan import plan_generation
 from ..scheduling import generation_window
 from .result import ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
@@ -45,16 +49,36 @@ WINDOW_KEY = "generation_window_weeks"
 HOLIDAYS_KEY = "holidays"
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
-_HASH_VERSION = 1
+_HASH_VERSION = 2
 
 
-def split_changes(changes: Mapping[str, Any] | None) -> tuple[dict[str, Any], int | None]:
-    """``changes`` as (rule field changes, window size or None), keys and window checked."""
-    rule_changes = dict(changes or {})
+@dataclass(frozen=True)
+class Changes:
+    """A plan's ``changes`` mapping, read: rule field changes, window, holidays, extra dates."""
+
+    rule: dict[str, Any]
+    #: The new window size, or None to keep it.
+    window: int | None = None
+    #: Holiday settings to change (country, subdivision, categories, policy), or
+    #: None to keep them; checked against the series by ``compute_plan``.
+    holidays: Mapping[str, Any] | None = None
+    #: The whole new set of extra dates (UTC), or None to keep them.
+    extra_dates: tuple[dt.datetime, ...] | None = None
+
+
+def split_changes(changes: Mapping[str, Any] | None) -> Changes:
+    """``changes`` read: keys, window, and the shape of the holidays and extra dates checked."""
+    rule_changes, holidays = pop_holidays(changes)
     window = rule_changes.pop(WINDOW_KEY, None)
+    extra = rule_changes.pop(EXTRA_DATES_KEY, None)
     validate_rule_keys(rule_changes)
     validate_series_options(generation_window_weeks=window)
-    return rule_changes, window
+    return Changes(
+        rule=rule_changes,
+        window=window,
+        holidays=holidays,
+        extra_dates=None if extra is None else read_extra_dates(extra),
+    )
 
 
 def pop_holidays(
@@ -70,18 +94,17 @@ def pop_holidays(
     return rest, holidays
 
 
-def compute_plan(
+def compute_change(
     series: EventSeries,
     rule: RecurrenceRule | None,
     state: PlanState,
+    changes: Changes,
     *,
-    rule_changes: Mapping[str, Any],
-    window: int | None,
     now: dt.datetime,
-    holidays: Mapping[str, Any] | None = None,
     bookings: Mapping[Any, int] | None = None,
-) -> RecurrencePlan:
-    """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it.
+) -> tuple[RecurrencePlan, ExtraDatesChange | None]:
+    """The plan of changing ``series`` (whose current rule is ``rule``) as ``state`` shows it,
+    and the change of its extra dates the plan assumed (None when not asked for).
 
     Raises ``SeriesNotReadyError`` for a series without a rule and
     ``ValidationError`` (keyed by field) for a change the validators refuse.
@@ -96,25 +119,46 @@ def compute_plan(
         raise SeriesNotReadyError(
             f"Series {series.pk} has no recurrence rule to change; create one first."
         )
-    if rule_changes:
-        merged, changed = merge_rule_changes(rule, rule_changes)
+    if changes.rule:
+        merged, changed = merge_rule_changes(rule, changes.rule)
     else:
         merged, changed = rule.field_values(), set()
     new_rule = RecurrenceRule(**merged)
     new_rule.normalize()
     target = copy.copy(series)
-    if window is not None and window != series.generation_window_weeks:
+    if changes.window is not None and changes.window != series.generation_window_weeks:
         changed.add(WINDOW_KEY)
-        target.generation_window_weeks = window
-    if holidays:
-        settings = normalize_holiday_settings(holidays, current=holiday_settings_of(series))
+        target.generation_window_weeks = changes.window
+    if changes.holidays:
+        settings = normalize_holiday_settings(changes.holidays, current=holiday_settings_of(series))
         if set_holiday_settings(target, settings):
             changed.add(HOLIDAYS_KEY)
+    extra: ExtraDatesChange | None = None
+    pending: tuple[dt.datetime, ...] | None = None
+    lifted: dict[str, Any] | None = None
+    if changes.extra_dates is not None:
+        extra = plan_extra_dates(
+            series,
+            new_rule,
+            changes.extra_dates,
+            held={row.slot for row in state.rows if row.slot is not None},
+            excluded=excluded_between(series, now, pending=state.pending, rule=rule).instants,
+            now=now,
+        )
+        if extra.changed:
+            changed.add(EXTRA_DATES_KEY)
+            target.extra_dates = extra.stored
+        if extra.lifted:
+            # What applying leaves excluded: the exdates and pending slots but the
+            # lifted ones. Which those are depends on ``now`` too: hashed.
+            drop_exdates(target, extra.lifted)
+            pending = tuple(instant for instant in state.pending if instant not in extra.lifted)
+            lifted = {"lifted": rules.normalize_exdates(extra.lifted)}
     regenerate = bool(changed) or holiday_data_changed(series)
     cursor_reset = regenerate and series.last_generated_until is not None
     if regenerate:
         target.last_generated_until = None
-    return plan_outcome(
+    plan = plan_outcome(
         series,
         rule,
         new_rule,
@@ -124,8 +168,24 @@ def compute_plan(
         changed=changed,
         cursor_reset=cursor_reset,
         now=now,
+        extra=lifted,
         bookings=bookings,
+        pending=pending,
     )
+    return plan, extra
+
+
+def compute_plan(
+    series: EventSeries,
+    rule: RecurrenceRule | None,
+    state: PlanState,
+    changes: Changes,
+    *,
+    now: dt.datetime,
+    bookings: Mapping[Any, int] | None = None,
+) -> RecurrencePlan:
+    """:func:`compute_change`'s plan alone."""
+    return compute_change(series, rule, state, changes, now=now, bookings=bookings)[0]
 
 
 def holiday_data_changed(series: EventSeries) -> bool:
@@ -148,24 +208,29 @@ def plan_outcome(
     extra: Mapping[str, Any] | None = None,
     until: dt.datetime | None = None,
     bookings: Mapping[Any, int] | None = None,
+    pending: tuple[dt.datetime, ...] | None = None,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
-    would be: window, cursor, exdates) under ``new_rule``, judging the ``judged`` rows.
+    would be: window, cursor, exdates, extra dates) under ``new_rule``, judging the
+    ``judged`` rows.
 
     Shared by a cadence change (the series' own future rows) and a split (the rows
     that would move to the continuation). ``extra`` is hashed with the rest: what
     else the caller's change depends on (a split's date, template and name);
     ``until`` a generation horizon other than the window's (a split's continuation
     is generated as far as the original was); ``bookings`` the judged rows' booking
-    counts when the caller has them (:func:`compute_plan`).
+    counts when the caller has them (:func:`compute_plan`); ``pending`` the pending
+    exdates as ``target`` sees them, when the change lifts some (``state``'s
+    otherwise; the hash always covers ``state``'s).
     """
+    seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
     cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    stay, drift = judge_rows(target, new_rule, state, judged, bookings=bookings)
+    stay, drift = judge_rows(target, new_rule, seen, judged, bookings=bookings)
 
     run = generation_window(target, new_rule, now=now, until=until)
-    in_window = excluded_between(target, run.lower, pending=state.pending, rule=new_rule)
+    in_window = excluded_between(target, run.lower, pending=seen.pending, rule=new_rule)
     new: tuple[dt.datetime, ...] = ()
     new_dates: tuple[PlannedDate, ...] = ()
     if target.is_active and state.has_template:
@@ -196,7 +261,7 @@ def plan_outcome(
             holiday=_holiday_name(target, exclusion.holiday),
         )
         for instant, exclusion in _skipped(
-            target, new_rule, spec, state, now=now, horizon=run.horizon
+            target, new_rule, spec, seen, now=now, horizon=run.horizon
         )
     )
     digest = _hash(
@@ -204,7 +269,6 @@ def plan_outcome(
         target,
         rule,
         new_rule,
-        target.generation_window_weeks,
         state,
         new=new,
         cursor_reset=cursor_reset,
@@ -422,7 +486,6 @@ def _hash(
     target: EventSeries,
     rule: RecurrenceRule,
     new_rule: RecurrenceRule,
-    window: int,
     state: PlanState,
     *,
     new: tuple[dt.datetime, ...],
@@ -431,12 +494,14 @@ def _hash(
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
 
-    The rule before and after, the series' flags and windows, its extra dates, every excluded
-    instant (exdates and pending ones, as one set: folding a pending slot in
-    changes nothing), each row read (id, start, slot, status, modified flag and
-    the host's change stamp) and the dates it would create: any committed change
-    of these between a plan and its apply gives another hash.
+    The rule before and after, the series' flags and windows, its extra dates
+    before and after, every excluded instant (exdates and pending ones, as
+    one set: folding a pending slot in changes nothing), each row read (id, start,
+    slot, status, modified flag and the host's change stamp) and the dates it would
+    create: any committed change of these between a plan and its apply gives
+    another hash, and so does applying it with other changes than it was made for.
     """
+    window = target.generation_window_weeks
     excluded = sorted(
         {rules.parse_instant(value) for value in series.exdates or ()} | set(state.pending)
     )
@@ -448,6 +513,7 @@ def _hash(
         "flags": [series.is_active, series.auto_publish, series.generation_window_weeks, window],
         "excluded": [instant.isoformat() for instant in excluded],
         "extra_dates": sorted(series.extra_dates or ()),
+        "new_extra_dates": sorted(target.extra_dates or ()),
         # What the holidays do to the dates: the calendar and policy before and
         # after, the dates kept on purpose and the holiday data installed.
         "holidays": [
@@ -477,8 +543,11 @@ def _hash(
 
 
 __all__ = [
+    "EXTRA_DATES_KEY",
     "HOLIDAYS_KEY",
     "WINDOW_KEY",
+    "Changes",
+    "compute_change",
     "compute_plan",
     "holiday_data_changed",
     "judge_rows",

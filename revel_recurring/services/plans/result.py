@@ -71,12 +71,13 @@ class PlannedDate:
 
 @dataclass(frozen=True)
 class RecurrencePlan:
-    """What a cadence change would do, computed without writing anything.
+    """What a change of the rule, window or extra dates would do, computed without writing.
 
     - ``stay``: future occurrences (not cancelled) that still fit the new rule;
-    - ``drift``: future occurrences (not cancelled) that would no longer fit,
-      with their bookings; those moved by hand (``is_modified``) are judged by
-      their original slot and are never cancelled by ``cancel_drift``;
+    - ``drift``: future occurrences (not cancelled) that would no longer fit (an
+      occurrence on an extra date the change removes among them), with their
+      bookings; those moved by hand (``is_modified``) are judged by their
+      original slot and are never cancelled by ``cancel_drift``;
     - ``new``: the dates generation would create within the window right after
       the change (none for a paused series or one without a template);
     - ``excluded``: dates of the new rule within that window skipped, with why.
@@ -86,7 +87,8 @@ class RecurrencePlan:
     """
 
     series_id: int
-    #: The rule and window fields whose value the change really alters.
+    #: The rule and window fields whose value the change really alters, and
+    #: ``"extra_dates"`` when it changes them.
     changed: frozenset[str]
     cursor_reset: bool
     description: str

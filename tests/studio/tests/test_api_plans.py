@@ -148,3 +148,34 @@ def test_a_patch_of_the_weekdays_creates_the_new_lessons_and_names_booked_drift_
     # Nothing was cancelled: the booked lessons and the free ones all stay.
     states = Lesson.objects.filter(pk__in=[t.pk for t in tue_thu]).values_list("state", flat=True)
     assert set(states) == {Lesson.State.BOOKABLE}
+
+
+def test_extra_dates_in_the_plan_a_booked_one_left_out_is_kept_by_uuid(
+    api: APIClient, make_series: MakeSeries, school: School
+) -> None:
+    series, tue_thu = booked_tue_thu(make_series, school)
+    # The Saturday after the first (booked) Thursday, and the one after the next.
+    first, later = (tue_thu[k].begins.astimezone(BERLIN) + dt.timedelta(days=2) for k in (1, 3))
+    added = api.post(url(series, "add-date"), {"instant": first.isoformat()}, format="json")
+    assert added.status_code == 200, added.json()
+    saturday = Lesson.objects.get(series=series, begins=first)
+    Booking.objects.create(lesson=saturday, pupil=User.objects.get(email="pupil1@studio.example"))
+    recurrence = {"extra_dates": [later.isoformat()]}
+
+    plan = api.post(url(series, "recurrence-plan"), {"recurrence": recurrence}, format="json")
+
+    assert plan.status_code == 200, plan.json()
+    no_integer_ids(plan)
+    assert [(row["id"], row["bookings"]) for row in plan.json()["drift"]] == [(str(saturday.pk), 1)]
+    assert [row["start"] for row in plan.json()["new"]] == [utc_text(later)]
+    response = api.post(
+        url(series, "recurrence-apply"),
+        {"recurrence": recurrence, "plan_hash": plan.json()["hash"], "cancel_drift": "unbooked"},
+        format="json",
+    )
+    assert response.status_code == 200, response.json()
+    answer = response.json()
+    assert [row["id"] for row in answer["kept_booked"]] == [str(saturday.pk)]
+    assert answer["cancelled"] == []
+    assert answer["series"]["extra_dates"] == [utc_text(later)]
+    assert Lesson.objects.get(pk=saturday.pk).state == Lesson.State.BOOKABLE

@@ -19,7 +19,12 @@ from django.utils import timezone
 from revel_recurring.exceptions import PlanOutdatedError
 from revel_recurring.models import EventSeries, PendingExdate, RecurrenceRule
 from revel_recurring.services.drift import detect_cadence_drift
-from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
+from revel_recurring.services.extra_dates import add_extra_date
+from revel_recurring.services.plans import (
+    EXTRA_DATES_KEY,
+    apply_recurrence_plan,
+    plan_recurrence_change,
+)
 from tests.studio.models import Booking, Lesson, User
 
 from .conftest import BERLIN, MakeSeries, lessons
@@ -168,3 +173,34 @@ def test_a_plan_reads_in_four_queries_on_the_studio_host(
     assert sum(row.bookings for row in (*plan.stay, *plan.drift)) == len(rows[::9])
     # Four reads, and the template (to weigh the new dates) when there are any.
     assert len(queries) == 4 + (len(plan.new) > 0)
+
+
+def test_a_booked_lesson_on_an_extra_date_left_out_is_drift_kept_and_named(
+    make_series: MakeSeries, now: dt.datetime
+) -> None:
+    series = make_series()
+    thursdays = lessons(series)
+    saturdays = [
+        lesson.begins.astimezone(BERLIN) + dt.timedelta(days=2) for lesson in thursdays[:3]
+    ]
+    booked, free = (add_extra_date(series, instant, now=now) for instant in saturdays[:2])
+    book(booked, *pupils(2))
+    change = {EXTRA_DATES_KEY: [saturdays[2]]}
+
+    plan = plan_recurrence_change(series, change, now=now)
+
+    assert plan.changed == {EXTRA_DATES_KEY}
+    assert [(row.id, row.bookings) for row in plan.drift] == [(booked.pk, 2), (free.pk, 0)]
+    assert [row.id for row in plan.stay] == [lesson.pk for lesson in thursdays]
+    assert [date.start for date in plan.new] == [saturdays[2]]
+    assert {date.local.strftime("%a %H:%M") for date in plan.new} == {"Sat 18:30"}
+
+    applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift="unbooked", now=now)
+
+    assert applied.cancelled == [free.pk]
+    assert [date.id for date in applied.kept_booked] == [booked.pk]
+    assert state_of(booked) != SCRAPPED
+    assert state_of(free) == SCRAPPED
+    assert [lesson.begins for lesson in applied.created] == [saturdays[2]]
+    assert EventSeries.objects.get(pk=series.pk).extra_date_instants == {saturdays[2]}
+    assert Booking.objects.filter(lesson=booked).count() == 2
