@@ -2,7 +2,7 @@
 
 The pages are Markdown (MyST) so the documents that live in docs/ since before the
 site (lifecycle, upgrading, decisions) are pages as they are
-(docs/decisions/0038-docs-sphinx-myst.md). The reference is generated from the code:
+(docs/decisions/0041-docs-sphinx-myst.md). The reference is generated from the code:
 autodoc, and ``docs/_ext/revel_reference.py`` for the settings, the checks, the
 management commands and the REST endpoints (from drf-spectacular's schema).
 """
