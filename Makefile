@@ -7,7 +7,7 @@ PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
-.PHONY: demo test lint types bench bench-feeds bench-admin soak ci clean notebooks messages compilemessages
+.PHONY: demo test docs lint types bench bench-feeds bench-admin soak ci clean notebooks messages compilemessages
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ demo: $(STAMP)
 
 test: $(STAMP) $(JS_STAMP)
 	$(PY) scripts/run_tests.py $(ARGS)
+
+# The documentation site into docs/_build/html. Every page is read afresh (-E), and
+# any warning fails the build (-W, all of them reported: --keep-going): a broken
+# link to a page or heading, or a setting or check id the code does not define
+# (-n, nitpicky).
+docs: $(STAMP)
+	$(VENV)/bin/sphinx-build -b html -E -n -W --keep-going -q \
+		-d docs/_build/doctrees docs docs/_build/html
+	@echo "docs: docs/_build/html/index.html"
 
 lint: $(STAMP)
 	$(VENV)/bin/ruff check .
@@ -78,4 +87,4 @@ ci:
 	bash .ci/run
 
 clean:
-	rm -rf $(VENV) .tox build dist *.egg-info example_project/db.sqlite3
+	rm -rf $(VENV) .tox build dist *.egg-info example_project/db.sqlite3 docs/_build

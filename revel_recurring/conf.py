@@ -23,53 +23,83 @@ class RecurringSettings:
 
     @property
     def EVENT_MODEL(self) -> str | None:
-        """The host Event model, as "app_label.ModelName"; it must use RecurringEventMixin."""
+        """The host Event model, as "app_label.ModelName"; it must use RecurringEventMixin.
+
+        Required (checks E001, E002, E003, E004).
+        """
         value = self._get("EVENT_MODEL", None)
         return str(value) if value else None
 
     @property
     def ADAPTER(self) -> str:
-        """Dotted path of the adapter class (host policy hooks)."""
+        """Dotted path of the adapter class (host policy hooks).
+
+        Your site's policy: who runs, belongs to and follows a series, their
+        notification preferences, the public series URL (check E005).
+        """
         return str(self._get("ADAPTER", "revel_recurring.adapter.DefaultRecurringAdapter"))
 
     @property
     def NOTIFIER(self) -> str | None:
-        """Dotted path of a callable receiving each digest after commit; None sends nothing."""
+        """Dotted path of a callable receiving each digest after commit; None sends nothing.
+
+        Called once per generated batch (check E005).
+        """
         value = self._get("NOTIFIER", None)
         return str(value) if value else None
 
     @property
     def DEFAULT_WINDOW_WEEKS(self) -> int:
-        """Generation window for new series, in weeks (1..52)."""
+        """Generation window for new series, in weeks (1..52).
+
+        Each series stores its own ``generation_window_weeks`` (checks E006, E009).
+        """
         value: int = self._get("DEFAULT_WINDOW_WEEKS", 8)
         return value
 
     @property
     def MAX_WINDOW_WEEKS(self) -> int:
-        """How far ahead of now an explicit ``until`` may reach, in weeks."""
+        """How far ahead of now an explicit ``until`` may reach, in weeks.
+
+        A whole number, not below the default window (checks E007, E009).
+        """
         value: int = self._get("MAX_WINDOW_WEEKS", 52)
         return value
 
     @property
     def REGISTER_BEAT_TASKS(self) -> bool:
-        """Create the django-celery-beat rows after ``migrate`` when they are missing."""
+        """Create the django-celery-beat rows after ``migrate`` when they are missing.
+
+        Existing rows are never changed. ``False`` when generation runs from cron
+        without django-celery-beat (checks E009, E014).
+        """
         value: bool = self._get("REGISTER_BEAT_TASKS", True)
         return value
 
     @property
     def BEAT_CRONTAB(self) -> str:
-        """Five-field crontab (UTC) for the daily generation task."""
+        """Five-field crontab (UTC) for the daily generation task.
+
+        Used when its row is created (check E008).
+        """
         return str(self._get("BEAT_CRONTAB", "0 4 * * *"))
 
     @property
     def DISPATCH_CHUNK_SIZE(self) -> int:
-        """Series ids read per chunk by the beat dispatcher."""
+        """Series ids read per chunk by the beat dispatcher.
+
+        It streams them, never loading series objects. A whole number, at least 1
+        (check E009).
+        """
         value: int = self._get("DISPATCH_CHUNK_SIZE", 500)
         return value
 
     @property
     def GENERATION_CHUNK_SIZE(self) -> int:
-        """Due series per ``generate_series_chunk`` task; 1 sends one ``generate_series`` each."""
+        """Due series per ``generate_series_chunk`` task; 1 sends one ``generate_series`` each.
+
+        A chunk is generated in one transaction. A whole number, 1 to 1000 (check E009).
+        """
         value: int = self._get("GENERATION_CHUNK_SIZE", 50)
         return value
 
@@ -90,6 +120,8 @@ class RecurringSettings:
 
         Generation cuts its bulk inserts by this budget as well as by the number
         of parameters, so a large template text never makes one huge statement.
+        The estimate adds up each row's text and binary values (UTF-8 bytes). A
+        whole number, 1 or more (check E009).
         """
         value: int = self._get("INSERT_BATCH_BYTES", 16 * 1024 * 1024)
         return value
@@ -99,7 +131,8 @@ class RecurringSettings:
         """Estimated bytes one generation run may write for one series (default 256 MiB).
 
         Above it the run is refused (``GenerationTooLargeError``, a 400 naming the
-        template field): the API answers it, the daily pass parks the series.
+        template field): the API answers it, the daily pass parks the series. A
+        whole number, 1 or more (check E009).
         """
         value: int = self._get("MAX_GENERATION_BYTES", 256 * 1024 * 1024)
         return value
@@ -110,6 +143,7 @@ class RecurringSettings:
 
         Occurrences that started earlier are not read nor exported: a feed's cost
         does not grow with a series' history. Calendar apps keep what they showed.
+        A whole number, 0 or more (check E009).
         """
         value: int = self._get("FEED_PAST_DAYS", 90)
         return value
@@ -119,7 +153,9 @@ class RecurringSettings:
         """Alias of the Django cache that keeps built feed bodies by ETag (default: none).
 
         A feed's ETag names its body exactly, so a body built once is served to every
-        client that asks for the same revision without building it again.
+        client that asks for the same revision without building it again. Use a
+        cache your processes share (Redis, Memcached); bodies are kept for a day, and
+        one of 10,000 series is about 6 MB (check E015).
         """
         value: str | None = self._get("FEED_CACHE", None)
         return value
@@ -129,26 +165,35 @@ class RecurringSettings:
         """Days the feed of a deleted series answers an empty calendar (default 90).
 
         Calendar apps drop a subscription's events only when the feed says so; after
-        these days the feed answers 410 Gone.
+        these days the feed answers 410 Gone. A whole number, 0 or more (check E009).
         """
         value: int = self._get("DELETED_FEED_DAYS", 90)
         return value
 
     @property
     def TASK_MAX_RETRIES(self) -> int:
-        """Retries of ``generate_series`` after a transient database error."""
+        """Retries of ``generate_series`` after a transient database error.
+
+        A whole number, 0 or more (check E009).
+        """
         value: int = self._get("TASK_MAX_RETRIES", 5)
         return value
 
     @property
     def TASK_RETRY_BACKOFF(self) -> int:
-        """Base of the exponential retry backoff, in seconds."""
+        """Base of the exponential retry backoff, in seconds.
+
+        A whole number, 0 or more (check E009).
+        """
         value: int = self._get("TASK_RETRY_BACKOFF", 5)
         return value
 
     @property
     def TASK_RETRY_BACKOFF_MAX(self) -> int:
-        """Upper bound of a single retry delay, in seconds."""
+        """Upper bound of a single retry delay, in seconds.
+
+        A whole number, 0 or more (check E009).
+        """
         value: int = self._get("TASK_RETRY_BACKOFF_MAX", 300)
         return value
 

@@ -122,7 +122,7 @@ def feed_revision(
     Reads, per series, the same stamps a build reads (the series row, its rule,
     the latest change stamp of its events and the latest ``OccurrenceChange``)
     as aggregates, without reading an event row. What an adapter hook reads from
-    tables of its own (a room's name) is not part of it: see the README.
+    tables of its own (a room's name) is not part of it: see docs/howto/feeds.md.
     """
     now = now or timezone.now()
     return _revision_of(name, series_revisions(series), cutoff=past_cutoff(now))

@@ -1,4 +1,4 @@
-"""A bare host's URLconf: the API mounted the way the README says."""
+"""A bare host's URLconf: the API mounted the way the quickstart (docs/quickstart.md) says."""
 
 from django.urls import include, path
 

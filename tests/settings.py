@@ -31,7 +31,7 @@ INSTALLED_APPS = [
 
 STATIC_URL = "/static/"
 
-# A host that sets nothing but authentication, as the README's mounting snippet does:
+# A host that sets nothing but authentication, as the quickstart's mounting snippet does:
 # the API must not depend on DEFAULT_SCHEMA_CLASS, permission, filter or pagination
 # defaults (tests/test_api_bare_host.py).
 REST_FRAMEWORK = {

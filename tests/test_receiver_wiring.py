@@ -40,7 +40,7 @@ def test_an_unexpected_error_while_connecting_is_not_swallowed(
 
 
 def test_the_documented_import_paths_of_the_context_flags_still_work() -> None:
-    # README and docs/lifecycle.md name these paths; the flags live in context.py.
+    # docs/concepts/ and docs/lifecycle.md name these paths; the flags live in context.py.
     assert receivers.suspend_modification_tracking is context.suspend_modification_tracking
     assert notifications.suppress_event_notifications is context.suppress_event_notifications
     assert notifications.event_notifications_suppressed is context.event_notifications_suppressed

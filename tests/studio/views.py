@@ -1,4 +1,4 @@
-"""A school's public calendar feed, built the way the README shows for hosts."""
+"""A school's public calendar feed, built the way docs/howto/feeds.md shows for hosts."""
 
 from __future__ import annotations
 
