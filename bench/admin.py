@@ -49,16 +49,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.broker import take_messages  # noqa: E402  (needs ROOT on the path as a script)
 from bench.queries import counting  # noqa: E402
+from bench.scratch import SERVER_URL, migrated_example_project  # noqa: E402
 from bench.weekly import insert_weekly_series, parse_sizes  # noqa: E402
 
-SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_ADMIN_DB", "revel_bench_admin")
 CHANGELIST = "/admin/revel_recurring/eventseries/"
 DRIFTING = 10  # one series in ten drifts
@@ -72,23 +71,10 @@ def _progress(text: str) -> None:
 
 
 def _prepare_database() -> None:
-    import psycopg
-
-    parts = urlparse(SERVER_URL)
-    with psycopg.connect(urlunparse(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    os.environ["DATABASE_URL"] = urlunparse(parts._replace(path=f"/{BENCH_DB}"))
-    os.environ["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
-    os.environ.pop("CELERY_BROKER_URL", None)  # eager while the series are set up
-    import django
-
-    django.setup()
+    migrated_example_project(BENCH_DB, SERVER_URL)  # eager while the series are set up
     from django.conf import settings
-    from django.core.management import call_command
     from django.test.utils import setup_test_environment
 
-    call_command("migrate", verbosity=0)
     # The test Client needs "testserver" allowed; DEBUG off, as in production.
     setup_test_environment(debug=False)
     # The host's notifier is host work, not the admin's.

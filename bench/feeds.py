@@ -39,16 +39,15 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.memory import heap_tracing  # noqa: E402  (needs ROOT on the path when run as a script)
 from bench.queries import counting  # noqa: E402
+from bench.scratch import SERVER_URL, migrated_example_project  # noqa: E402
 from bench.weekly import insert_weekly_series, parse_sizes  # noqa: E402
 
-SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_FEEDS_DB", "revel_bench_feeds")
 WEEKS_AHEAD = 8  # the default generation window
 MAX_WINDOW_WEEKS = 52  # validators.WINDOW_WEEKS_MAX: the setup's one pass must fit in it
@@ -58,23 +57,10 @@ LONG_RUN = 10.0  # seconds
 
 
 def _prepare_database() -> None:
-    import psycopg
-
-    parts = urlparse(SERVER_URL)
-    with psycopg.connect(urlunparse(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    os.environ["DATABASE_URL"] = urlunparse(parts._replace(path=f"/{BENCH_DB}"))
-    os.environ["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
-    os.environ.pop("CELERY_BROKER_URL", None)  # eager mode
-    import django
-
-    django.setup()
+    migrated_example_project(BENCH_DB, SERVER_URL)
     from django.conf import settings
-    from django.core.management import call_command
     from django.test.utils import setup_test_environment
 
-    call_command("migrate", verbosity=0)
     # The test Client needs "testserver" allowed; DEBUG off, as in production:
     # with it on Django keeps every statement's SQL, memory that is not the feed's.
     setup_test_environment(debug=False)

@@ -28,34 +28,19 @@ import sys
 import time
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlparse, urlunparse
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.queries import counting  # noqa: E402  (needs ROOT on the path when run as a script)
+from bench.scratch import SERVER_URL, migrated_example_project  # noqa: E402
 
-SERVER_URL = os.environ.get("DATABASE_URL", "postgres://postgres@127.0.0.1:5432/test")
 BENCH_DB = os.environ.get("REVEL_BENCH_DB", "revel_bench")
 CHUNK_SIZE = 50  # the default REVEL_RECURRING_GENERATION_CHUNK_SIZE
 
 
 def _prepare_database() -> None:
-    import psycopg
-
-    parts = urlparse(SERVER_URL)
-    with psycopg.connect(urlunparse(parts._replace(path="/postgres")), autocommit=True) as conn:
-        conn.execute(f"DROP DATABASE IF EXISTS {BENCH_DB} WITH (FORCE)")
-        conn.execute(f"CREATE DATABASE {BENCH_DB}")
-    os.environ["DATABASE_URL"] = urlunparse(parts._replace(path=f"/{BENCH_DB}"))
-    os.environ["DJANGO_SETTINGS_MODULE"] = "example_project.settings"
-    os.environ.pop("CELERY_BROKER_URL", None)  # eager mode
-    import django
-
-    django.setup()
-    from django.core.management import call_command
-
-    call_command("migrate", verbosity=0)
+    migrated_example_project(BENCH_DB, SERVER_URL)
     from django.conf import settings
 
     # The host's notifier (in the example project: the audience queries, a
