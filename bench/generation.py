@@ -36,7 +36,7 @@ from bench.queries import counting  # noqa: E402  (needs ROOT on the path when r
 from bench.scratch import SERVER_URL, migrated_example_project  # noqa: E402
 
 BENCH_DB = os.environ.get("REVEL_BENCH_DB", "revel_bench")
-CHUNK_SIZE = 50  # the default REVEL_RECURRING_GENERATION_CHUNK_SIZE
+CHUNK_SIZE = 50  # the default REVEL_RECURRING_GENERATION_CHUNK_SIZE; --chunk-size changes it
 
 
 def _prepare_database() -> None:
@@ -382,7 +382,20 @@ def profile_chunked(tomorrow: dt.datetime, last_pk: int, path: str) -> None:
     pstats.Stats(path).sort_stats("cumulative").print_stats(25)
 
 
-def steady_state(count: int, base: dt.datetime, *, rounds: int, profile: str | None) -> None:
+def split_chunked(tomorrow: dt.datetime, last_pk: int, due: int) -> None:
+    """One more chunked steady-state pass, each part of the chunk timed (bench.phases)."""
+    from bench.phases import print_split, split_pass
+
+    _restore(last_pk)
+    elapsed, spent, clock = split_pass(
+        lambda: run_pass(tomorrow, chunk_size=CHUNK_SIZE), _models()[0]
+    )
+    print_split(elapsed, spent, clock, max(due, 1))
+
+
+def steady_state(
+    count: int, base: dt.datetime, *, rounds: int, profile: str | None, phases: bool = False
+) -> None:
     from revel_recurring.services.dispatch import iter_due_series_ids
 
     print(f"\nSteady state: {count} weekly series generated to their horizon")
@@ -439,6 +452,8 @@ def steady_state(count: int, base: dt.datetime, *, rounds: int, profile: str | N
         f"chunked / floor = {chunked / floor:.2f}x (target <= 2x); "
         f"naive / chunked = {naive / chunked:.1f}x"
     )
+    if phases:
+        split_chunked(tomorrow, last_pk, expected_due)
     if profile:
         profile_chunked(tomorrow, last_pk, profile)
 
@@ -492,6 +507,7 @@ def initial_window(count: int, base: dt.datetime, *, rounds: int, naive_rounds: 
 
 
 def main() -> None:
+    global CHUNK_SIZE
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--series", type=int, default=1000)
     parser.add_argument("--steady-series", type=int, default=10_000)
@@ -504,7 +520,19 @@ def main() -> None:
     parser.add_argument(
         "--steady-only", action="store_true", help="skip the initial-window comparison"
     )
+    parser.add_argument(
+        "--phases",
+        action="store_true",
+        help="time each part of one more chunked steady-state pass (no profiler)",
+    )
+    parser.add_argument(
+        "--chunk-size",
+        type=int,
+        default=CHUNK_SIZE,
+        help="series per chunk for the chunked path and per floor transaction (default 50)",
+    )
     args = parser.parse_args()
+    CHUNK_SIZE = args.chunk_size
     _prepare_database()
     from django.db import connection
 
@@ -513,7 +541,13 @@ def main() -> None:
     if not args.steady_only:
         initial_window(args.series, base, rounds=args.rounds, naive_rounds=args.naive_rounds)
     if args.steady_series:
-        steady_state(args.steady_series, base, rounds=args.steady_rounds, profile=args.profile)
+        steady_state(
+            args.steady_series,
+            base,
+            rounds=args.steady_rounds,
+            profile=args.profile,
+            phases=args.phases,
+        )
 
 
 if __name__ == "__main__":

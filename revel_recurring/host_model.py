@@ -177,8 +177,10 @@ class RowSizer:
             size = len(value) if value.isascii() else len(value.encode("utf-8"))
         else:
             size = len(value)
+        # A short string costs as much as any small value, the first time and every time.
+        size = max(size, _SMALL_VALUE_BYTES)
         self._seen[id(value)] = (value, size)
-        return max(size, _SMALL_VALUE_BYTES)
+        return size
 
     def row_bytes(self, instance: Any) -> int:
         """The estimated size of ``instance``'s column values, in bytes (measured once)."""

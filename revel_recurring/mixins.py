@@ -199,10 +199,14 @@ class RecurringEventMixin(models.Model):
         fields such as slugs; call ``super()`` first. Must not query the database:
         generation builds hundreds of these inside one locked transaction.
         """
-        skip = OCCURRENCE_STATE_FIELDS | set(self.RECURRING_UNCOPIED_FIELDS)
-        occurrence = type(self)()
-        for field in self._meta.concrete_fields:
-            if field.primary_key or field.name in skip:
+        # One value per concrete field, in order, handed to the model's __init__
+        # positionally (as Django's own from_db does): the host's __init__ and its
+        # pre_init/post_init receivers run, and no field's default is computed
+        # only to be overwritten by the template's value.
+        values: list[Any] = []
+        for field, copied in _copy_plan(type(self)):
+            if not copied:
+                values.append(models.DEFERRED if field.generated else field.get_default())
                 continue
             value = getattr(self, field.attname)
             # Only containers (JSON fields) can be shared by reference and later
@@ -210,7 +214,8 @@ class RecurringEventMixin(models.Model):
             # the hot path for nothing.
             if isinstance(value, (dict, list)):
                 value = copy.deepcopy(value)
-            setattr(occurrence, field.attname, value)
+            values.append(value)
+        occurrence = type(self)(*values)
         delta = start - self.occurrence_start
         setattr(occurrence, self.RECURRING_START_FIELD, start)
         end_field = self.RECURRING_END_FIELD
@@ -310,3 +315,16 @@ class RecurringEventMixin(models.Model):
         The same contract on ``events`` as :meth:`booked_among`: read only ``pk``.
         """
         return {pk: 1 for pk in cls.booked_among(events)}
+
+
+def _copy_plan(model: type[models.Model]) -> list[tuple[Any, bool]]:
+    """``model``'s concrete fields in order, each with whether an occurrence copies it.
+
+    Not copied: the primary key, the mixin's per-occurrence state and the model's
+    ``RECURRING_UNCOPIED_FIELDS`` (those get their default, as a new instance would).
+    """
+    skip = OCCURRENCE_STATE_FIELDS | set(getattr(model, "RECURRING_UNCOPIED_FIELDS", ()))
+    return [
+        (field, not (field.primary_key or field.name in skip))
+        for field in model._meta.concrete_fields
+    ]
