@@ -105,7 +105,7 @@ def upcoming_rows(
         UpcomingRow(
             instant=rules.to_utc(value),
             label=describe_instant(value, zone),
-            status=str(state),
+            status=model.status_label(state),
             event_id=pk,
             # quote(): the admin's own escaping of text keys holding "/" or "_".
             admin_url=(
@@ -113,7 +113,7 @@ def upcoming_rows(
             ),
             modified=bool(modified),
             drifted=pk in drifted,
-            cancelled=state == model.RECURRING_STATUS_CANCELLED,
+            cancelled=model.is_status(state, model.RECURRING_STATUS_CANCELLED),
             booked=pk in booked,
         )
         for pk, value, state, modified, _ in values
@@ -256,7 +256,7 @@ def _excluded_row(instant: dt.datetime, zone: Any, reason: ExclusionReason) -> U
     return UpcomingRow(
         instant=instant,
         label=describe_instant(instant, zone),
-        status=str(get_event_model().RECURRING_STATUS_CANCELLED),
+        status=get_event_model().status_label(get_event_model().RECURRING_STATUS_CANCELLED),
         event_id=None,
         admin_url=None,
         modified=False,

@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
-from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..fields import AwareDateTimeField, EventIdField, EventStatusField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
 from .holidays import HolidaySettingsSerializer, HolidaysSerializer
@@ -28,7 +28,7 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
     display = serializers.CharField(help_text=_("The template as the host names it."))
     start = AwareDateTimeField(allow_null=True)
     end = AwareDateTimeField(allow_null=True)
-    status = serializers.CharField()
+    status = EventStatusField()
 
 
 class OccurrenceCountsSerializer(serializers.Serializer[Any]):
