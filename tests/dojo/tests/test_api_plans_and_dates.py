@@ -125,3 +125,23 @@ def test_a_training_moved_by_a_bavarian_holiday_is_named_in_german(api: APIClien
     assert moved["status"] == 1
     assert moved["holiday"] == holiday_name("DE", holiday, "de", subdivision="BY")
     assert Training.objects.filter(pk=moved["id"], series=series).exists()
+
+
+def test_a_training_booked_after_its_plan_was_shown_is_not_cancelled_by_all(
+    api: APIClient, booked: tuple[EventSeries, list[Training]], member: User
+) -> None:
+    series, tuesdays = booked
+    plan = api.post(url(series, "recurrence-plan"), {"recurrence": MON_THU}, format="json").json()
+    assert {row["id"]: row["bookings"] for row in plan["drift"]}[tuesdays[2].slug] == 0
+    Booking.objects.create(training=tuesdays[2], member=member)
+
+    outdated = api.post(
+        url(series, "recurrence-apply"),
+        {"recurrence": MON_THU, "plan_hash": plan["hash"], "cancel_drift": "all"},
+        format="json",
+    )
+
+    assert outdated.status_code == 409, outdated.json()
+    fresh = outdated.json()["plan"]
+    assert {row["id"]: row["bookings"] for row in fresh["drift"]}[tuesdays[2].slug] == 1
+    assert Training.objects.get(pk=tuesdays[2].slug).status == Status.BUCHBAR
