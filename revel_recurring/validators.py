@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.core.validators import RegexValidator
 from django.utils.functional import Promise
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext_lazy
@@ -169,19 +170,31 @@ def _control_character_message(char: str) -> str:
     ) % {"character": f"U+{ord(char):04X}"}
 
 
-def validate_single_line(value: object) -> None:
-    """Refuse a name or title holding a control character: the validator of one field.
+class SingleLineValidator(RegexValidator):
+    """Refuses a name or title holding a control character: the validator of one field.
 
     Names and titles are one line of text: a series' name is a feed's calendar
     name and a template's title every occurrence's SUMMARY, and calendar apps,
     e-mail subjects and admin lists show them on one line. Forms and serializers
-    attach it to such a field; :func:`validate_single_line_values` applies it to
-    several fields at once, keyed by field.
+    attach :data:`validate_single_line` to such a field;
+    :func:`validate_single_line_values` applies it to several fields at once,
+    keyed by field. A ``RegexValidator`` so that the API schema states it as the
+    field's ``pattern`` (drf-spectacular reads it; ``+``, not ``*``: a blank value
+    is the schema's other branch); the message names the character.
     """
-    if isinstance(value, str):
-        char = control_character_in(value)
-        if char is not None:
-            raise ValidationError(_control_character_message(char), code="control_character")
+
+    def __init__(self) -> None:
+        super().__init__(regex=r"\A[^\x00-\x1f\x7f-\x9f\u2028\u2029]+\Z", code="control_character")
+
+    def __call__(self, value: Any) -> None:
+        if isinstance(value, str):
+            char = control_character_in(value)
+            if char is not None:
+                raise ValidationError(_control_character_message(char), code=self.code)
+
+
+#: The one instance forms, serializers and the services use.
+validate_single_line = SingleLineValidator()
 
 
 def validate_single_line_values(values: Mapping[str, Any], names: Iterable[str]) -> None:

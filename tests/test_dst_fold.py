@@ -45,10 +45,10 @@ NOW = dt.datetime(2027, 10, 1, 12, 0, tzinfo=VIENNA)
 
 
 def test_the_two_instants_are_an_hour_apart_and_each_others_twin() -> None:
-    assert (FIRST, SECOND) == (
+    assert (
         dt.datetime(2027, 10, 31, 0, 30, tzinfo=UTC),
         dt.datetime(2027, 10, 31, 1, 30, tzinfo=UTC),
-    )
+    ) == (FIRST, SECOND)
     assert rules.fold_twin(LOCAL_FIRST, VIENNA) == SECOND
     assert rules.fold_twin(SECOND, VIENNA) == FIRST
     assert rules.fold_twin(FIRST + dt.timedelta(hours=2), VIENNA) is None
@@ -130,7 +130,8 @@ def test_the_api_answers_400_naming_the_twin_on_add_date_patch_and_plan(
     series = _api_series()
     url = f"{API}{series.pk}/"
     first, second = LOCAL_FIRST.isoformat(), LOCAL_SECOND.isoformat()
-    assert first.endswith("+02:00") and second.endswith("+01:00")
+    assert first.endswith("+02:00")
+    assert second.endswith("+01:00")
     for path, body, where in (
         ("", {"recurrence": {"extra_dates": [first, second]}}, ("recurrence", "extra_dates")),
         (
@@ -146,7 +147,8 @@ def test_the_api_answers_400_naming_the_twin_on_add_date_patch_and_plan(
         for key in where:
             assert list(found) == [key], response.json()
             found = found[key]
-        assert len(found) == 1 and "UTC+01:00) shows the same time" in found[0], found
+        assert len(found) == 1, found
+        assert "UTC+01:00) shows the same time" in found[0], found
     assert EventSeries.objects.get(pk=series.pk).extra_dates == []
 
     added = editor.post(url + "add-date/", {"instant": first}, format="json")
@@ -168,7 +170,8 @@ def test_the_admin_refuses_the_twin_with_a_message_naming_it(admin_client: Any) 
     )
     assert response.status_code == 200
     shown = [str(m) for m in response.context["messages"] if m.level_tag == "error"]
-    assert len(shown) == 1 and "(Europe/Vienna, UTC+02:00) shows the same time" in shown[0]
+    assert len(shown) == 1
+    assert "(Europe/Vienna, UTC+02:00) shows the same time" in shown[0]
     yoga.refresh_from_db()
     assert yoga.extra_dates == ["2027-10-31T01:30:00Z"]
 
