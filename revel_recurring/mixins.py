@@ -235,7 +235,7 @@ class RecurringEventMixin(models.Model):
             return []
         # Stored as text by the field's own value_to_string and read back by its
         # to_python (mark_restored), as Django's serializers round-trip a value:
-        # an integer status comes back an integer (docs/decisions/0044-statuses-of-any-type.md).
+        # an integer status comes back an integer (docs/decisions/0046-statuses-of-any-type.md).
         field: Any = self._meta.get_field(self.RECURRING_STATUS_FIELD)
         current = getattr(self, self.RECURRING_STATUS_FIELD)
         self.status_before_cancellation = "" if current is None else field.value_to_string(self)
