@@ -89,6 +89,8 @@ class Training(RecurringEventMixin, models.Model):
 
     RECURRING_START_FIELD = "begins_at"
     RECURRING_END_FIELD = None
+    # The length of a training: the feeds' DTEND and the API's end are start + duration.
+    RECURRING_DURATION_FIELD = "duration"
     RECURRING_STATUS_FIELD = "status"
     RECURRING_UPDATED_FIELD = "changed_at"
     RECURRING_STATUS_DRAFT = Status.ENTWURF

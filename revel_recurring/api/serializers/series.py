@@ -27,7 +27,10 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
     id = EventIdField()
     display = serializers.CharField(help_text=_("The template as the host names it."))
     start = AwareDateTimeField(allow_null=True)
-    end = AwareDateTimeField(allow_null=True)
+    end = AwareDateTimeField(
+        allow_null=True,
+        help_text=_("The host's end, or the start plus the host's duration; null for neither."),
+    )
     status = EventStatusField()
 
 
@@ -155,14 +158,12 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         template = self.context["extras"].templates.get(series.pk)
         if template is None:
             return None
-        model = type(template)
-        end = model.RECURRING_END_FIELD
         return TemplateSummarySerializer(
             {
                 "id": template.pk,
                 "display": str(template),
                 "start": template.occurrence_start,
-                "end": getattr(template, end) if end else None,
+                "end": template.occurrence_end,
                 "status": template.occurrence_status,
             }
         ).data
@@ -249,7 +250,33 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
 
 class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
-    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial."""
+    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial.
+
+    The series' whole representation, as a GET (or a PATCH) answered it, may be sent
+    back: what the server derives is ignored, the other read-only keys (``id``,
+    ``slug``, ``is_active``, ``exdates``, ``extra_dates``) when unchanged.
+    """
+
+    derived_keys = (
+        "url",
+        "last_generated_until",
+        "last_occurrence_index",
+        "next_due_at",
+        "parked_at",
+        "parked_reason",
+        "next_occurrence",
+        "split_from",
+        "continued_by",
+        "template",
+        "occurrence_counts",
+        "created_at",
+        "updated_at",
+        # Only in a PATCH's answer: what that change did.
+        "cursor_reset",
+        "created",
+        "drift",
+        "generation_error",
+    )
 
     name = serializers.CharField(max_length=255, required=False, validators=[validate_single_line])
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)

@@ -73,7 +73,10 @@ def test_occurrence_rows_carry_text_ids_and_integer_statuses(
     assert [row["id"] for row in rows] == expected
     assert {row["status"] for row in rows} == {1}
     assert {row["cancelled"] for row in rows} == {False}
-    assert {row["end"] for row in rows} == {None}
+    # No end field: the end is the start plus the training's duration.
+    assert [row["end"] for row in rows] == [
+        utc_text(row.begins_at + dt.timedelta(minutes=90)) for row in trainings(series)
+    ]
 
 
 def test_status_filters_take_the_integer_and_refuse_what_the_field_cannot_hold(

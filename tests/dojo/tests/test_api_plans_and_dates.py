@@ -97,7 +97,7 @@ def test_an_extra_date_gets_its_own_key_and_a_booked_one_cannot_be_removed(
     row = added.json()["occurrence"]
     assert row["id"] == f"karate-anfanger-{series.pk}-{saturday.astimezone(dt.UTC):%Y%m%d-%H%M}"
     assert row["status"] == 1
-    assert row["end"] is None
+    assert row["end"] == utc_text(saturday + dt.timedelta(minutes=90))
     Booking.objects.create(training_id=row["id"], member=member)
     removed = api.post(url(series, "remove-date"), {"instant": utc_text(saturday)}, format="json")
     assert removed.status_code == 409, removed.json()
