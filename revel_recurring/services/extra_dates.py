@@ -25,6 +25,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import suppress_event_notifications
@@ -50,8 +51,11 @@ def _instant(value: object, *, key: str = "instant") -> dt.datetime:
         raise ValidationError(
             {
                 key: [
-                    f"Give the extra date as an aware date and time (with a UTC offset), "
-                    f"got {value!r}."
+                    gettext(
+                        "Give the extra date as an aware date and time (with a UTC "
+                        "offset), got %(value)s."
+                    )
+                    % {"value": repr(value)}
                 ]
             }
         )
@@ -69,13 +73,15 @@ def _refusal(
     """Why ``instant`` cannot become an extra date under ``rule``; empty when it can."""
     shown = describe_instant(instant, rule.timezone)
     if instant < now:
-        return f"{shown} is in the past; add a date still to come."
+        return gettext("%(date)s is in the past; add a date still to come.") % {"date": shown}
     if instant < rules.to_utc(rule.dtstart):
-        return f"{shown} is before the series' first date; add a later date."
+        return gettext("%(date)s is before the series' first date; add a later date.") % {
+            "date": shown
+        }
     if instant in current:
-        return f"{shown} is an extra date of this series already."
+        return gettext("%(date)s is an extra date of this series already.") % {"date": shown}
     if rules.is_occurrence(rule.to_spec(), instant):
-        return f"{shown} is a date of the series' rule already."
+        return gettext("%(date)s is a date of the series' rule already.") % {"date": shown}
     return ""
 
 
@@ -113,8 +119,11 @@ def add_extra_date(
             rule = load_rule(locked)
             if rule is None:
                 raise SeriesNotReadyError(
-                    f"Series '{locked.name}' has no recurrence rule; add extra dates to a "
-                    "series with one."
+                    gettext(
+                        "Series '%(series)s' has no recurrence rule; add extra dates to a"
+                        " series with one."
+                    )
+                    % {"series": locked.name}
                 )
             absorb_pending_exdates(locked)
             problem = _refusal(instant, rule, now=moment, current=locked.extra_date_instants)
@@ -178,7 +187,12 @@ def remove_extra_date(
             shown = describe_instant(instant, zone)
             if instant not in locked.extra_date_instants:
                 raise ValidationError(
-                    {"instant": [f"{shown} is not an extra date of this series."]}
+                    {
+                        "instant": [
+                            gettext("%(date)s is not an extra date of this series.")
+                            % {"date": shown}
+                        ]
+                    }
                 )
             absorb_pending_exdates(locked)
             row = _row_at(locked, instant)
@@ -186,16 +200,22 @@ def remove_extra_date(
                 if booked_ids([row]):
                     date = booked_date(row, zone)
                     raise OccurrenceHasBookingsError(
-                        f"{date.display} of series '{locked.name}' has bookings; its extra "
-                        "date was not removed.",
+                        gettext(
+                            "%(date)s of series '%(series)s' has bookings; its extra date"
+                            " was not removed."
+                        )
+                        % {"date": date.display, "series": locked.name},
                         booked=[date],
                         field="instant",
                     )
                 raise ValidationError(
                     {
                         "instant": [
-                            f"{shown} has an occurrence; cancel or delete it before removing "
-                            "the extra date."
+                            gettext(
+                                "%(date)s has an occurrence; cancel or delete it before "
+                                "removing the extra date."
+                            )
+                            % {"date": shown}
                         ]
                     }
                 )
@@ -254,7 +274,8 @@ def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
         raise ValidationError(
             {
                 EXTRA_DATES_KEY: [
-                    f"Give the extra dates as a list of aware date-times, got {values!r}."
+                    gettext("Give the extra dates as a list of aware date-times, got %(values)s.")
+                    % {"values": repr(values)}
                 ]
             }
         )
@@ -312,7 +333,9 @@ def plan_extra_dates(
     for instant in sorted(target):
         if given[instant] > 1:
             shown = describe_instant(instant, rule.timezone)
-            problems.append(f"{shown} is given twice; give each extra date once.")
+            problems.append(
+                gettext("%(date)s is given twice; give each extra date once.") % {"date": shown}
+            )
         elif instant not in current:
             problem = _refusal(instant, rule, now=now, current=())
             if problem:
