@@ -85,7 +85,9 @@ def _parse_event(text: str) -> Any:
         return icalendar.Event.from_ical(stripped)
     except ValueError as exc:
         raise ValidationError(
-            {"ical": [gettext("This is not iCalendar text: %(exc)s") % {"exc": exc}]}
+            # The parser's own words are English whatever the request's language:
+            # the message says what is wrong in the reader's language instead.
+            {"ical": [gettext("This is not iCalendar text (RFC 5545): it cannot be read.")]}
         ) from exc
 
 
@@ -363,10 +365,10 @@ def rule_from_ical(text: str) -> dict[str, Any]:
         errors.add("RRULE", gettext("An RRULE is required."))
     elif isinstance(rules, list):
         errors.add("RRULE", gettext("Give one RRULE; several cannot be expressed."))
-    for part, problem in event.errors:
+    for part, _problem in event.errors:
         errors.add(
             str(part),
-            gettext("%(part)s could not be read: %(problem)s") % {"part": part, "problem": problem},
+            gettext("%(part)s could not be read; write it as RFC 5545 does.") % {"part": part},
         )
     dtstart, zone = _dtstart(event, errors)
     extra_dates = _extra_dates(event, errors)
