@@ -438,3 +438,26 @@ def test_bad_extra_dates_are_a_400_under_recurrence_extra_dates(
         assert list(response.json()["recurrence"]) == ["extra_dates"]
         assert words in str(response.json()["recurrence"]["extra_dates"])
     assert EventSeries.objects.get(pk=series.pk).extra_dates == []
+
+
+def test_a_date_booked_after_the_plan_makes_apply_all_a_409_and_the_date_stays_booked(
+    editor: APIClient,
+) -> None:
+    series, events = tue_thu()
+    seen = plan(editor, series, recurrence=MON_WED)
+    assert seen["drift"][2]["bookings"] == 0
+    Seat.objects.create(event=events[2], label="Late", quantity=5, booked=1)
+    body = {"plan_hash": seen["hash"], "recurrence": MON_WED, "cancel_drift": "all"}
+
+    outdated = editor.post(url(series, "recurrence-apply"), body, format="json")
+
+    assert outdated.status_code == 409, outdated.json()
+    fresh = outdated.json()["plan"]
+    assert fresh["drift"][2]["bookings"] == 1
+    assert fresh["hash"] == plan(editor, series, recurrence=MON_WED)["hash"]
+    assert Event.objects.get(pk=events[2].pk).occurrence_status != Event.RECURRING_STATUS_CANCELLED
+    series.refresh_from_db()
+    assert series.recurrence_rule.weekdays == [1, 3]
+    # With cancel_drift=unbooked the same hash applies: the booked date is kept.
+    answer = apply_unbooked(editor, series, seen, MON_WED)
+    assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk, events[2].pk]

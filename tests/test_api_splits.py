@@ -278,3 +278,17 @@ def test_a_viewer_gets_403_and_a_stranger_404_and_nothing_is_written(
         assert stranger.post(url(series, action), body, format="json").status_code == 404
     assert EventSeries.objects.count() == 1
     assert {event.series_id for event in occurrences(series)} == {series.pk}
+
+
+def test_split_at_every_slot_from_the_last_backwards_is_accepted(editor: APIClient) -> None:
+    # From the second split on, each date is one slot before the continuation the
+    # split before made: a continuation of that one date.
+    series, events = tuesdays(count=6)
+    for event in reversed(events[1:]):
+        response = editor.post(url(series, "split"), {"at": utc(event.starts_at)}, format="json")
+        assert response.status_code == 201, response.json()
+        answer = response.json()
+        assert answer["continuation"]["recurrence"]["count"] == 1
+        assert answer["moved"] == [event.pk]
+    assert EventSeries.objects.filter(split_from__isnull=False).count() == 5
+    assert Event.objects.get(pk=events[3].pk).series.continued_by is not None

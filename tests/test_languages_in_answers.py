@@ -113,24 +113,45 @@ def _api_refusals(editor: Any) -> list[tuple[str, Callable[[str], Any]]]:
     return [
         ("split off the rule", post(url(series, "split"), {"at": off_slot.isoformat()})),
         ("split in the past", post(url(series, "split-plan"), {"at": past.isoformat()})),
-        ("split at the first date", post(url(series, "split"), {"at": events[0].starts_at.isoformat()})),
+        (
+            "split at the first date",
+            post(url(series, "split"), {"at": events[0].starts_at.isoformat()}),
+        ),
         ("add-date on a rule date", post(url(series, "add-date"), {"instant": rule_date})),
         ("add-date in the past", post(url(series, "add-date"), {"instant": past.isoformat()})),
         ("remove-date of no extra date", post(url(series, "remove-date"), {"instant": rule_date})),
         ("an iCal rule that cannot be expressed", post(API, ical("RRULE:FREQ=HOURLY;BYSETPOS=1"))),
         ("an iCal rule that cannot be read", post(API, ical("RRULE:FREQ=WEEKLY;WKST=XX"))),
-        ("an iCal date without a zone", post(API, ical("RRULE:FREQ=WEEKLY", start="DTSTART:20270104T183000"))),
-        ("apply without a hash", post(url(series, "recurrence-apply"), {"recurrence": {"weekdays": [3]}})),
+        (
+            "an iCal date without a zone",
+            post(API, ical("RRULE:FREQ=WEEKLY", start="DTSTART:20270104T183000")),
+        ),
+        (
+            "apply without a hash",
+            post(url(series, "recurrence-apply"), {"recurrence": {"weekdays": [3]}}),
+        ),
         (
             "apply an outdated plan",
-            post(url(series, "recurrence-apply"), {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 64}),
+            post(
+                url(series, "recurrence-apply"),
+                {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 64},
+            ),
         ),
-        ("cancel a booked date", post(url(series, "cancel-occurrence"), {"occurrence": events[3].starts_at.isoformat()})),
-        ("restore a date not cancelled", post(url(series, "restore-occurrence"), {"occurrence": rule_date})),
+        (
+            "cancel a booked date",
+            post(url(series, "cancel-occurrence"), {"occurrence": events[3].starts_at.isoformat()}),
+        ),
+        (
+            "restore a date not cancelled",
+            post(url(series, "restore-occurrence"), {"occurrence": rule_date}),
+        ),
         ("delete a booked series", delete(url(series))),
         ("generate a paused series", post(url(paused, "generate"), {})),
-        ("an unknown page size", lambda language: editor.get(API, {"page_size": "0"}, HTTP_ACCEPT_LANGUAGE=language)),
-    ]  # fmt: skip
+        (
+            "an unknown page size",
+            lambda language: editor.get(API, {"page_size": "0"}, HTTP_ACCEPT_LANGUAGE=language),
+        ),
+    ]
 
 
 @pytest.mark.django_db
@@ -214,7 +235,9 @@ def _admin_actions(admin_client: Any) -> list[tuple[str, Callable[[str], Any]]]:
         yoga = generated_series(name="Yoga")
         dates = occurrences(yoga)
         at = rules.to_utc(dates[4].recurrence_id)
-        shown = admin_client.post(split_url(yoga), split_data(yoga, at), HTTP_ACCEPT_LANGUAGE=language)
+        shown = admin_client.post(
+            split_url(yoga), split_data(yoga, at), HTTP_ACCEPT_LANGUAGE=language
+        )
         split_series(yoga, at=rules.to_utc(dates[2].recurrence_id))
         return confirm_split(admin_client, shown, HTTP_ACCEPT_LANGUAGE=language)
 

@@ -477,11 +477,60 @@ def test_a_booking_taken_after_the_plan_keeps_its_date_under_unbooked() -> None:
     rows = occurrences(series)
     plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
     assert plan.booked_drift == ()
-    book(rows[6], 1)  # bookings are not hashed: asked again under the row locks
+    # "unbooked" compares the hash without the bookings: asked again under the row locks.
+    book(rows[6], 1)
     applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="unbooked", now=NOW)
     assert [date.id for date in applied.kept_booked] == [rows[6].pk]
     assert state_of(rows[6]) == "planned"
     assert len(applied.cancelled) == 7
+
+
+@pytest.mark.parametrize("ticked", ["all", "ids"])
+def test_a_date_booked_after_the_plan_outdates_an_apply_that_cancels_booked_dates(
+    ticked: str,
+) -> None:
+    series = weekly_series()
+    rows = occurrences(series)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    assert plan.booked_drift == ()
+    book(rows[6], 1)
+    before = snapshot(series)
+    cancel: Any = "all" if ticked == "all" else [row.pk for row in rows]
+    with pytest.raises(PlanOutdatedError) as outdated:
+        apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift=cancel, now=NOW)
+    assert snapshot(series) == before
+    assert state_of(rows[6]) == "planned"
+    fresh_plan = outdated.value.plan
+    assert fresh_plan is not None
+    assert ids(fresh_plan.booked_drift) == [rows[6].pk]
+    assert fresh_plan.hash == plan_recurrence_change(series, TUESDAYS, now=NOW).hash
+    # The fresh plan, seen with its booking, cancels it.
+    applied = apply_recurrence_plan(series, fresh_plan.hash, TUESDAYS, cancel_drift=cancel, now=NOW)
+    assert rows[6].pk in applied.cancelled
+    assert state_of(rows[6]) == CALLED_OFF
+
+
+def test_whether_a_date_is_booked_is_hashed_not_how_many_bookings_it_holds() -> None:
+    series = weekly_series()
+    rows = occurrences(series)
+    book(rows[2], 1)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    book(rows[2], 4)
+    assert plan_recurrence_change(series, TUESDAYS, now=NOW).hash == plan.hash
+    applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="all", now=NOW)
+    assert len(applied.cancelled) == 8
+
+
+def test_a_date_freed_after_the_plan_outdates_it_for_all_but_not_for_unbooked() -> None:
+    series = weekly_series()
+    rows = occurrences(series)
+    book(rows[2], 1)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    book(rows[2], 0)
+    with pytest.raises(PlanOutdatedError):
+        apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="all", now=NOW)
+    applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="unbooked", now=NOW)
+    assert len(applied.cancelled) == 8
 
 
 # The hash: only the state the plan saw is changed

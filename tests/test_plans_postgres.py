@@ -28,7 +28,7 @@ from revel_recurring.services.plans import (
 )
 from tests.concurrency import Background, race, wait_until_blocked
 from tests.factories import NOW, fresh, monday, occurrences, weekly_series
-from tests.testapp.models import Event
+from tests.testapp.models import Event, Seat
 
 pytestmark = [
     pytest.mark.postgres,
@@ -37,6 +37,7 @@ pytestmark = [
 ]
 
 CALLED_OFF = Event.RECURRING_STATUS_CANCELLED
+TUESDAYS = {"weekdays": [1]}
 
 
 class HeldLock:
@@ -178,3 +179,45 @@ def test_two_sets_of_extra_dates_planned_together_only_one_is_applied(held: Held
     slots = _no_duplicates(series)
     assert lost not in slots
     assert len(slots) == 9
+
+
+def test_a_date_booked_after_the_hash_was_checked_is_kept_by_apply_all(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The apply counts the bookings under the series lock (the hash matches: none
+    # yet), then a booking is committed by another connection before the apply
+    # locks the rows it cancels. Asked again under those locks, the date is kept.
+    series = weekly_series()
+    rows = occurrences(series)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    counted, booked = threading.Event(), threading.Event()
+    count = Event.count_bookings_among.__func__  # type: ignore[attr-defined]
+
+    def count_then_wait(cls: type[Event], events: Sequence[Event]) -> dict[Any, int]:
+        found = dict(count(cls, events))
+        if not counted.is_set():
+            counted.set()
+            assert booked.wait(15), "the booking never came"
+        return found
+
+    monkeypatch.setattr(Event, "count_bookings_among", classmethod(count_then_wait))
+    applying = Background(
+        lambda: apply_recurrence_plan(
+            EventSeries.objects.get(pk=series.pk),
+            plan.hash,
+            TUESDAYS,
+            cancel_drift="all",
+            now=NOW,
+        )
+    )
+    try:
+        assert counted.wait(10), "the apply never counted the bookings"
+        Seat.objects.create(event=rows[6], label="Late", quantity=5, booked=1)
+    finally:
+        booked.set()
+    applied = applying.result()
+
+    assert [date.id for date in applied.kept_booked] == [rows[6].pk]
+    assert rows[6].pk not in applied.cancelled
+    assert len(applied.cancelled) == 7
+    assert Event.objects.get(pk=rows[6].pk).state != CALLED_OFF

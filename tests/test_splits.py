@@ -289,3 +289,21 @@ def test_moved_dates_the_new_rule_does_not_hold_keep_their_old_details() -> None
     rows = {row.pk: row.venue for row in occurrences(moved.continuation)}
     assert {rows[pk] for pk in moved.moved} == {"Studio 2"}
     assert {row.venue for row in moved.created} == {"Hall B"}
+
+
+@pytest.mark.parametrize("end", [{"count": 12}, {"until": monday(11)}])
+def test_split_at_every_slot_from_the_last_backwards(end: dict[str, Any]) -> None:
+    # Each split after the first is one slot before the continuation the one
+    # before it made: the continuation gets that one date (COUNT=1).
+    series = booked_series(window_weeks=16, **end)
+    for week in range(11, 0, -1):
+        split_series(series, at=monday(week), now=NOW)
+    chain = [fresh(series)]
+    while (follower := EventSeries.objects.filter(split_from=chain[-1]).first()) is not None:
+        chain.append(follower)
+    assert len(chain) == 12
+    horizon = monday(40)
+    assert [slots_of(half, horizon) for half in chain] == [[monday(week)] for week in range(12)]
+    assert [RecurrenceRule.objects.get(series=half).count for half in chain] == [1] * 12
+    dates = [[row.recurrence_id for row in occurrences(half)] for half in chain]
+    assert dates == [[monday(week)] for week in range(12)]

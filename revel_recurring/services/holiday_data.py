@@ -19,7 +19,6 @@ appear are created, and the series is marked as placed with the installed data.
 
 from __future__ import annotations
 
-import dataclasses
 import datetime as dt
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -149,7 +148,9 @@ def series_changed_by_holiday_data(
     their templates, their pending exdates), plus, with ``bookings`` and when a
     date would drift, one call of the host's ``count_bookings_among`` for all the
     drifted dates together; the rest is computed without the database.
-    ``bookings=False`` leaves every count 0 (the system check only counts dates).
+    ``bookings=False`` leaves every count 0 (the system check only counts dates);
+    a plan's hash then takes no drifted date for booked: an apply with
+    ``cancel_drift="unbooked"`` takes it, one with ``"all"`` refuses it when one is.
     """
     moment = now_utc(now)
     series_list = list(outdated_series(queryset).select_related("recurrence_rule").order_by("pk"))
@@ -167,15 +168,12 @@ def series_changed_by_holiday_data(
     installed = data_version()
     changes = []
     for series, plan, state in planned:
-        if counts:
-            plan = dataclasses.replace(
-                plan,
-                drift=tuple(
-                    dataclasses.replace(row, bookings=counts.get(row.id, 0)) for row in plan.drift
-                ),
-            )
         rule = series.recurrence_rule
         assert rule is not None
+        if any(counts.get(row.id) for row in plan.drift):
+            # Again with the counts, no query: the hash covers which drifted dates
+            # are booked, and must be the one an apply computes.
+            plan = compute_plan(series, rule, state, Changes(rule={}), now=moment, bookings=counts)
         changes.append(
             HolidayDataChange(
                 series=series,
@@ -207,6 +205,7 @@ def apply_holiday_data(
     :class:`~revel_recurring.exceptions.PlanOutdatedError` with the fresh plan.
     """
     moment = now_utc(now)
+    # Booked dates are asked under the lock ("unbooked"): no count needed here.
     found = series_changed_by_holiday_data(
         EventSeries.objects.filter(pk=series.pk), now=moment, bookings=False
     )

@@ -280,6 +280,12 @@ def _prepare(
     base["dtstart"] = at
     if rule.count is not None:
         base["count"] = rule.count - len(before)
+    elif rule.until is not None and rules.to_utc(rule.until) == at:
+        # Split at the rule's last date (one slot before a continuation split off
+        # earlier, say): the continuation holds that one date. "until = dtstart"
+        # is refused by the validators, so it says COUNT=1, as the original half
+        # does when one date is left to it.
+        base["until"], base["count"] = None, 1
     carried = RecurrenceRule(**base)
     merged, changed = merge_rule_changes(carried, rule_changes)
     if "dtstart" in rule_changes:

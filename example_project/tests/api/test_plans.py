@@ -193,3 +193,28 @@ def test_extra_dates_through_the_plan_a_sold_one_left_out_is_kept_and_named(
     statuses = dict(Event.objects.filter(series=series).values_list("pk", "status"))
     assert statuses[sold_event.pk] == Event.Status.OPEN
     assert statuses[free_event.pk] == Event.Status.CANCELLED
+
+
+def test_a_ticket_sold_after_the_plan_makes_apply_all_a_409_and_the_run_stays_open(
+    world: World, client_for: ClientFor
+) -> None:
+    client = client_for(world.a.staff)
+    series, events, moved = twice_a_week(world)
+    plan = client.post(url(series, "recurrence-plan"), {"recurrence": moved}, format="json").json()
+    assert plan["drift"][1]["bookings"] == 0
+    TicketTier.objects.create(event=events[1], name="Door", quantity=10, quantity_sold=1)
+    body = {"recurrence": moved, "plan_hash": plan["hash"], "cancel_drift": "all"}
+
+    outdated = client.post(url(series, "recurrence-apply"), body, format="json")
+
+    assert outdated.status_code == 409, outdated.json()
+    assert outdated.json()["plan"]["drift"][1]["bookings"] == 1
+    assert Event.objects.get(pk=events[1].pk).status == Event.Status.OPEN
+    # Another ticket on a run the plan showed sold changes nothing the person saw.
+    TicketTier.objects.filter(event=events[0], name="Late").update(quantity_sold=3)
+    fresh = outdated.json()["plan"]
+    applied = client.post(
+        url(series, "recurrence-apply"), {**body, "plan_hash": fresh["hash"]}, format="json"
+    )
+    assert applied.status_code == 200, applied.json()
+    assert events[1].pk in applied.json()["cancelled"]

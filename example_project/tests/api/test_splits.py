@@ -14,6 +14,7 @@ from example_project.tests.api.conftest import (
     VIENNA,
     ClientFor,
     World,
+    make_series,
     occurrences_of,
     url,
 )
@@ -168,3 +169,18 @@ def test_the_hosts_validation_of_the_new_template_is_a_400_under_template(
             "template": {"longitude": ["Give both latitude and longitude, or neither."]}
         }
     assert not EventSeries.objects.filter(split_from=series).exists()
+
+
+def test_split_at_every_run_from_the_last_backwards_is_accepted(
+    world: World, client_for: ClientFor
+) -> None:
+    series = make_series(world.a.organization, name="Five runs", rule={"count": 5})
+    runs = occurrences_of(series)
+    assert len(runs) == 5
+    client = client_for(world.a.staff)
+    for run in reversed(runs[1:]):
+        response = client.post(url(series, "split"), {"at": utc(run.start)}, format="json")
+        assert response.status_code == 201, response.json()
+        assert response.json()["moved"] == [run.pk]
+        assert response.json()["continuation"]["recurrence"]["count"] == 1
+    assert EventSeries.objects.filter(split_from__isnull=False).count() == 4

@@ -23,13 +23,16 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_change, compute_plan, judge_rows, split_changes
+from .compute import compute_change, compute_plan, hash_matches, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
 #: What ``cancel_drift`` accepts besides a collection of ids.
 CancelDriftMode = Literal["none", "unbooked", "all"]
 CANCEL_DRIFT_MODES: tuple[str, ...] = ("none", "unbooked", "all")
+#: The modes that cancel no booked date: the host is asked again under the row locks,
+#: so a date booked since the plan is kept, and the plan still applies.
+_ASKS_AGAIN = ("none", "unbooked")
 
 
 def plan_recurrence_change(
@@ -105,8 +108,10 @@ def apply_recurrence_plan(
     Under the series lock, in one transaction: the plan is computed again; when
     its hash differs from ``plan_hash`` (anything it depends on was committed in
     between: another change, a cancel or restore, an occurrence edited, a
-    generation run) :class:`~revel_recurring.exceptions.PlanOutdatedError` is
-    raised carrying the fresh plan, and nothing is written. Otherwise:
+    generation run; with ``cancel_drift`` ``"all"`` or ids, also a drifted date
+    booked or freed since: the person decided on the bookings the plan showed)
+    :class:`~revel_recurring.exceptions.PlanOutdatedError` is raised carrying the
+    fresh plan, and nothing is written. Otherwise:
 
     - the rule, window and holiday settings change as ``update_series`` changes
       them, and the extra dates become the set given (``series_recurrence_changed``
@@ -115,7 +120,10 @@ def apply_recurrence_plan(
     - drifted dates are cancelled per ``cancel_drift``: ``"none"``; ``"unbooked"``
       (booked dates kept and named in ``kept_booked``); ``"all"`` (booked ones
       too); or a collection of ids naming exactly the drifted dates to cancel
-      (booked ones among them included: the person ticked them). Dates moved or
+      (booked ones among them included: the person ticked them). A booked date
+      is cancelled only when the plan showed it booked: bookings are asked again
+      under the row locks, and one taken after the hash was checked keeps its
+      date (named in ``kept_booked``). Dates moved or
       edited by hand are never cancelled here and are named in ``kept_modified``;
       each cancelled date becomes an exdate and sends ``occurrence_cancelled``.
       ``drift_ids`` narrows ``"unbooked"`` and ``"all"`` to those drifted dates
@@ -139,7 +147,7 @@ def apply_recurrence_plan(
             rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
             state = read_plan_state(locked, now=moment)
             plan, extra_dates = compute_change(locked, rule, state, requested, now=moment)
-            if plan.hash != plan_hash.strip():
+            if not hash_matches(plan.hash, plan_hash, bookings_seen=mode not in _ASKS_AGAIN):
                 raise PlanOutdatedError(
                     gettext(
                         "%(series)s changed since this plan was made; review the fresh "
@@ -289,6 +297,7 @@ def _cancel_drift(
     """Cancel the plan's drifted dates ``mode`` asks for (of ``among`` only, when given);
     the ids cancelled and the dates kept."""
     kept_modified = [row for row in plan.drift if row.is_modified]
+    shown_booked = {row.id for row in plan.drift if row.bookings}
     candidates = [row.id for row in plan.drift if not row.is_modified and row.moves_to is None]
     if among is not None and not isinstance(mode, frozenset):
         candidates = [pk for pk in candidates if pk in among]
@@ -310,11 +319,14 @@ def _cancel_drift(
             )
         named = {by_text[str(pk)] for pk in mode}
         ids: list[Any] = [pk for pk in candidates if pk in named]
-        include: bool | Collection[Any] = named
+        # A booked date goes only when the plan showed it booked: one booked
+        # after the hash was checked (the host asked again under the row locks)
+        # is kept and named.
+        include: bool | Collection[Any] = named & shown_booked
     elif mode == "none":
         return [], [], kept_modified
     else:
-        ids, include = candidates, mode == "all"
+        ids, include = candidates, shown_booked if mode == "all" else False
     if not ids:
         return [], [], kept_modified
     events, kept = cancel_stale_locked(

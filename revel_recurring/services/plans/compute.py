@@ -50,7 +50,7 @@ WINDOW_KEY = "generation_window_weeks"
 HOLIDAYS_KEY = "holidays"
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
-_HASH_VERSION = 2
+_HASH_VERSION = 3
 
 
 @dataclass(frozen=True)
@@ -177,6 +177,7 @@ def compute_change(
         extra=lifted,
         bookings=bookings,
         pending=pending,
+        cancels=True,
     )
     return plan, extra
 
@@ -215,6 +216,7 @@ def plan_outcome(
     until: dt.datetime | None = None,
     bookings: Mapping[Any, int] | None = None,
     pending: tuple[dt.datetime, ...] | None = None,
+    cancels: bool = False,
 ) -> RecurrencePlan:
     """The plan once the change is known: ``target`` (an unsaved copy of the series as it
     would be: window, cursor, exdates, extra dates) under ``new_rule``, judging the
@@ -227,7 +229,9 @@ def plan_outcome(
     is generated as far as the original was); ``bookings`` the judged rows' booking
     counts when the caller has them (:func:`compute_plan`); ``pending`` the pending
     exdates as ``target`` sees them, when the change lifts some (``state``'s
-    otherwise; the hash always covers ``state``'s).
+    otherwise; the hash always covers ``state``'s). ``cancels``: applying the plan
+    may cancel or move its drifted dates (a change plan; a split cancels nothing),
+    so its hash also covers which of them are booked (:func:`hash_matches`).
     """
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
@@ -279,6 +283,7 @@ def plan_outcome(
         new=new,
         cursor_reset=cursor_reset,
         extra=extra,
+        booked=_booked_drift(drift) if cancels else None,
     )
     return RecurrencePlan(
         series_id=series.pk,
@@ -479,6 +484,18 @@ def _date(
     )
 
 
+def _booked_drift(drift: tuple[PlannedOccurrence, ...]) -> list[str]:
+    """The drifted dates an apply may cancel or move that hold bookings, by id.
+
+    Whether each is booked, not how many bookings it holds: a plan that showed a
+    date without bookings is outdated once it has one (``cancel_drift="all"``
+    would cancel it unseen), while one more booking on a date shown booked
+    changes nothing a person decided. Dates edited by hand are never cancelled
+    or moved by an apply and are left out.
+    """
+    return sorted(str(row.id) for row in drift if row.bookings and not row.is_modified)
+
+
 def _stamp(value: Any) -> Any:
     if isinstance(value, dt.datetime):
         return rules.to_utc(value).isoformat() if rules.is_aware(value) else value.isoformat()
@@ -497,15 +514,18 @@ def _hash(
     new: tuple[dt.datetime, ...],
     cursor_reset: bool,
     extra: Mapping[str, Any] | None = None,
+    booked: list[str] | None = None,
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
 
     The rule before and after, the series' flags and windows, its extra dates
     before and after, every excluded instant (exdates and pending ones, as
     one set: folding a pending slot in changes nothing), each row read (id, start,
-    slot, status, modified flag and the host's change stamp) and the dates it would
+    slot, status, modified flag and the host's change stamp), the dates it would
     create: any committed change of these between a plan and its apply gives
     another hash, and so does applying it with other changes than it was made for.
+    For a plan whose apply may cancel, ``booked`` (the ids of the booked drifted
+    dates) makes the second half of the hash (:func:`hash_matches`).
     """
     window = target.generation_window_weeks
     excluded = sorted(
@@ -545,7 +565,32 @@ def _hash(
         "extra": dict(extra or {}),
     }
     encoded = json.dumps(payload, sort_keys=True, default=str).encode()
-    return hashlib.sha256(encoded).hexdigest()
+    digest = hashlib.sha256(encoded).hexdigest()
+    if booked is None:
+        return digest
+    with_bookings = hashlib.sha256(json.dumps([digest, booked]).encode()).hexdigest()
+    return digest[:_HALF] + with_bookings[:_HALF]
+
+
+#: A change plan's hash is two halves: the state and the change, then the same with
+#: the booked drifted dates (:func:`hash_matches`).
+_HALF = 32
+
+
+def hash_matches(fresh: str, given: str, *, bookings_seen: bool) -> bool:
+    """Whether ``given`` (a client's plan hash) is the hash of the ``fresh`` plan.
+
+    With ``bookings_seen`` the whole hash must match, which of the drifted dates
+    hold bookings included: an apply that cancels what the person ticked, or every
+    drifted date booked or not, cancels only what the plan showed. Without it (an
+    apply that cancels no booked date, asking the host again under the row locks)
+    the first half is compared, so a booking taken since the plan keeps its date
+    rather than outdating the plan.
+    """
+    given = given.strip()
+    if bookings_seen or len(fresh) != 2 * _HALF or len(given) != 2 * _HALF:
+        return fresh == given
+    return fresh[:_HALF] == given[:_HALF]
 
 
 __all__ = [
@@ -555,6 +600,7 @@ __all__ = [
     "Changes",
     "compute_change",
     "compute_plan",
+    "hash_matches",
     "holiday_data_changed",
     "judge_rows",
     "plan_outcome",

@@ -179,3 +179,25 @@ def test_extra_dates_in_the_plan_a_booked_one_left_out_is_kept_by_uuid(
     assert answer["cancelled"] == []
     assert answer["series"]["extra_dates"] == [utc_text(later)]
     assert Lesson.objects.get(pk=saturday.pk).state == Lesson.State.BOOKABLE
+
+
+def test_a_lesson_booked_after_the_plan_makes_apply_all_a_409_and_stays_booked(
+    api: APIClient, make_series: MakeSeries, school: School
+) -> None:
+    series, tue_thu = booked_tue_thu(make_series, school)
+    plan = api.post(url(series, "recurrence-plan"), {"recurrence": MON_WED}, format="json").json()
+    assert plan["drift"][1]["bookings"] == 0
+    late = User.objects.create_user("late@studio.example", "pw")
+    school.members.add(late)
+    Booking.objects.create(lesson=tue_thu[1], pupil=late)
+    body = {"recurrence": MON_WED, "plan_hash": plan["hash"], "cancel_drift": "all"}
+
+    response = api.post(url(series, "recurrence-apply"), body, format="json")
+
+    assert response.status_code == 409, response.json()
+    no_integer_ids(response)
+    fresh = response.json()["plan"]
+    assert fresh["drift"][1] == {**plan["drift"][1], "bookings": 1, "booked": True}
+    lesson = Lesson.objects.get(pk=tue_thu[1].pk)
+    assert lesson.state != Lesson.RECURRING_STATUS_CANCELLED
+    assert bookings_of(lesson) == 1

@@ -133,3 +133,16 @@ def test_a_member_of_the_school_may_not_split_and_another_school_sees_nothing(
         assert member.post(url(series, action), body, format="json").status_code == 403
         assert other.post(url(series, action), body, format="json").status_code == 404
     assert not EventSeries.objects.filter(split_from=series).exists()
+
+
+def test_split_at_every_lesson_from_the_last_backwards_is_accepted(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series(generation_window_weeks=6, count=5)
+    rows = lessons(series)
+    for lesson in reversed(rows[1:]):
+        response = api.post(url(series, "split"), {"at": utc_text(lesson.begins)}, format="json")
+        assert response.status_code == 201, response.json()
+        assert response.json()["moved"] == [str(lesson.pk)]
+        assert response.json()["continuation"]["recurrence"]["count"] == 1
+    assert EventSeries.objects.filter(split_from__isnull=False).count() == 4
