@@ -49,7 +49,7 @@ extensions = [
 source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
 root_doc = "index"
 exclude_patterns = ["_build", "_ext"]
-# Headings get anchors so pages can link to a section: [text](page.md#a-heading).
+# Headings get anchors so pages can link to a section: [text](<page>.md#a-heading).
 myst_heading_anchors = 3
 myst_enable_extensions = ["colon_fence", "deflist"]
 # Straight quotes and "--" as typed: option names and code-like text stay as written.

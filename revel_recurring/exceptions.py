@@ -169,6 +169,16 @@ class PlanOutdatedError(RecurrenceError):
         self.plan = plan
 
 
+class QueueUnavailableError(RecurrenceError):
+    """Work could not be handed to Celery: its broker did not answer. Nothing was sent.
+
+    Raised by the helpers that queue an admin action (``tasks.send_fan_out``,
+    ``tasks.send_series_chunk``) in place of kombu's ``OperationalError``, so an
+    adapter can tell the person what was not queued instead of failing with a 500.
+    Each queued action sends exactly one message, so nothing of it was started.
+    """
+
+
 class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
     """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""
 

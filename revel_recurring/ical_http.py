@@ -126,13 +126,31 @@ def _seconds(moment: dt.datetime | None) -> int | None:
     return None if moment is None else int(moment.timestamp())
 
 
+def last_modified_header(last_modified: dt.datetime | None, *, now: dt.datetime) -> str | None:
+    """The ``Last-Modified`` to send at ``now`` for a feed last changed at ``last_modified``.
+
+    An HTTP date counts whole seconds. A feed sent within the second of its last
+    change could change again later in that second without its date moving, and
+    a client polling by date alone (``If-Modified-Since``) would then be answered
+    304 for the stale copy forever. So a second that has not ended yet is never
+    sent: the date is then the second before ``now``, which every later change
+    passes, and the next date-only poll gets a 200 with a date that holds. A
+    change in the future of ``now`` (another server's clock) is handled the
+    same way, so the date is never later than the response (RFC 9110, 8.8.2.1).
+    """
+    seconds = _seconds(last_modified)
+    if seconds is None:
+        return None
+    return http_date(min(seconds, int(now.timestamp()) - 1))
+
+
 def _with_validators(
     response: HttpResponse, etag: str, last_modified: dt.datetime | None, filename: str
 ) -> HttpResponse:
     response["ETag"] = etag
-    seconds = _seconds(last_modified)
-    if seconds is not None:
-        response["Last-Modified"] = http_date(seconds)
+    date = last_modified_header(last_modified, now=timezone.now())
+    if date is not None:
+        response["Last-Modified"] = date
     response["Cache-Control"] = "no-cache"
     response["Content-Disposition"] = f'inline; filename="{filename}"'
     return response

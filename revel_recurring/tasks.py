@@ -12,12 +12,16 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from celery import shared_task
 from django.apps import apps
+from kombu.exceptions import OperationalError
 
 from .conf import recurring_settings
+from .exceptions import QueueUnavailableError
 from .host_model import parse_event_pks
 from .instants import parse_aware_instant
 from .models import EventSeries, get_event_model
@@ -220,7 +224,10 @@ def ids_repr(series_ids: list[int]) -> str:
 
 @shared_task(name="revel_recurring.fan_out_series_chunks")
 def fan_out_series_chunks(
-    task: str, series_ids: list[int], options: dict[str, Any] | None = None
+    task: str,
+    series_ids: list[int],
+    options: dict[str, Any] | None = None,
+    lead: dict[str, Any] | None = None,
 ) -> dict[str, Any]:
     """Send ``task`` once per chunk of ``REVEL_RECURRING_GENERATION_CHUNK_SIZE`` series.
 
@@ -230,27 +237,64 @@ def fan_out_series_chunks(
     ``task`` is the name of one of the admin's chunk tasks (``generate_series_chunk``,
     ``pause_series_chunk``, ``resume_series_chunk``, ``delete_series_chunk``,
     ``cancel_stale_chunk``), ``options`` the keyword arguments of each chunk.
-    Returns ``{"task", "series", "chunks"}``.
+    ``lead`` (``{"series_ids": [...], "options": {...}}``) is one more chunk, sent
+    first with options of its own: the series the *Cancel stale dates* page
+    decided on date by date, which travel in the same message as the rest so that
+    the request publishes one message or none. Returns ``{"task", "series", "chunks"}``.
     """
     target = _admin_chunk_tasks().get(task)
     if target is None:
         raise ValueError(f"{task!r} is not one of the admin's chunk tasks")
+    leading = list((lead or {}).get("series_ids") or [])
+    if leading:
+        send_series_chunk(target, leading, **((lead or {}).get("options") or {}))
     ids = list(series_ids)
     size = recurring_settings.GENERATION_CHUNK_SIZE
     chunks = [ids[start : start + size] for start in range(0, len(ids), size)]
     for chunk in chunks:
         send_series_chunk(target, chunk, **(options or {}))
-    return {"task": task, "series": len(ids), "chunks": len(chunks)}
+    return {
+        "task": task,
+        "series": len(ids) + len(leading),
+        "chunks": len(chunks) + bool(leading),
+    }
 
 
 def send_series_chunk(task: Any, series_ids: list[int], **options: Any) -> None:
-    """Send one chunk task over ``series_ids`` (its ids named by count and bounds in logs)."""
-    task.apply_async((series_ids,), options, argsrepr=f"({ids_repr(series_ids)},)")
+    """Send one chunk task over ``series_ids`` (its ids named by count and bounds in logs).
+
+    Raises :class:`~revel_recurring.exceptions.QueueUnavailableError` when the
+    broker cannot be reached (after Celery's own publish retries).
+    """
+    with _publishing(task.name, series_ids):
+        task.apply_async((series_ids,), options, argsrepr=f"({ids_repr(series_ids)},)")
 
 
-def send_fan_out(task: Any, series_ids: list[int], **options: Any) -> None:
-    """Send one ``fan_out_series_chunks`` message: ``task`` over ``series_ids``, in chunks."""
+def send_fan_out(
+    task: Any, series_ids: list[int], *, lead: dict[str, Any] | None = None, **options: Any
+) -> None:
+    """Send one ``fan_out_series_chunks`` message: ``task`` over ``series_ids``, in chunks.
+
+    ``lead`` is a first chunk with options of its own (see
+    :func:`fan_out_series_chunks`). One message, so either all of it is queued or,
+    with the broker unreachable, none of it
+    (:class:`~revel_recurring.exceptions.QueueUnavailableError`).
+    """
     fan_out: Any = fan_out_series_chunks  # celery-types does not know argsrepr
-    fan_out.apply_async(
-        (task.name, series_ids, options), argsrepr=f"({task.name!r}, {ids_repr(series_ids)})"
-    )
+    arguments: tuple[Any, ...] = (task.name, series_ids, options)
+    if lead is not None:
+        arguments = (*arguments, lead)
+    with _publishing(task.name, series_ids):
+        fan_out.apply_async(arguments, argsrepr=f"({task.name!r}, {ids_repr(series_ids)})")
+
+
+@contextmanager
+def _publishing(name: str, series_ids: list[int]) -> Iterator[None]:
+    """Turns kombu's "broker unreachable" into :class:`QueueUnavailableError`, logged."""
+    try:
+        yield
+    except OperationalError as exc:
+        # The broker's address stays in the log; the person is told what was not
+        # queued (the admin), never the infrastructure's details.
+        logger.error("Could not queue %s for %s: %s", name, ids_repr(series_ids), exc)
+        raise QueueUnavailableError(str(exc)) from exc

@@ -10,12 +10,13 @@ here, one by one, as a worker would. An action sends one
 
 from __future__ import annotations
 
+import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
-from celery import current_app
+from celery import Celery, current_app
 
 from bench.broker import take_messages
 
@@ -73,6 +74,31 @@ def broker() -> Iterator[Broker]:
     finally:
         app.conf.task_always_eager = eager
         found.take()
+
+
+@pytest.fixture
+def broker_down() -> Iterator[str]:
+    """For one test, Celery's broker is a Redis server that is not there.
+
+    A port the system just handed out and took back: nothing listens on it, so
+    every publish really connects, is refused, and fails after Celery's own
+    retries, as it does when a site's broker is down (no mock). The tasks the
+    admin sends resolve through the current app, so a fresh app with that broker
+    is made current; the suite's own app comes back afterwards. Yields its URL.
+    """
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"redis://127.0.0.1:{port}/0"
+    suite_app = current_app._get_current_object()
+    down = Celery("broker-down", broker=url, set_as_current=False)
+    down.conf.task_always_eager = False
+    down.set_current()
+    try:
+        yield url
+    finally:
+        suite_app.set_current()
+        down.close()
 
 
 def select_all(action: str, shown: list[Any], **extra: Any) -> dict[str, Any]:

@@ -153,3 +153,117 @@ def test_the_api_and_the_admin_sit_above_everything_else() -> None:
             if not (module == face or module.startswith(f"{face}."))
         }
         assert {module: found for module, found in below.items() if found} == {}, face
+
+
+# The floors of docs/architecture.md, lowest first. A module may import from its own
+# floor and the floors below it, never from one above. A package (``services``,
+# ``api``, ...) stands on one floor with every module inside it.
+FLOORS: list[tuple[str, frozenset[str]]] = [
+    (
+        "pure",
+        frozenset(
+            {
+                "revel_recurring",
+                "conf",
+                "context",
+                "exceptions",
+                "holiday_placement",
+                "holiday_rules",
+                "holiday_settings",
+                "ical_import",
+                "ical_zones",
+                "instants",
+                "mixins",
+                "querysets",
+                "rules",
+                "signals",
+                "transient",
+                "validators",
+            }
+        ),
+    ),
+    ("models", frozenset({"models"})),
+    (
+        "reads",
+        frozenset(
+            {
+                "adapter",
+                "changelog",
+                "describe",
+                "exclusions",
+                "host_model",
+                "ical",
+                "ical_rows",
+                "notifications",
+                "slots",
+            }
+        ),
+    ),
+    ("services", frozenset({"services"})),
+    ("adapters", frozenset({"beat", "checks", "ical_http", "management", "receivers", "tasks"})),
+    ("faces", frozenset({"admin", "api"})),
+    ("wiring", frozenset({"apps"})),
+]
+
+# What only the adapters and the faces speak: HTTP, DRF, Celery, the admin.
+ADAPTER_ONLY_IMPORTS = (
+    "celery",
+    "django.contrib.admin",
+    "django.http",
+    "django.shortcuts",
+    "django.views",
+    "django_celery_beat",
+    "django_filters",
+    "drf_spectacular",
+    "requests",
+    "rest_framework",
+)
+
+
+def floor_of(module: str) -> int:
+    """The floor of a package module, by its first name below ``revel_recurring``."""
+    parts = module.split(".")
+    head = parts[1] if len(parts) > 1 else parts[0]
+    found = [number for number, (_, names) in enumerate(FLOORS) if head in names]
+    assert found, f"{module} stands on no floor: add it to FLOORS and docs/architecture.md"
+    return found[0]
+
+
+def test_every_module_stands_on_one_floor() -> None:
+    for module in import_graph():
+        floor_of(module)
+
+
+def test_no_module_imports_from_a_floor_above_its_own() -> None:
+    graph = import_graph()
+    upward = sorted(
+        f"{module} ({FLOORS[floor_of(module)][0]}) -> {target} ({FLOORS[floor_of(target)][0]})"
+        for module, targets in graph.items()
+        for target in targets
+        if floor_of(target) > floor_of(module)
+    )
+
+    assert upward == []
+
+
+def external_imports(path: Path) -> set[str]:
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            found.add(node.module)
+    return found
+
+
+def test_below_the_adapters_nothing_speaks_http_drf_celery_or_the_admin() -> None:
+    adapters = next(n for n, (name, _) in enumerate(FLOORS) if name == "adapters")
+    spoken = sorted(
+        f"{module_name(path)} imports {name}"
+        for path in PACKAGE.rglob("*.py")
+        if "migrations" not in path.parts and floor_of(module_name(path)) < adapters
+        for name in external_imports(path)
+        if any(name == banned or name.startswith(f"{banned}.") for banned in ADAPTER_ONLY_IMPORTS)
+    )
+
+    assert spoken == []

@@ -92,7 +92,7 @@ def test_celery_wiring_and_hook_signatures_are_shown() -> None:
         assert text in PAGES, text
 
 
-# A snippet whose first line names a file ("# settings.py", "# events/models.py") is
+# A snippet whose first line names a file ("# settings.py", "# <app>/models.py") is
 # pasted at the end of that file of a fresh `startproject mysite` + `startapp events`;
 # one code block may hold several such files (the Celery wiring).
 FILE_HEADER = re.compile(r"^# ((?:[\w]+/)?[\w]+\.py)$")

@@ -1,6 +1,6 @@
 """DST policy and calendar edge cases of the rule engine, with hand-written expectations.
 
-The policy (ARCHITECTURE.md, "Time"): occurrences keep their wall-clock time in the
+The policy (docs/concepts/time.md): occurrences keep their wall-clock time in the
 rule zone; a wall-clock time inside a spring-forward gap is shifted forward by the
 gap (RFC 5545 §3.3.5) and still counts; an ambiguous fall-back time takes the first
 instant. Expected instants are written in UTC with the offset that applies spelled

@@ -2,7 +2,7 @@
 
 The oracles are the rule's own definition, checked with the standard library only
 (``calendar``, ``zoneinfo``): the date pattern of each frequency, the DST policy of
-ARCHITECTURE.md, and the meaning of COUNT and UNTIL. ``rule_specs`` is also used by
+docs/concepts/time.md, and the meaning of COUNT and UNTIL. ``rule_specs`` is also used by
 test_rrule_string_roundtrip.py.
 """
 

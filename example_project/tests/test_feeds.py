@@ -18,6 +18,7 @@ from example_project.events.models import CalendarToken, Event, Membership, Orga
 from example_project.tests.helpers import tuesday_run
 from revel_recurring.models import EventSeries, OccurrenceChange, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence
+from tests.http_dates import after_this_second, within_one_second
 
 pytestmark = pytest.mark.django_db
 
@@ -139,6 +140,7 @@ def test_organization_feed_shows_public_series_openly_and_more_with_a_key(
 
 def test_unchanged_feed_answers_304_and_a_change_answers_200(organization: Organization) -> None:
     series = _series(organization, "open-run", Event.Visibility.PUBLIC)
+    _age_everything()  # a date is a validator once its second has ended
     client = Client()
     first = client.get("/series/open-run/calendar.ics")
 
@@ -263,12 +265,75 @@ def test_organization_feed_validators_move_when_its_series_change(
         _leave_by_pause(leaving)
     else:
         _leave_by_deletion(leaving)
+    after_this_second()
     new_etag, new_last_modified = _validators(organization)
 
     assert new_etag != etag
     assert new_last_modified != last_modified
     assert _revalidated(organization, last_modified) == 200
     assert _revalidated(organization, new_last_modified) == 304
+
+
+@pytest.mark.parametrize("change", ["visibility", "pause", "deletion"])
+def test_a_series_leaving_the_feed_within_the_second_of_a_poll_is_seen_by_date(
+    organization: Organization, change: str
+) -> None:
+    """The feed changed, was polled, and lost a series, all within one second.
+
+    The poll's date cannot tell the copy before the departure from the one after:
+    a date-only poll with it must get 200 and the feed without the series, never
+    a 304 that keeps the departed dates.
+    """
+    staying = _series(organization, "open-run", Event.Visibility.PUBLIC)
+    leaving = _series(organization, "leaving-run", Event.Visibility.PUBLIC)
+    _age_everything()
+
+    def poll_between_two_changes() -> str:
+        Event.objects.get(series=staying, is_template=True).save()  # stamps the organisation
+        polled = _validators(organization)[1]
+        {"visibility": _leave_by_visibility, "pause": _leave_by_pause}.get(
+            change, _leave_by_deletion
+        )(leaving)
+        return polled
+
+    polled = within_one_second(poll_between_two_changes)
+    again = Client().get(
+        f"/organizations/{organization.slug}/calendar.ics", HTTP_IF_MODIFIED_SINCE=polled
+    )
+
+    assert again.status_code == 200
+    if change != "pause":  # a paused series keeps its dates, its feed says it stopped
+        assert _summaries(again.content) == {"Open Run"}
+
+
+def test_a_series_feed_changed_within_the_second_of_a_poll_is_seen_by_date(
+    organization: Organization,
+) -> None:
+    series = _series(organization, "open-run", Event.Visibility.PUBLIC)
+    first, second = series.occurrences().order_by("start")[:2]
+    _age_everything()
+
+    def poll_between_two_changes() -> str:
+        first.name = "Hill Run"
+        first.save()
+        polled = Client().get("/series/open-run/calendar.ics")["Last-Modified"]
+        cancel_occurrence(series, second.start)
+        return polled
+
+    polled = within_one_second(poll_between_two_changes)
+    again = Client().get("/series/open-run/calendar.ics", HTTP_IF_MODIFIED_SINCE=polled)
+
+    assert again.status_code == 200
+    calendar = icalendar.Calendar.from_ical(again.content)
+    shown = {event["DTSTART"].dt for event in recurring_ical_events.of(calendar).between(*WINDOW)}
+    assert first.start in shown
+    assert second.start not in shown
+    after_this_second()
+    settled = Client().get("/series/open-run/calendar.ics")["Last-Modified"]
+    assert (
+        Client().get("/series/open-run/calendar.ics", HTTP_IF_MODIFIED_SINCE=settled).status_code
+        == 304
+    )
 
 
 @pytest.mark.parametrize(
@@ -291,6 +356,7 @@ def test_a_304_is_answered_from_the_revision_in_at_most_3_queries(
     _series(organization, "club-run", Event.Visibility.MEMBERS_ONLY)
     if path.startswith("member:"):
         path = path.removeprefix("member:").format(key=_key(member))
+    after_this_second()
     first = Client().get(path)
     assert first.status_code == 200
     header = "HTTP_IF_NONE_MATCH" if validator == "ETag" else "HTTP_IF_MODIFIED_SINCE"

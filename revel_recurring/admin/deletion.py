@@ -198,6 +198,8 @@ class DeleteThroughServiceMixin(_Base):
                 selection,
                 delete_series_chunk,
                 QUEUED_DELETION,
+                label=_("Delete selected %(verbose_name_plural)s")
+                % {"verbose_name_plural": self.opts.verbose_name_plural},
                 user_id=str(request.user.pk),
             )
             return None

@@ -24,6 +24,7 @@ from django.utils.translation import ngettext
 
 from ..adapter import get_adapter
 from ..conf import recurring_settings
+from ..exceptions import QueueUnavailableError
 from ..models import EventSeries
 from ..tasks import send_fan_out
 
@@ -133,21 +134,62 @@ def editable_selection(request: HttpRequest, queryset: QuerySet[EventSeries]) ->
 
 
 def queue_action(
-    request: HttpRequest, selection: Selection, task: Any, text: Any, **options: Any
+    request: HttpRequest,
+    selection: Selection,
+    task: Any,
+    text: Any,
+    *,
+    label: str,
+    **options: Any,
 ) -> bool:
-    """Hand a selection over the inline limit to Celery; whether it did.
+    """Hand a selection over the inline limit to Celery; whether it was over the limit.
 
     One message whatever the size of the selection: ``fan_out_series_chunks``
     sends ``task`` once per chunk of ``REVEL_RECURRING_GENERATION_CHUNK_SIZE``
     ids, each with ``options``. ``text`` (``%(count)d``: the series queued) is
-    the message. A selection within the limit is left to the caller, which runs
-    the action in the request.
+    the message. When the broker cannot be reached nothing is sent and an error
+    message names the action (``label``) and the series that were not queued
+    (:func:`report_not_queued`). A selection within the limit is left to the
+    caller, which runs the action in the request.
     """
     if not selection.queued:
         return False
-    send_fan_out(task, selection.ids, **options)
+    try:
+        send_fan_out(task, selection.ids, **options)
+    except QueueUnavailableError:
+        report_not_queued(request, selection, label)
+        return True
     messages.info(request, text % {"count": len(selection)})
     return True
+
+
+def report_not_queued(request: HttpRequest, selection: Selection, label: str) -> None:
+    """The error message of an action whose message the broker did not take.
+
+    Names the action and the series (the first ten, the rest counted), and says
+    that nothing was done to them: each queued action sends one message, so a
+    refused one started nothing. The broker's address is in the log, not here.
+    """
+    first = selection.ids[:NAMED_SERIES_MAX]
+    names = dict(EventSeries.objects.filter(pk__in=first).values_list("pk", "name"))
+    count = len(selection)
+    messages.error(
+        request,
+        ngettext(
+            "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+            "“%(action)s” was not started for %(count)d series: %(names)s. Nothing was "
+            "done to it; try again once the broker is back.",
+            "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+            "“%(action)s” was not started for %(count)d series: %(names)s. Nothing was "
+            "done to them; try again once the broker is back.",
+            count,
+        )
+        % {
+            "action": label,
+            "count": count,
+            "names": names_phrase([names[pk] for pk in first if pk in names], count),
+        },
+    )
 
 
 def reposted(selection: Selection) -> dict[str, Any]:

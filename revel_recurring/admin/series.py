@@ -404,19 +404,23 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
     def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
         # A large selection goes to the daily pass's own chunk task.
-        if not queue_action(request, selection, generate_series_chunk, QUEUED_GENERATION):
+        if not queue_action(
+            request, selection, generate_series_chunk, QUEUED_GENERATION, label=_("Generate now")
+        ):
             report_each(request, selection.series(), generate_now, now=_now())
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
-        if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE):
+        if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE, label=_("Pause")):
             report_each(request, selection.series(), pause, now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
-        if not queue_action(request, selection, resume_series_chunk, QUEUED_RESUME):
+        if not queue_action(
+            request, selection, resume_series_chunk, QUEUED_RESUME, label=_("Resume")
+        ):
             report_each(request, selection.series(), resume, now=_now())
 
     @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])

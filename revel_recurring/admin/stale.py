@@ -25,6 +25,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext_lazy
 
 from ..conf import recurring_settings
+from ..exceptions import QueueUnavailableError
 from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, get_event_model
 from ..services.bookings import booked_ids
@@ -38,6 +39,7 @@ from .selection import (
     LISTED_SERIES,
     UP_TO_FIELD,
     Selection,
+    report_not_queued,
     reposted,
 )
 from .status import status_label
@@ -216,18 +218,24 @@ class CancelStaleMixin(_Base):
         )
         own = set(selection.ids)
         decided = sorted((owners | choice.complete) & own)
-        if decided:
-            send_series_chunk(
-                cancel_stale_chunk,
-                decided,
-                ticked=[str(pk) for pk in choice.ticked],
-                listed=[str(pk) for pk in choice.listed],
-                complete=sorted(choice.complete & own),
-                rest=choice.rest,
-            )
-        others = [pk for pk in selection.ids if pk not in set(decided)]
-        if others and choice.rest:
-            send_fan_out(cancel_stale_chunk, others, rest=True)
+        others = [pk for pk in selection.ids if pk not in set(decided)] if choice.rest else []
+        # One message or none: with the broker down nothing of the cancellation
+        # starts, so the page's decisions are never half carried out.
+        page: dict[str, Any] = {
+            "ticked": [str(pk) for pk in choice.ticked],
+            "listed": [str(pk) for pk in choice.listed],
+            "complete": sorted(choice.complete & own),
+            "rest": choice.rest,
+        }
+        lead = {"series_ids": decided, "options": page} if decided else None
+        try:
+            if others:
+                send_fan_out(cancel_stale_chunk, others, lead=lead, rest=True)
+            elif decided:
+                send_series_chunk(cancel_stale_chunk, decided, **page)
+        except QueueUnavailableError:
+            report_not_queued(request, selection, _("Cancel stale dates…"))
+            return
         messages.info(request, QUEUED_CANCELLATION % {"count": len(selection)})
 
     def _labels(self, selection: list[EventSeries], ids: set[Any]) -> dict[Any, list[str]]:

@@ -69,8 +69,13 @@ def _refusal(
     *,
     now: dt.datetime,
     current: Collection[dt.datetime],
+    beside: Collection[dt.datetime] | None = None,
 ) -> str:
-    """Why ``instant`` cannot become an extra date under ``rule``; empty when it can."""
+    """Why ``instant`` cannot become an extra date under ``rule``; empty when it can.
+
+    ``beside`` are the extra dates it would join (``current`` by default): its fold
+    twin among them, or among the rule's dates, is a refusal.
+    """
     shown = describe_instant(instant, rule.timezone)
     if instant < now:
         return gettext("%(date)s is in the past; add a date still to come.") % {"date": shown}
@@ -82,7 +87,25 @@ def _refusal(
         return gettext("%(date)s is an extra date of this series already.") % {"date": shown}
     if rules.is_occurrence(rule.to_spec(), instant):
         return gettext("%(date)s is a date of the series' rule already.") % {"date": shown}
+    twin = rules.fold_twin(instant, rule.to_spec().zone)
+    others = current if beside is None else beside
+    if twin is not None and (twin in others or rules.is_occurrence(rule.to_spec(), twin)):
+        return fold_twin_refusal(instant, twin, rule.timezone)
     return ""
+
+
+def fold_twin_refusal(instant: dt.datetime, twin: dt.datetime, zone: str) -> str:
+    """Why ``instant`` cannot be a date beside ``twin``, its fold twin (same wall-clock time).
+
+    A calendar app reads a date on the wall clock of the rule's zone, where the
+    two are one time: subscribers would see one date where the series holds two
+    (docs/decisions, extra dates in a DST fold).
+    """
+    return gettext(
+        "%(date)s shows the same time on the clock as %(twin)s, a date of this series "
+        "already (the clocks go back that night, so the hour happens twice); pick "
+        "another time."
+    ) % {"date": describe_instant(instant, zone), "twin": describe_instant(twin, zone)}
 
 
 def _row_at(series: EventSeries, instant: dt.datetime) -> Any:
@@ -99,8 +122,10 @@ def add_extra_date(
     """Add ``instant`` (aware, any zone) to the dates of ``series``; returns its occurrence or None.
 
     Under the series lock. Refused with a ``ValidationError`` keyed ``instant``
-    when it is naive, in the past, before the rule's first date (dtstart), or a
-    date of the series already (of the rule, or an extra date); a series without
+    when it is naive, in the past, before the rule's first date (dtstart), a
+    date of the series already (of the rule, or an extra date), or the fold twin
+    of one (the same wall-clock time in the rule's zone, an hour apart on a
+    fall-back night: a calendar app would show one date); a series without
     a rule raises ``SeriesNotReadyError``. The instant is stored to the whole
     second. When generation has reached past it, or it falls inside the window,
     it is generated at once through the one generation path, and that host event
@@ -321,7 +346,8 @@ def plan_extra_dates(
     included), ``excluded`` its excluded slots (exdates and pending ones).
     ``wanted`` are instants as :func:`read_extra_dates` returns them. A date given
     twice, and a date that is not an extra date yet but is in the past, before the
-    rule's dtstart or a date of the rule, is refused with a ``ValidationError``
+    rule's dtstart, a date of the rule or the fold twin of another date (the same
+    wall-clock time on a fall-back night), is refused with a ``ValidationError``
     keyed ``extra_dates`` naming each. Dates kept from the current set are not
     checked again; removing one is never refused here: an occurrence that holds it
     becomes drift, for the plan to show and the caller to keep or cancel.
@@ -337,7 +363,9 @@ def plan_extra_dates(
                 gettext("%(date)s is given twice; give each extra date once.") % {"date": shown}
             )
         elif instant not in current:
-            problem = _refusal(instant, rule, now=now, current=())
+            # Of two new fold twins, the later is refused: the first keeps its place.
+            beside = {other for other in target if other in current or other < instant}
+            problem = _refusal(instant, rule, now=now, current=(), beside=beside)
             if problem:
                 problems.append(problem)
     if problems:

@@ -114,7 +114,10 @@ class SplitActionsMixin(SeriesViewBase):
                 "kept_booked": BookedDateSerializer(result.kept_booked, many=True).data,
             },
             status=status.HTTP_201_CREATED,
-            headers={"Location": continuation["url"]},
+            # The serializer's url is DRF's Hyperlink, a str subclass that WSGI
+            # servers (wsgiref, runserver) refuse as a header value after the
+            # split has committed: the header gets a plain str.
+            headers={"Location": str(continuation["url"])},
         )
 
 

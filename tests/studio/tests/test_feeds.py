@@ -17,6 +17,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
+from tests.http_dates import after_this_second, within_one_second
 from tests.studio.models import Hall, Lesson
 
 from .conftest import API, MakeSeries, lessons
@@ -142,4 +143,30 @@ def test_locations_from_a_related_table_are_loaded_once_per_feed(
     }
     assert {f"Room {lesson.begins:%d%m} / Big Hall, Main Street 1" for lesson in lessons(long)} <= (
         locations
+    )
+
+
+def test_a_school_feed_changed_within_the_second_of_a_poll_is_seen_by_date(
+    make_series: MakeSeries,
+) -> None:
+    """Cancelled, polled and cancelled again within one second: the date-only poll gets 200."""
+    series = make_series(name="Salsa")
+    first, second = lessons(series)[:2]
+    client = APIClient()
+
+    def poll_between_two_changes() -> str:
+        cancel_occurrence(series, first.begins)
+        polled = client.get("/schools/salsa/calendar.ics")["Last-Modified"]
+        cancel_occurrence(series, second.begins)
+        return str(polled)
+
+    polled = within_one_second(poll_between_two_changes)
+    again = client.get("/schools/salsa/calendar.ics", HTTP_IF_MODIFIED_SINCE=polled)
+
+    assert again.status_code == 200
+    assert second.begins.astimezone(dt.UTC) not in expanded(again.content, series)
+    after_this_second()
+    settled = client.get("/schools/salsa/calendar.ics")["Last-Modified"]
+    assert (
+        client.get("/schools/salsa/calendar.ics", HTTP_IF_MODIFIED_SINCE=settled).status_code == 304
     )
