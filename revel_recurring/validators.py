@@ -62,6 +62,11 @@ _MONTHLY_BY_DAY_WORDS = pgettext_lazy(
 
 # A series' window, in weeks; the model field, the services and check E006 use these.
 WINDOW_WEEKS_MIN, WINDOW_WEEKS_MAX = 1, 52
+
+#: The most extra dates (RDATE) a series holds, past ones included: the one limit of
+#: add-date, PATCH, create, the change plan, the admin and the services, so a
+#: series' representation always fits a PATCH body (decision 0046).
+EXTRA_DATES_MAX = 500
 # The integer columns (interval, count) are 32-bit signed on every backend.
 MAX_INTERVAL = 2**31 - 1
 # COUNT rules are walked from dtstart (dateutil counts from there), so the count

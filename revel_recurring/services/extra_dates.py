@@ -33,6 +33,7 @@ from ..exceptions import OccurrenceHasBookingsError, SeriesNotReadyError
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import extra_date_changed
+from ..validators import EXTRA_DATES_MAX
 from .bookings import booked_date, booked_ids
 from .exdates import absorb_pending_exdates, drop_exdates
 from .generation.floor import generate_locked
@@ -94,6 +95,35 @@ def _refusal(
     return ""
 
 
+def _over_limit(count: int) -> str:
+    """Why a series cannot hold ``count`` extra dates; empty when it can."""
+    if count <= EXTRA_DATES_MAX:
+        return ""
+    return gettext(
+        "A series holds at most %(limit)d extra dates; this would give it %(count)d. "
+        "Remove some first, or split the series."
+    ) % {"limit": EXTRA_DATES_MAX, "count": count}
+
+
+def _twice(instant: dt.datetime, zone: str | None) -> str:
+    return gettext("%(date)s is given twice; give each extra date once.") % {
+        "date": describe_instant(instant, zone)
+    }
+
+
+def _given_once(values: Iterable[object], series: EventSeries) -> tuple[dt.datetime, ...]:
+    """``values`` as UTC instants, in order; ``ValidationError`` keyed ``instant`` naming
+    each instant given more than once (in any zone: ``+01:00`` and ``Z`` of one instant
+    are one date). A set of extra dates has each once, and every writer says so alike."""
+    instants = tuple(_instant(value) for value in values)
+    given = Counter(instants)
+    repeated = sorted(instant for instant, times in given.items() if times > 1)
+    if repeated:
+        zone = _zone_of(series)
+        raise ValidationError({"instant": [_twice(instant, zone) for instant in repeated]})
+    return instants
+
+
 def fold_twin_refusal(instant: dt.datetime, twin: dt.datetime, zone: str) -> str:
     """Why ``instant`` cannot be a date beside ``twin``, its fold twin (same wall-clock time).
 
@@ -125,8 +155,9 @@ def add_extra_date(
     when it is naive, in the past, before the rule's first date (dtstart), a
     date of the series already (of the rule, or an extra date), or the fold twin
     of one (the same wall-clock time in the rule's zone, an hour apart on a
-    fall-back night: a calendar app would show one date); a series without
-    a rule raises ``SeriesNotReadyError``. The instant is stored to the whole
+    fall-back night: a calendar app would show one date), or when the series
+    holds ``EXTRA_DATES_MAX`` extra dates already (past ones count); a series
+    without a rule raises ``SeriesNotReadyError``. The instant is stored to the whole
     second. When generation has reached past it, or it falls inside the window,
     it is generated at once through the one generation path, and that host event
     is returned; otherwise the next due moment is refreshed and the dispatcher
@@ -151,7 +182,10 @@ def add_extra_date(
                     % {"series": locked.name}
                 )
             absorb_pending_exdates(locked)
-            problem = _refusal(instant, rule, now=moment, current=locked.extra_date_instants)
+            current = locked.extra_date_instants
+            problem = _refusal(instant, rule, now=moment, current=current) or _over_limit(
+                len(current) + 1
+            )
             if problem:
                 raise ValidationError({"instant": [problem]})
             row = _row_at(locked, instant)
@@ -261,12 +295,13 @@ def remove_extra_date(
 def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
     """:func:`add_extra_date` for each of ``instants``; the occurrences generated at once.
 
-    The same instant given twice (in two zones, say) is one date, not a refusal.
-    Call it inside the caller's transaction: a refused date (``ValidationError``
-    keyed ``instant``) then undoes the others too.
+    The same instant given twice (in two zones, say) is refused, as by
+    :func:`replace_extra_dates` and a change plan (``ValidationError`` keyed
+    ``instant`` naming it). Call it inside the caller's transaction: a refused
+    date (``ValidationError`` keyed ``instant``) then undoes the others too.
     """
     created = []
-    for instant in sorted({_instant(value) for value in instants}):
+    for instant in sorted(_given_once(instants, series)):
         event = add_extra_date(series, instant)
         if event is not None:
             created.append(event)
@@ -278,14 +313,25 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
 
     Removals first (a date removed may be added again only as another instant).
     Inside the caller's transaction: a booked date refused
-    (``OccurrenceHasBookingsError``) or a bad one undoes every other step. Returns
+    (``OccurrenceHasBookingsError``) or a bad one undoes every other step. An
+    instant given twice, or more than ``EXTRA_DATES_MAX`` dates, is refused
+    before anything is written (``ValidationError`` keyed ``instant``). Returns
     the occurrences generated at once.
     """
-    target = {_instant(value) for value in wanted}
+    target = set(_given_once(wanted, series))
+    problem = _over_limit(len(target))
+    if problem:
+        raise ValidationError({"instant": [problem]})
     current = series.extra_date_instants
     for instant in sorted(current - target):
         remove_extra_date(series, instant)
     return add_extra_dates(series, target - current)
+
+
+def _zone_of(series: EventSeries) -> str | None:
+    """The zone a date of ``series`` is shown in, for a message (None without a rule)."""
+    rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
+    return rule.timezone if rule is not None else None
 
 
 def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
@@ -345,10 +391,11 @@ def plan_extra_dates(
     ``held`` the slots its occurrences hold from ``now`` on (cancelled ones
     included), ``excluded`` its excluded slots (exdates and pending ones).
     ``wanted`` are instants as :func:`read_extra_dates` returns them. A date given
-    twice, and a date that is not an extra date yet but is in the past, before the
-    rule's dtstart, a date of the rule or the fold twin of another date (the same
-    wall-clock time on a fall-back night), is refused with a ``ValidationError``
-    keyed ``extra_dates`` naming each. Dates kept from the current set are not
+    twice, more than ``EXTRA_DATES_MAX`` dates, and a date that is not an extra
+    date yet but is in the past, before the rule's dtstart, a date of the rule or
+    the fold twin of another date (the same wall-clock time on a fall-back night),
+    are refused with a ``ValidationError`` keyed ``extra_dates`` naming each.
+    Dates kept from the current set are not
     checked again; removing one is never refused here: an occurrence that holds it
     becomes drift, for the plan to show and the caller to keep or cancel.
     """
@@ -358,16 +405,16 @@ def plan_extra_dates(
     problems: list[str] = []
     for instant in sorted(target):
         if given[instant] > 1:
-            shown = describe_instant(instant, rule.timezone)
-            problems.append(
-                gettext("%(date)s is given twice; give each extra date once.") % {"date": shown}
-            )
+            problems.append(_twice(instant, rule.timezone))
         elif instant not in current:
             # Of two new fold twins, the later is refused: the first keeps its place.
             beside = {other for other in target if other in current or other < instant}
             problem = _refusal(instant, rule, now=now, current=(), beside=beside)
             if problem:
                 problems.append(problem)
+    over = _over_limit(len(target))
+    if over:
+        problems.append(over)
     if problems:
         raise ValidationError({EXTRA_DATES_KEY: problems})
     added, removed = target - current, current - target

@@ -249,7 +249,33 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
 
 class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
-    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial."""
+    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial.
+
+    The series' whole representation, as a GET (or a PATCH) answered it, may be sent
+    back: what the server derives is ignored, the other read-only keys (``id``,
+    ``slug``, ``is_active``, ``exdates``, ``extra_dates``) when unchanged.
+    """
+
+    derived_keys = (
+        "url",
+        "last_generated_until",
+        "last_occurrence_index",
+        "next_due_at",
+        "parked_at",
+        "parked_reason",
+        "next_occurrence",
+        "split_from",
+        "continued_by",
+        "template",
+        "occurrence_counts",
+        "created_at",
+        "updated_at",
+        # Only in a PATCH's answer: what that change did.
+        "cursor_reset",
+        "created",
+        "drift",
+        "generation_error",
+    )
 
     name = serializers.CharField(max_length=255, required=False, validators=[validate_single_line])
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
