@@ -37,6 +37,19 @@ def is_managed_field(model: Any, field: Any) -> bool:
     )
 
 
+def single_line_fields(model: Any) -> frozenset[str]:
+    """Names of ``model``'s concrete ``CharField`` s: names, titles, slugs, one line of text each.
+
+    Every ``CharField`` (and its subclasses: slugs, e-mail addresses, URLs) is
+    single-line by Django's own widgets; a ``TextField`` (a description) may hold
+    line breaks. The services refuse control characters in these
+    (``validators.validate_single_line_values``).
+    """
+    return frozenset(
+        field.name for field in model._meta.concrete_fields if isinstance(field, models.CharField)
+    )
+
+
 def _varying_fields(model: Any) -> set[str]:
     # Fields every occurrence gets its own value for: a unique constraint that
     # includes one of them cannot be broken by copying the template.

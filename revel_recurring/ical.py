@@ -20,6 +20,7 @@ from __future__ import annotations
 import dataclasses
 import datetime as dt
 import hashlib
+import unicodedata
 from collections.abc import Iterable, Sequence
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -174,9 +175,9 @@ class _SeriesExport:
         end_field = self.model.RECURRING_END_FIELD
         end = getattr(event, end_field) if end_field else None
         return _Details(
-            summary=adapter.get_ical_summary(event, series),
-            description=adapter.get_ical_description(event, series),
-            location=adapter.get_ical_location(event, series),
+            summary=_text(adapter.get_ical_summary(event, series)),
+            description=_text(adapter.get_ical_description(event, series)),
+            location=_text(adapter.get_ical_location(event, series)),
             geo=adapter.get_ical_geo(event, series),
             url=adapter.get_ical_url(event, series),
             duration=None if end is None else end - event.occurrence_start,
@@ -199,12 +200,25 @@ class _SeriesExport:
             component.add("url", details.url)
 
     def _timed(
-        self, component: icalendar.Event, start: dt.datetime, duration: dt.timedelta | None
+        self,
+        component: icalendar.Event,
+        start: dt.datetime,
+        duration: dt.timedelta | None,
+        *,
+        wall_clock: bool = False,
     ) -> None:
+        """DTSTART (and DTEND) on the rule zone's clock; in UTC where that clock is ambiguous.
+
+        A TZID time in the hour a fall-back night repeats names two instants, and
+        the consumers disagree on which (ical.js takes the second, the others the
+        first): such a start or end of one event is written in UTC, which names one.
+        ``wall_clock``: the master's DTSTART, from which the RRULE counts on the
+        wall clock, stays a TZID time (its first reading, the rule's own).
+        """
         zone = ZoneInfo(self.rule.timezone) if self.rule is not None else dt.UTC
-        component.add("dtstart", start.astimezone(zone))
+        component.add("dtstart", _on_clock(start, zone, exact=not wall_clock))
         if duration is not None:
-            component.add("dtend", (start + duration).astimezone(zone))
+            component.add("dtend", _on_clock(start + duration, zone, exact=not wall_clock))
 
     def components(self) -> list[icalendar.Event]:
         shown = [o for o in self.occurrences if self._shown(o)]
@@ -219,8 +233,11 @@ class _SeriesExport:
             cursor = self.series.last_generated_until
             until = max(rids) if cursor is None else max(max(rids), cursor)
             slots = set(rules.occurrences_between(spec, min(rids), until, inclusive=True))
-        on_rule = [o for o in shown if o.recurrence_id in slots]
-        off_rule = [o for o in shown if o.recurrence_id not in slots]
+        # An extra date in the repeated hour of a fall-back night is no RDATE (a TZID
+        # time there is read as either instant): its row is an event of its own.
+        folded = _folded_extra_dates(spec)
+        on_rule = [o for o in shown if o.recurrence_id in slots and o.recurrence_id not in folded]
+        off_rule = [o for o in shown if o.recurrence_id not in slots or o.recurrence_id in folded]
         result = []
         master = self._master(spec, slots, on_rule)
         if master is not None:
@@ -231,7 +248,11 @@ class _SeriesExport:
                 moved = occurrence.occurrence_start != occurrence.recurrence_id
                 if moved:
                     details = self._with_holiday_note(occurrence, details)
-                if moved or details != base:
+                # A date of the rule in the repeated hour is expanded by each consumer
+                # at its own reading of the TZID time: an override (its RECURRENCE-ID
+                # matches whichever reading) puts it at its one instant.
+                ambiguous = rules.fold_twin(occurrence.occurrence_start, spec.zone) is not None
+                if moved or ambiguous or details != base:
                     result.append(self._override(occurrence, details))
         else:
             off_rule = shown
@@ -325,7 +346,8 @@ class _SeriesExport:
         }
         # A hidden extra date is simply not listed; a hidden date of the rule is an EXDATE.
         on_rrule = {i for i in extra if rules.is_occurrence(exported, i)}
-        rdates = [i for i in extra if i not in hidden and i not in on_rrule]
+        folded = _folded_extra_dates(spec)
+        rdates = [i for i in extra if i not in hidden and i not in on_rrule and i not in folded]
         excluded_lines = sorted(
             i for i in hidden if i >= first and (i not in spec.extra_dates or i in on_rrule)
         )
@@ -340,7 +362,7 @@ class _SeriesExport:
                 f"revel-recurring-series-{series.split_from_id}@{self.domain}",
                 parameters={"RELTYPE": "SIBLING"},
             )
-        self._timed(component, exported.dtstart, base.duration)
+        self._timed(component, exported.dtstart, base.duration, wall_clock=True)
         rrule_line = rules.to_rrule_string(exported).split("\n", 1)[1]
         component.add("rrule", icalendar.vRecur.from_ical(rrule_line.removeprefix("RRULE:")))
         # One property per date: ical.js misses dates that share one line.
@@ -392,6 +414,39 @@ class _SeriesExport:
         return component
 
 
+def _on_clock(instant: dt.datetime, zone: dt.tzinfo, *, exact: bool) -> dt.datetime:
+    """``instant`` on ``zone``'s clock; in UTC when ``exact`` and that clock time is ambiguous."""
+    local = instant.astimezone(zone)
+    if exact and isinstance(zone, ZoneInfo) and rules.fold_twin(local, zone) is not None:
+        return instant.astimezone(dt.UTC)
+    return local
+
+
+def _folded_extra_dates(spec: rules.RuleSpec) -> frozenset[dt.datetime]:
+    """``spec``'s extra dates (not of its rule too) in the repeated hour of a fall-back night."""
+    own = rules.rule_only(spec)
+    return frozenset(
+        instant
+        for instant in spec.extra_dates
+        if rules.fold_twin(instant, spec.zone) is not None and not rules.is_occurrence(own, instant)
+    )
+
+
+def _text(value: str) -> str:
+    """``value`` as RFC 5545 TEXT can hold it: line breaks as LF, no other control character.
+
+    Names and titles with control characters are refused on the way in, but a
+    feed answers for whatever is stored (rows written before, or by the host's own
+    code): icalendar escapes a LF, a CR alone would end the line, and a control
+    character other than a tab is no TEXT at all (RFC 5545 §3.3.11), so those are
+    dropped.
+    """
+    if value.isprintable():
+        return value
+    value = value.replace("\r\n", "\n").replace("\r", "\n")
+    return "".join(char for char in value if char in "\n\t" or unicodedata.category(char) != "Cc")
+
+
 def _holidays_move_dates(spec: rules.RuleSpec) -> bool:
     return spec.holidays is not None and spec.holidays.policy is not HolidayPolicy.KEEP
 
@@ -403,8 +458,10 @@ def _calendar(name: str | None) -> icalendar.Calendar:
     calendar.add("calscale", "GREGORIAN")
     calendar.add("method", "PUBLISH")
     if name is not None:
-        calendar.add("name", name)
-        calendar.add("x-wr-calname", name)
+        # Typed as TEXT: icalendar does not know NAME (RFC 7986) or X-WR-CALNAME and
+        # would write a stored line break unescaped, a body it then refuses to build.
+        calendar.add("name", icalendar.vText(_text(name)))
+        calendar.add("x-wr-calname", icalendar.vText(_text(name)))
     calendar.add("refresh-interval", REFRESH_INTERVAL, parameters={"VALUE": "DURATION"})
     # An X- property is text to icalendar: typed explicitly so it reads "PT1H" (a
     # DURATION, what Outlook and Apple expect), not str(timedelta) "1:00:00".

@@ -376,6 +376,18 @@ def window_and_next(
     return slots, following
 
 
+def fold_twin(instant: dt.datetime, zone: ZoneInfo) -> dt.datetime | None:
+    """The other instant with ``instant``'s wall-clock time in ``zone``, in UTC; None if none.
+
+    On a fall-back night the hour the clocks go back happens twice: 02:30 in
+    Vienna on 31 October 2027 is 00:30 UTC (``fold=0``) and, an hour later,
+    01:30 UTC (``fold=1``). Every other wall-clock time names one instant only.
+    """
+    local = instant.astimezone(zone)
+    twin = local.replace(fold=1 - local.fold).astimezone(UTC)
+    return None if twin == to_utc(instant) else twin
+
+
 def is_occurrence(spec: RuleSpec, instant: dt.datetime) -> bool:
     """Whether ``instant`` is one of the rule's occurrences (compared in UTC)."""
     target = to_utc(instant)

@@ -65,6 +65,30 @@ class LiveApi:
             return _answer(error.code, error.headers, error.read())
 
 
+class InProcessApi:
+    """The same calls through DRF's test client, in the test's own thread.
+
+    For what only the test's thread sees, such as the Celery app ``broker_down``
+    makes current; the server of :class:`LiveApi` runs in a thread of its own.
+    """
+
+    def __init__(self, user: Any) -> None:
+        from rest_framework.test import APIClient
+
+        self.client = APIClient()
+        self.client.force_authenticate(user)
+
+    def send(self, method: str, path: str, body: Any = None) -> Answer:
+        response = self.client.generic(
+            method,
+            path,
+            json.dumps(body) if body is not None else "",
+            content_type="application/json",
+            HTTP_ACCEPT="application/json",
+        )
+        return _answer(response.status_code, response.headers, response.content)
+
+
 def _answer(status: int, headers: Any, raw: bytes) -> Answer:
     body = json.loads(raw) if raw and "json" in headers.get("Content-Type", "") else None
     return Answer(status, dict(headers.items()), body)
@@ -82,7 +106,7 @@ def utc(moment: dt.datetime) -> str:
 
 
 def write_every_action(
-    api: LiveApi,
+    api: LiveApi | InProcessApi,
     series_pk: Any,
     starts: list[dt.datetime],
     *,

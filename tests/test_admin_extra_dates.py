@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from revel_recurring import rules
 from revel_recurring.services.extra_dates import add_extra_date
+from revel_recurring.validators import EXTRA_DATES_MAX
 from tests.admin_helpers import change_url, generated_series, texts
 from tests.factories import VIENNA, occurrences
 from tests.testapp.models import Event, Seat
@@ -215,3 +216,23 @@ def test_an_extra_date_moved_by_hand_is_still_marked_by_its_slot(admin_client: A
     rows = admin_client.get(change_url(yoga)).context["upcoming"]
 
     assert [(row.event_id, row.modified) for row in rows if row.extra] == [(event.pk, True)]
+
+
+def test_a_series_at_the_extra_date_limit_refuses_one_more_with_a_message(
+    admin_client: Any,
+) -> None:
+    yoga = generated_series(name="Yoga")
+    first = wednesday(1)
+    yoga.extra_dates = rules.normalize_exdates(
+        [first + dt.timedelta(weeks=week) for week in range(EXTRA_DATES_MAX)]
+    )
+    yoga.save(update_fields=["extra_dates"])
+    when = first + dt.timedelta(days=1)
+
+    response = admin_client.post(change_url(yoga, "add-date"), posted(when), follow=True)
+
+    (message,) = errors(response)
+    assert f"at most {EXTRA_DATES_MAX} extra dates; this would give it 501" in message
+    yoga.refresh_from_db()
+    assert len(yoga.extra_dates) == EXTRA_DATES_MAX
+    assert rules.to_utc(when) not in yoga.extra_date_instants

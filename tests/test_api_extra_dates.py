@@ -7,12 +7,15 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.core.exceptions import ValidationError
 from rest_framework.test import APIClient
 
 from revel_recurring import rules
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
-from revel_recurring.services.extra_dates import add_extra_date
+from revel_recurring.services.extra_dates import add_extra_date, replace_extra_dates
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.validators import EXTRA_DATES_MAX
 from tests.api_helpers import client, next_tuesday, user_with
 from tests.factories import VIENNA, make_series, occurrences
 from tests.testapp.models import Event, Seat
@@ -145,12 +148,7 @@ def test_remove_date_of_no_extra_date_is_a_400_and_a_viewer_may_not(
 
 def test_create_with_extra_dates_stores_and_generates_them(editor: APIClient) -> None:
     body = create_body()
-    # The same instant twice, once in UTC: one date.
-    body["recurrence"]["extra_dates"] = [
-        thursday(12).isoformat(),
-        thursday(1).isoformat(),
-        utc(thursday(12)),
-    ]
+    body["recurrence"]["extra_dates"] = [thursday(12).isoformat(), thursday(1).isoformat()]
 
     response = editor.post(API, body, "json")
 
@@ -262,3 +260,128 @@ def test_a_split_refuses_extra_dates_by_name(editor: APIClient) -> None:
         assert response.status_code == 400, response.json()
         assert "recurrence-plan/" in response.json()["recurrence"]["extra_dates"][0]
     assert EventSeries.objects.count() == 1
+
+
+# One limit, one answer to a date given twice
+
+
+def at_the_limit() -> tuple[EventSeries, list[str]]:
+    """Tuesdays with EXTRA_DATES_MAX extra dates (Thursday evenings, the first ones past)."""
+    series = tuesdays()
+    first = thursday(-10)
+    dates = [first + dt.timedelta(weeks=week) for week in range(EXTRA_DATES_MAX)]
+    series.extra_dates = rules.normalize_exdates(dates)
+    series.save(update_fields=["extra_dates"])
+    return series, series.extra_dates
+
+
+def test_a_series_at_the_limit_is_patched_back_as_it_was_read(editor: APIClient) -> None:
+    series, stored = at_the_limit()
+    read = editor.get(url(series))
+    assert read.status_code == 200
+    assert read.json()["extra_dates"] == stored
+
+    unchanged = editor.patch(url(series), read.json(), "json")
+
+    assert unchanged.status_code == 200, unchanged.json()
+    assert unchanged.json()["extra_dates"] == stored
+    # The edit form's round trip: the dates read, sent back as the set they should be.
+    body = {**read.json(), "recurrence": {**read.json()["recurrence"], "extra_dates": stored}}
+    edited = editor.patch(url(series), body, "json")
+    assert edited.status_code == 200, edited.json()
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == stored
+    planned = editor.post(
+        url(series, "recurrence-plan"), {"recurrence": {"extra_dates": stored}}, "json"
+    )
+    assert planned.status_code == 200, planned.json()
+
+
+def test_no_writer_takes_a_series_past_the_limit(editor: APIClient) -> None:
+    series, stored = at_the_limit()
+    one_more = utc(thursday(EXTRA_DATES_MAX))
+
+    added = editor.post(url(series, "add-date"), {"instant": one_more}, "json")
+    patched = editor.patch(
+        url(series), {"recurrence": {"extra_dates": [*stored, one_more]}}, "json"
+    )
+    planned = editor.post(
+        url(series, "recurrence-plan"), {"recurrence": {"extra_dates": [*stored, one_more]}}, "json"
+    )
+
+    assert added.status_code == 400, added.json()
+    assert f"at most {EXTRA_DATES_MAX} extra dates" in added.json()["instant"][0]
+    for answer in (patched, planned):
+        assert answer.status_code == 400, answer.json()
+        assert list(answer.json()) == ["recurrence"]
+        assert list(answer.json()["recurrence"]) == ["extra_dates"]
+    with pytest.raises(ValidationError) as refused:
+        replace_extra_dates(series, [rules.parse_instant(v) for v in [*stored, one_more]])
+    assert f"at most {EXTRA_DATES_MAX} extra dates" in refused.value.messages[0]
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == stored
+    # One date fewer, and there is room again.
+    freed = editor.patch(url(series), {"recurrence": {"extra_dates": stored[1:]}}, "json")
+    assert freed.status_code == 200, freed.json()
+    again = editor.post(url(series, "add-date"), {"instant": one_more}, "json")
+    assert again.status_code == 200, again.json()
+
+
+def test_a_date_given_twice_is_a_400_naming_it_on_create_patch_and_plan(
+    editor: APIClient,
+) -> None:
+    series = tuesdays()
+    twice = [thursday(12).isoformat(), thursday(1).isoformat(), utc(thursday(12))]
+    create = create_body()
+    create["recurrence"]["extra_dates"] = twice
+
+    answers = [
+        editor.post(API, create, "json"),
+        editor.patch(url(series), {"recurrence": {"extra_dates": twice}}, "json"),
+        editor.post(url(series, "recurrence-plan"), {"recurrence": {"extra_dates": twice}}, "json"),
+    ]
+
+    for answer in answers:
+        assert answer.status_code == 400, answer.json()
+        (message,) = answer.json()["recurrence"]["extra_dates"]
+        assert "is given twice; give each extra date once." in message
+        assert message.startswith(describe_instant(thursday(12), "Europe/Vienna"))
+    assert EventSeries.objects.count() == 1
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == []
+
+
+def test_every_series_representation_is_patched_back_as_it_was_read(editor: APIClient) -> None:
+    series = tuesdays()
+    assert editor.patch(url(series), {"holidays": {"country": "AT"}}, "json").status_code == 200
+    add_extra_date(series, thursday(3))
+    events = occurrences(series)
+    split = editor.post(url(series, "split"), {"at": utc(events[2].starts_at)}, "json")
+    assert split.status_code == 201, split.json()
+    continuation = split.json()["continuation"]["id"]
+    assert editor.post(url(continuation, "pause"), {}, "json").status_code == 200
+
+    for pk in (series.pk, continuation):
+        read = editor.get(url(pk)).json()
+        answer = editor.patch(url(pk), read, "json")
+        assert answer.status_code == 200, answer.json()
+        assert {key: answer.json()[key] for key in read if key != "updated_at"} == {
+            key: value for key, value in read.items() if key != "updated_at"
+        }
+        # The PATCH's own answer goes back as well.
+        again = editor.patch(url(pk), answer.json(), "json")
+        assert again.status_code == 200, again.json()
+
+
+@pytest.mark.parametrize(
+    ("key", "value"),
+    [("slug", "another-slug"), ("is_active", False), ("extra_dates", []), ("id", 0)],
+)
+def test_a_read_only_key_of_the_representation_changed_is_a_400_naming_it(
+    editor: APIClient, key: str, value: Any
+) -> None:
+    series = tuesdays()
+    add_extra_date(series, thursday(3))
+    read = editor.get(url(series)).json()
+
+    answer = editor.patch(url(series), {**read, key: value}, "json")
+
+    assert answer.status_code == 400, answer.json()
+    assert answer.json() == {key: ["This field is read-only; leave it out."]}

@@ -16,12 +16,13 @@ from tests.queued_helpers import (
     FAN_OUT,
     Broker,
     broker,
+    broker_down,
     every_request,
     queries_of,
     select_all,
 )
 
-__all__ = ["broker"]  # the fixture, used by name
+__all__ = ["broker", "broker_down"]  # fixtures, used by name
 
 pytestmark = pytest.mark.django_db
 
@@ -104,3 +105,41 @@ def test_the_scoped_requests_cost_the_same_for_5_and_40_series(
         counts[size] = queries_of(staff_client, every_request(shown))
         assert [message.task for message in broker.take()] == [FAN_OUT] * 5
     assert counts[5] == counts[40]
+
+
+@override_settings(REVEL_RECURRING_ADMIN_INLINE_LIMIT=2)
+@pytest.mark.parametrize(
+    ("action", "label", "extra"),
+    [
+        ("pause_action", "Pause", {}),
+        ("delete_selected", "Delete selected event series", {"post": "yes"}),
+    ],
+)
+def test_with_the_broker_down_a_queued_action_names_what_was_not_queued_and_does_nothing(
+    staff_client: Client,
+    make_template: MakeTemplate,
+    broker_down: str,
+    action: str,
+    label: str,
+    extra: dict[str, Any],
+) -> None:
+    runs = [make_template(name=f"Run {n}", slug=f"run-{n}", tiers=0).series for n in range(3)]
+    before = {
+        series.pk: (series.is_active, Event.objects.filter(series=series).count())
+        for series in runs
+    }
+
+    response = staff_client.post(CHANGELIST, select_all(action, [runs[0].pk], **extra), follow=True)
+
+    assert response.status_code == 200
+    assert texts(response) == [
+        "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+        f"“{label}” was not started for 3 series: Run 0, Run 1, Run 2. Nothing was done "
+        "to them; try again once the broker is back."
+    ]
+    assert _states(EventSeries.objects.filter(pk__in=before)) == before
+
+
+def _states(series_list: Any) -> dict[int, tuple[bool, int]]:
+    """Whether each series generates, and how many events it has."""
+    return {s.pk: (s.is_active, Event.objects.filter(series=s).count()) for s in series_list}

@@ -40,7 +40,12 @@ from ..services.editing import SeriesUpdate, update_series
 from ..services.from_event import SeriesFromEvent, create_series_from_event
 from ..services.generation import generate_series_events
 from ..services.plans import RecurrencePlan, apply_recurrence_plan, plan_recurrence_change
-from ..validators import WEEKDAY_NAMES, validate_rule, validate_timezone
+from ..validators import (
+    WEEKDAY_NAMES,
+    validate_rule,
+    validate_single_line,
+    validate_timezone,
+)
 from .clock import current_time
 from .errors import add_service_error
 from .holidays import HOLIDAY_FIELDSET, HolidayFieldsForm, changed_holidays, holiday_initial
@@ -304,6 +309,10 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
         self.plan_outdated = False
         #: The series' holiday settings as the page showed them.
         self.holidays_before = holiday_settings_of(self.instance)
+        for name in ("name", "slug"):
+            if name in self.fields:
+                # Refused under the field before anything else is checked.
+                self.fields[name].validators.append(validate_single_line)
         for name, value in holiday_initial(self.instance).items():
             self.initial.setdefault(name, value)
         rule = self.instance.recurrence_rule if self.instance.pk else None

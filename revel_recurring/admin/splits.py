@@ -42,6 +42,7 @@ from ..services.splits import (
     slots_before,
     split_series,
 )
+from ..validators import validate_single_line
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
 from .errors import messages_by_key
@@ -62,6 +63,7 @@ class SplitForm(RuleFieldsForm):
     name = forms.CharField(
         label=gettext_lazy("Name of the continuation"),
         max_length=EventSeries._meta.get_field("name").max_length,
+        validators=[validate_single_line],
         help_text=gettext_lazy("The new series that holds this date and the following ones."),
     )
 

@@ -62,19 +62,50 @@ _UNREADABLE = (
 )
 
 
+#: The serializer context key of the representation a body may echo: the object as
+#: a GET shows it now, or a callable returning it (called at most when needed).
+SHOWN = "shown"
+
+
 class StrictFieldsMixin:
     """Unknown keys are a 400 naming them, not silently dropped (DRF's default).
 
     A key naming a read-only field is refused the same way, so a client never
     believes it changed something it cannot change; sent back with its current
     value (GET, edit, PATCH the whole object, as the browsable API's form does),
-    it is ignored.
+    it is ignored. The current value is the instance's, or the representation
+    in the context under :data:`SHOWN` (at this serializer's place in it), whose
+    keys then count as read-only fields too. ``derived_keys`` are keys of the
+    representation that the server derives (counts, the cursor, stamps, the rule
+    as text): ignored with any value, since they change on their own between a
+    GET and the PATCH that echoes them and no client means to set them.
     """
 
+    derived_keys: tuple[str, ...] = ()
+
+    def _shown(self) -> Mapping[str, Any] | None:
+        source = self.context.get(SHOWN)  # type: ignore[attr-defined]
+        shown = source() if callable(source) else source
+        path: list[str] = []
+        node: Any = self
+        while node.parent is not None:
+            path.append(node.field_name)
+            node = node.parent
+        for name in reversed(path):
+            shown = shown.get(name) if isinstance(shown, Mapping) else None
+        return shown if isinstance(shown, Mapping) else None
+
     def _unchanged(self, key: Any, value: Any) -> bool:
-        instance = getattr(self, "instance", None)
+        if key in self.derived_keys:
+            return True
         field = self.fields.get(key)  # type: ignore[attr-defined]
-        if instance is None or field is None or not field.read_only:
+        if field is not None and not field.read_only:
+            return False
+        if SHOWN in self.context:  # type: ignore[attr-defined]
+            shown = self._shown()
+            return shown is not None and key in shown and bool(shown[key] == value)
+        instance = getattr(self, "instance", None)
+        if instance is None or field is None:
             return False
         try:
             current = field.to_representation(field.get_attribute(instance))
@@ -90,7 +121,8 @@ class StrictFieldsMixin:
             for key in data:
                 if key in writable or self._unchanged(key, data[key]):
                     continue
-                if key in fields:
+                shown = self._shown() if SHOWN in self.context else None  # type: ignore[attr-defined]
+                if key in fields or (shown is not None and key in shown):
                     errors[str(key)] = [str(_("This field is read-only; leave it out."))]
                 else:
                     accepted = ", ".join(sorted(writable))

@@ -15,8 +15,10 @@ from django.db import models
 from rest_framework import serializers
 
 from ..adapter import get_adapter
+from ..host_model import single_line_fields
 from ..mixins import OCCURRENCE_STATE_FIELDS
 from ..models import get_event_model
+from ..validators import validate_single_line
 from .fields import AwareDateTimeField, StrictFieldsMixin
 
 
@@ -26,9 +28,13 @@ class DefaultTemplateSerializer(StrictFieldsMixin, serializers.ModelSerializer[A
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
         model: Any = self.Meta.model
+        single_line = single_line_fields(model)
         for name, field in list(fields.items()):
             if isinstance(field, serializers.DateTimeField):
                 fields[name] = _aware_copy(field)
+            elif name in single_line and not field.read_only:
+                # A title is one line: refused here, and stated in the schema (pattern).
+                field.validators.append(validate_single_line)
         start = fields.get(model.RECURRING_START_FIELD)
         if start is not None:
             start.required = False

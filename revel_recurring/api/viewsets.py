@@ -219,7 +219,7 @@ class SeriesViewSet(
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         series = self.get_object()
-        data = self._body(partial=True)
+        data = self._body(partial=True, echoes=series)
         rule_changes = dict(data.get("recurrence") or {})
         extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
         # One transaction: a booked extra date left out (409) or a bad one (400)

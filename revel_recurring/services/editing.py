@@ -27,6 +27,7 @@ from ..holiday_settings import (
     normalize_holiday_settings,
     set_holiday_settings,
 )
+from ..host_model import single_line_fields
 from ..models import EventSeries, RecurrenceRule
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
@@ -35,6 +36,7 @@ from ..validators import (
     validate_rule,
     validate_rule_keys,
     validate_series_options,
+    validate_single_line_values,
 )
 from .exdates import absorb_pending_exdates
 from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
@@ -208,6 +210,7 @@ def _validate_input(
             errors[key] = [f"Give True or False, got {flag!r}."]
     if errors:
         raise ValidationError(errors)
+    validate_single_line_values(plain, single_line_fields(EventSeries))
     validate_no_nul_characters(plain)
 
 

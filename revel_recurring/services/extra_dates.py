@@ -25,6 +25,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import suppress_event_notifications
@@ -32,6 +33,7 @@ from ..exceptions import OccurrenceHasBookingsError, SeriesNotReadyError
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import extra_date_changed
+from ..validators import EXTRA_DATES_MAX
 from .bookings import booked_date, booked_ids
 from .exdates import absorb_pending_exdates, drop_exdates
 from .generation.floor import generate_locked
@@ -65,8 +67,13 @@ def _refusal(
     *,
     now: dt.datetime,
     current: Collection[dt.datetime],
+    beside: Collection[dt.datetime] | None = None,
 ) -> str:
-    """Why ``instant`` cannot become an extra date under ``rule``; empty when it can."""
+    """Why ``instant`` cannot become an extra date under ``rule``; empty when it can.
+
+    ``beside`` are the extra dates it would join (``current`` by default): its fold
+    twin among them, or among the rule's dates, is a refusal.
+    """
     shown = describe_instant(instant, rule.timezone)
     if instant < now:
         return f"{shown} is in the past; add a date still to come."
@@ -76,7 +83,54 @@ def _refusal(
         return f"{shown} is an extra date of this series already."
     if rules.is_occurrence(rule.to_spec(), instant):
         return f"{shown} is a date of the series' rule already."
+    twin = rules.fold_twin(instant, rule.to_spec().zone)
+    others = current if beside is None else beside
+    if twin is not None and (twin in others or rules.is_occurrence(rule.to_spec(), twin)):
+        return fold_twin_refusal(instant, twin, rule.timezone)
     return ""
+
+
+def _over_limit(count: int) -> str:
+    """Why a series cannot hold ``count`` extra dates; empty when it can."""
+    if count <= EXTRA_DATES_MAX:
+        return ""
+    return gettext(
+        "A series holds at most %(limit)d extra dates; this would give it %(count)d. "
+        "Remove some first, or split the series."
+    ) % {"limit": EXTRA_DATES_MAX, "count": count}
+
+
+def _twice(instant: dt.datetime, zone: str | None) -> str:
+    return gettext("%(date)s is given twice; give each extra date once.") % {
+        "date": describe_instant(instant, zone)
+    }
+
+
+def _given_once(values: Iterable[object], series: EventSeries) -> tuple[dt.datetime, ...]:
+    """``values`` as UTC instants, in order; ``ValidationError`` keyed ``instant`` naming
+    each instant given more than once (in any zone: ``+01:00`` and ``Z`` of one instant
+    are one date). A set of extra dates has each once, and every writer says so alike."""
+    instants = tuple(_instant(value) for value in values)
+    given = Counter(instants)
+    repeated = sorted(instant for instant, times in given.items() if times > 1)
+    if repeated:
+        zone = _zone_of(series)
+        raise ValidationError({"instant": [_twice(instant, zone) for instant in repeated]})
+    return instants
+
+
+def fold_twin_refusal(instant: dt.datetime, twin: dt.datetime, zone: str) -> str:
+    """Why ``instant`` cannot be a date beside ``twin``, its fold twin (same wall-clock time).
+
+    A calendar app reads a date on the wall clock of the rule's zone, where the
+    two are one time: subscribers would see one date where the series holds two
+    (docs/decisions, extra dates in a DST fold).
+    """
+    return gettext(
+        "%(date)s shows the same time on the clock as %(twin)s, a date of this series "
+        "already (the clocks go back that night, so the hour happens twice); pick "
+        "another time."
+    ) % {"date": describe_instant(instant, zone), "twin": describe_instant(twin, zone)}
 
 
 def _row_at(series: EventSeries, instant: dt.datetime) -> Any:
@@ -93,9 +147,12 @@ def add_extra_date(
     """Add ``instant`` (aware, any zone) to the dates of ``series``; returns its occurrence or None.
 
     Under the series lock. Refused with a ``ValidationError`` keyed ``instant``
-    when it is naive, in the past, before the rule's first date (dtstart), or a
-    date of the series already (of the rule, or an extra date); a series without
-    a rule raises ``SeriesNotReadyError``. The instant is stored to the whole
+    when it is naive, in the past, before the rule's first date (dtstart), a
+    date of the series already (of the rule, or an extra date), or the fold twin
+    of one (the same wall-clock time in the rule's zone, an hour apart on a
+    fall-back night: a calendar app would show one date), or when the series
+    holds ``EXTRA_DATES_MAX`` extra dates already (past ones count); a series
+    without a rule raises ``SeriesNotReadyError``. The instant is stored to the whole
     second. When generation has reached past it, or it falls inside the window,
     it is generated at once through the one generation path, and that host event
     is returned; otherwise the next due moment is refreshed and the dispatcher
@@ -117,7 +174,10 @@ def add_extra_date(
                     "series with one."
                 )
             absorb_pending_exdates(locked)
-            problem = _refusal(instant, rule, now=moment, current=locked.extra_date_instants)
+            current = locked.extra_date_instants
+            problem = _refusal(instant, rule, now=moment, current=current) or _over_limit(
+                len(current) + 1
+            )
             if problem:
                 raise ValidationError({"instant": [problem]})
             row = _row_at(locked, instant)
@@ -216,12 +276,13 @@ def remove_extra_date(
 def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
     """:func:`add_extra_date` for each of ``instants``; the occurrences generated at once.
 
-    The same instant given twice (in two zones, say) is one date, not a refusal.
-    Call it inside the caller's transaction: a refused date (``ValidationError``
-    keyed ``instant``) then undoes the others too.
+    The same instant given twice (in two zones, say) is refused, as by
+    :func:`replace_extra_dates` and a change plan (``ValidationError`` keyed
+    ``instant`` naming it). Call it inside the caller's transaction: a refused
+    date (``ValidationError`` keyed ``instant``) then undoes the others too.
     """
     created = []
-    for instant in sorted({_instant(value) for value in instants}):
+    for instant in sorted(_given_once(instants, series)):
         event = add_extra_date(series, instant)
         if event is not None:
             created.append(event)
@@ -233,14 +294,25 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
 
     Removals first (a date removed may be added again only as another instant).
     Inside the caller's transaction: a booked date refused
-    (``OccurrenceHasBookingsError``) or a bad one undoes every other step. Returns
+    (``OccurrenceHasBookingsError``) or a bad one undoes every other step. An
+    instant given twice, or more than ``EXTRA_DATES_MAX`` dates, is refused
+    before anything is written (``ValidationError`` keyed ``instant``). Returns
     the occurrences generated at once.
     """
-    target = {_instant(value) for value in wanted}
+    target = set(_given_once(wanted, series))
+    problem = _over_limit(len(target))
+    if problem:
+        raise ValidationError({"instant": [problem]})
     current = series.extra_date_instants
     for instant in sorted(current - target):
         remove_extra_date(series, instant)
     return add_extra_dates(series, target - current)
+
+
+def _zone_of(series: EventSeries) -> str | None:
+    """The zone a date of ``series`` is shown in, for a message (None without a rule)."""
+    rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
+    return rule.timezone if rule is not None else None
 
 
 def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
@@ -299,9 +371,11 @@ def plan_extra_dates(
     ``held`` the slots its occurrences hold from ``now`` on (cancelled ones
     included), ``excluded`` its excluded slots (exdates and pending ones).
     ``wanted`` are instants as :func:`read_extra_dates` returns them. A date given
-    twice, and a date that is not an extra date yet but is in the past, before the
-    rule's dtstart or a date of the rule, is refused with a ``ValidationError``
-    keyed ``extra_dates`` naming each. Dates kept from the current set are not
+    twice, more than ``EXTRA_DATES_MAX`` dates, and a date that is not an extra
+    date yet but is in the past, before the rule's dtstart, a date of the rule or
+    the fold twin of another date (the same wall-clock time on a fall-back night),
+    are refused with a ``ValidationError`` keyed ``extra_dates`` naming each.
+    Dates kept from the current set are not
     checked again; removing one is never refused here: an occurrence that holds it
     becomes drift, for the plan to show and the caller to keep or cancel.
     """
@@ -311,12 +385,16 @@ def plan_extra_dates(
     problems: list[str] = []
     for instant in sorted(target):
         if given[instant] > 1:
-            shown = describe_instant(instant, rule.timezone)
-            problems.append(f"{shown} is given twice; give each extra date once.")
+            problems.append(_twice(instant, rule.timezone))
         elif instant not in current:
-            problem = _refusal(instant, rule, now=now, current=())
+            # Of two new fold twins, the later is refused: the first keeps its place.
+            beside = {other for other in target if other in current or other < instant}
+            problem = _refusal(instant, rule, now=now, current=(), beside=beside)
             if problem:
                 problems.append(problem)
+    over = _over_limit(len(target))
+    if over:
+        problems.append(over)
     if problems:
         raise ValidationError({EXTRA_DATES_KEY: problems})
     added, removed = target - current, current - target

@@ -29,6 +29,7 @@ from ..validators import (
     validate_rule,
     validate_rule_keys,
     validate_series_options,
+    validate_single_line_values,
 )
 from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
 from .editing import update_series
@@ -94,6 +95,7 @@ def create_recurring_series(
     )
     if holidays:
         set_holiday_settings(series, normalize_holiday_settings(holidays))
+    validate_single_line_values({"name": name}, ["name"])
     validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = build_template(template_data, dtstart=rule.dtstart)

@@ -12,12 +12,12 @@ from django.utils import timezone
 
 from ..context import suppress_event_notifications, suspend_modification_tracking
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
-from ..host_model import bulky_fields, is_managed_field
+from ..host_model import bulky_fields, is_managed_field, single_line_fields
 from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import template_propagated
-from ..validators import validate_no_nul_characters
+from ..validators import validate_no_nul_characters, validate_single_line_values
 from .bookings import series_zone
 from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .parking import unpark_series
@@ -238,6 +238,7 @@ def update_template(
     moment = now_utc(now)
     model = get_event_model()
     fields = _resolve_fields(model, changes, propagate)
+    validate_single_line_values(changes, single_line_fields(model))
     validate_no_nul_characters(changes)
     changes = utc_instants(changes)
 

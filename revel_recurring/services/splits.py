@@ -22,10 +22,16 @@ from django.utils import timezone
 from .. import rules
 from ..context import suppress_event_notifications
 from ..exceptions import PlanOutdatedError, SeriesNotReadyError
+from ..host_model import single_line_fields
 from ..instants import describe_instant
 from ..models import EventSeries, OccurrenceChange, RecurrenceRule, get_event_model
 from ..signals import series_split
-from ..validators import validate_dtstart_zone, validate_no_nul_characters, validate_rule_keys
+from ..validators import (
+    validate_dtstart_zone,
+    validate_no_nul_characters,
+    validate_rule_keys,
+    validate_single_line_values,
+)
 from .bookings import BookedDate, booked_dates, booked_ids
 from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
@@ -106,8 +112,7 @@ def split_series(
     rule_changes = dict(recurrence or {})
     validate_rule_keys(rule_changes)
     template_changes = _check_template_changes(template or {})
-    if name is not None:
-        validate_no_nul_characters({"name": name})
+    _check_name(name)
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
@@ -164,6 +169,7 @@ def plan_split(
     rule_changes = dict(recurrence or {})
     validate_rule_keys(rule_changes)
     template_changes = _check_template_changes(template or {})
+    _check_name(name)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     if rule is None:
@@ -198,6 +204,12 @@ def _check_at(at: object) -> dt.datetime:
     return rules.to_utc(at)
 
 
+def _check_name(name: str | None) -> None:
+    if name is not None:
+        validate_single_line_values({"name": name}, ["name"])
+        validate_no_nul_characters({"name": name})
+
+
 def _check_template_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
     model = get_event_model()
     allowed = set(model.PROPAGATABLE_FIELDS)
@@ -212,6 +224,7 @@ def _check_template_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
                 for key in refused
             }
         )
+    validate_single_line_values(changes, single_line_fields(model))
     validate_no_nul_characters(changes)
     return dict(changes)
 

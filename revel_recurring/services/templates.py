@@ -17,11 +17,11 @@ from django.db import transaction
 from .. import rules
 from ..context import replacing_template
 from ..exceptions import SeriesNotReadyError
-from ..host_model import is_managed_field
+from ..host_model import is_managed_field, single_line_fields
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
-from ..validators import validate_no_nul_characters
+from ..validators import validate_no_nul_characters, validate_single_line_values
 from .exdates import absorb_pending_exdates
 from .locking import lock_series
 from .plumbing import load_rule, mirror_columns, now_utc, utc_instants
@@ -54,6 +54,7 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
             )
     if errors:
         raise ValidationError(errors)
+    validate_single_line_values(data, single_line_fields(model))
     validate_no_nul_characters(data)
     template = model(**utc_instants(data))
     if model.RECURRING_START_FIELD not in data:

@@ -19,7 +19,9 @@ from example_project.tests.api.conftest import (
     tomorrow_evening,
     url,
 )
+from revel_recurring import rules
 from revel_recurring.models import EventSeries
+from revel_recurring.validators import EXTRA_DATES_MAX
 
 pytestmark = pytest.mark.django_db
 
@@ -68,3 +70,34 @@ def test_only_editors_add_dates_and_another_organisation_does_not_see_the_series
     assert added.status_code == 200, added.json()
     assert added.json()["occurrence"]["start"] == stamp(two_days_later())
     assert added.json()["series"]["extra_dates"] == [stamp(two_days_later())]
+
+
+def test_a_series_at_the_extra_date_limit_is_patched_back_as_read_and_takes_no_more(
+    world: World, client_for: ClientFor
+) -> None:
+    owner = client_for(world.a.owner)
+    created = owner.post(API, create_body(world.a.organization), format="json")
+    assert created.status_code == 201, created.json()
+    series = EventSeries.objects.get(pk=created.json()["id"])
+    first = two_days_later()
+    series.extra_dates = rules.normalize_exdates(
+        [first + dt.timedelta(weeks=week) for week in range(EXTRA_DATES_MAX)]
+    )
+    series.save(update_fields=["extra_dates"])
+    read = owner.get(url(series)).json()
+
+    back = owner.patch(url(series), read, format="json")
+    one_more = stamp(first + dt.timedelta(days=1))
+    added = owner.post(url(series, "add-date"), {"instant": one_more}, format="json")
+    planned = owner.post(
+        url(series, "recurrence-plan"),
+        {"recurrence": {"extra_dates": [*read["extra_dates"], one_more]}},
+        format="json",
+    )
+
+    assert back.status_code == 200, back.json()
+    assert back.json()["extra_dates"] == read["extra_dates"]
+    assert added.status_code == 400, added.json()
+    assert planned.status_code == 400, planned.json()
+    assert list(planned.json()["recurrence"]) == ["extra_dates"]
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == read["extra_dates"]

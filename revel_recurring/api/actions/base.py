@@ -7,12 +7,14 @@ of the series (:meth:`SeriesViewBase._represent`).
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from rest_framework import viewsets
 from rest_framework.response import Response
 
 from ...models import EventSeries
+from ..fields import SHOWN
 from ..reads import SeriesExtras, occurrence_rows
 from ..serializers.occurrences import OccurrenceSerializer
 from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
@@ -21,9 +23,16 @@ from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
 class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
     """The helpers the series viewset and its action mixins build on."""
 
-    def _body(self, *, partial: bool = False) -> dict[str, Any]:
-        """The request body, validated by the action's serializer (a 400 otherwise)."""
-        serializer = self.get_serializer(data=self.request.data, partial=partial)
+    def _body(self, *, partial: bool = False, echoes: EventSeries | None = None) -> dict[str, Any]:
+        """The request body, validated by the action's serializer (a 400 otherwise).
+
+        ``echoes``: the body may be the representation of this series as read (GET,
+        edit, PATCH): its read-only keys are ignored when unchanged.
+        """
+        context = dict(self.get_serializer_context())
+        if echoes is not None:
+            context[SHOWN] = functools.cache(lambda: self._represent(echoes))
+        serializer = self.get_serializer(data=self.request.data, partial=partial, context=context)
         serializer.is_valid(raise_exception=True)
         return dict(serializer.validated_data)
 

@@ -8,7 +8,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ...services.plans import CANCEL_DRIFT_MODES
-from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
+from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
@@ -189,6 +189,7 @@ class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any])
     name = serializers.CharField(
         max_length=255,
         required=False,
+        validators=[validate_single_line],
         help_text=_("The continuation's name; the original's by default."),
     )
 

@@ -58,7 +58,13 @@ class HolidaysSerializer(serializers.Serializer[Any]):
 
 
 class HolidaySettingsSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
-    """The holiday settings a body changes: any subset; those left out stay as they are."""
+    """The holiday settings a body changes: any subset; those left out stay as they are.
+
+    ``data_version`` and ``kept`` of the representation may be sent back (a PATCH
+    of the series as read): the first is ignored, the second when unchanged.
+    """
+
+    derived_keys = ("data_version",)
 
     country = serializers.CharField(
         required=False,

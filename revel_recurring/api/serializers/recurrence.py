@@ -13,6 +13,7 @@ from ...describe import describe_rule
 from ...ical import rule_from_ical
 from ...models import RecurrenceRule
 from ...services.extra_dates import EXTRA_DATES_KEY
+from ...validators import EXTRA_DATES_MAX
 from ..errors import drf_errors
 from ..fields import MAX_POSITIVE_INT, AwareDateTimeField, StrictFieldsMixin
 
@@ -57,9 +58,6 @@ class RecurrenceSerializer(StrictFieldsMixin, serializers.Serializer[RecurrenceR
 
 _REQUIRED_RULE_FIELDS = ("frequency", "dtstart", "timezone")
 
-#: At most this many extra dates in one body (create, PATCH or a change plan).
-EXTRA_DATES_MAX = 500
-
 
 def extra_dates_field(help_text: Any) -> serializers.ListField:
     """``recurrence.extra_dates``: aware instants, written only (the series shows them)."""
@@ -75,6 +73,9 @@ def extra_dates_field(help_text: Any) -> serializers.ListField:
 class RecurrenceUpdateSerializer(RecurrenceSerializer):
     """The ``recurrence`` of ``PATCH series/{id}/``: any subset of the rule fields, and
     ``extra_dates``, the whole new set of the series' extra dates."""
+
+    # The rule as text, from the fields: sent back as read, whatever the fields say.
+    derived_keys = ("rrule_string", "description")
 
     extra_dates = extra_dates_field(
         _(

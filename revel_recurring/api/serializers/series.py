@@ -9,7 +9,7 @@ from drf_spectacular.utils import extend_schema_field
 from rest_framework import serializers
 
 from ...models import EventSeries
-from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
+from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
 from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
@@ -222,7 +222,7 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
 class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
     """``POST series/``: the series, its rule and its template in one body."""
 
-    name = serializers.CharField(max_length=255)
+    name = serializers.CharField(max_length=255, validators=[validate_single_line])
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     recurrence = RecurrenceCreateSerializer()
     auto_publish = serializers.BooleanField(required=False, default=False)
@@ -249,9 +249,35 @@ class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
 
 
 class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
-    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial."""
+    """``PATCH series/{id}/``: any subset; ``recurrence`` may be partial.
 
-    name = serializers.CharField(max_length=255, required=False)
+    The series' whole representation, as a GET (or a PATCH) answered it, may be sent
+    back: what the server derives is ignored, the other read-only keys (``id``,
+    ``slug``, ``is_active``, ``exdates``, ``extra_dates``) when unchanged.
+    """
+
+    derived_keys = (
+        "url",
+        "last_generated_until",
+        "last_occurrence_index",
+        "next_due_at",
+        "parked_at",
+        "parked_reason",
+        "next_occurrence",
+        "split_from",
+        "continued_by",
+        "template",
+        "occurrence_counts",
+        "created_at",
+        "updated_at",
+        # Only in a PATCH's answer: what that change did.
+        "cursor_reset",
+        "created",
+        "drift",
+        "generation_error",
+    )
+
+    name = serializers.CharField(max_length=255, required=False, validators=[validate_single_line])
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     recurrence = RecurrenceUpdateSerializer(required=False)
     auto_publish = serializers.BooleanField(required=False)

@@ -16,6 +16,7 @@ from tests.queued_helpers import (
     FAN_OUT,
     Broker,
     broker,
+    broker_down,
     every_request,
     queries_of,
     select_all,
@@ -33,7 +34,7 @@ from .test_admin_bookings import (
     texts,
 )
 
-__all__ = ["broker", "member_of_ballet", "owner"]  # fixtures, used by name
+__all__ = ["broker", "broker_down", "member_of_ballet", "owner"]  # fixtures, used by name
 
 pytestmark = pytest.mark.django_db
 
@@ -129,3 +130,34 @@ def test_queued_deletion_keeps_the_booked_series_and_records_the_others(
     user = User.objects.get(email="owner@studio.example")
     entries = LogEntry.objects.filter(action_flag=DELETION, user=user)
     assert sorted(entries.values_list("object_repr", flat=True)) == ["Bachata", "Salsa"]
+
+
+@SMALL_LIMIT
+@pytest.mark.parametrize(
+    ("action", "label", "extra"),
+    [
+        ("generate_now_action", "Generate now", {}),
+        ("cancel_stale_action", "Cancel stale dates…", {"confirm": "yes", "rest": "yes"}),
+        ("delete_selected", "Delete selected event series", {"post": "yes"}),
+    ],
+)
+def test_with_the_broker_down_a_queued_action_names_what_was_not_queued_and_does_nothing(
+    owner: Client,
+    make_series: MakeSeries,
+    broker_down: str,
+    action: str,
+    label: str,
+    extra: dict[str, Any],
+) -> None:
+    made = [drifted(make_series, name=name) for name in ("Salsa", "Tango", "Bachata")]
+    before = {series.pk: snapshot(series) for series in made}
+
+    response = owner.post(CHANGELIST, select_all(action, [made[0].pk], **extra), follow=True)
+
+    assert response.status_code == 200
+    assert texts(response) == [
+        "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+        f"“{label}” was not started for 3 series: Salsa, Tango, Bachata. Nothing was done "
+        "to them; try again once the broker is back."
+    ]
+    assert {pk: snapshot(EventSeries.objects.get(pk=pk)) for pk in before} == before

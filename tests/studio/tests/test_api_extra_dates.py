@@ -8,7 +8,9 @@ import uuid
 import pytest
 from rest_framework.test import APIClient
 
+from revel_recurring import rules
 from revel_recurring.models import EventSeries
+from revel_recurring.validators import EXTRA_DATES_MAX
 from tests.studio.models import Booking, Lesson, User
 
 from .conftest import API, BERLIN, MakeSeries, lessons
@@ -67,3 +69,33 @@ def test_patch_adds_an_extra_date_and_answers_its_uuid_row(
     [created] = response.json()["created"]
     assert created["start"] == utc_text(saturday)
     assert Lesson.objects.get(pk=uuid.UUID(created["id"])).begins == saturday
+
+
+def test_a_lesson_series_at_the_extra_date_limit_is_patched_back_and_takes_no_more(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    series = make_series(generation_window_weeks=6)
+    first = saturday_after(lessons(series)[0])
+    series.extra_dates = rules.normalize_exdates(
+        [first + dt.timedelta(weeks=week) for week in range(EXTRA_DATES_MAX)]
+    )
+    series.save(update_fields=["extra_dates"])
+    read = api.get(url(series)).json()
+
+    back = api.patch(url(series), read, format="json")
+    one_more = utc_text(first + dt.timedelta(days=1))
+    added = api.post(url(series, "add-date"), {"instant": one_more}, format="json")
+    twice = api.patch(
+        url(series),
+        {"recurrence": {"extra_dates": [read["extra_dates"][0], first.isoformat()]}},
+        format="json",
+    )
+
+    assert back.status_code == 200, back.json()
+    no_integer_ids(back)
+    assert back.json()["extra_dates"] == read["extra_dates"]
+    assert added.status_code == 400, added.json()
+    assert f"{EXTRA_DATES_MAX}" in added.json()["instant"][0]
+    assert twice.status_code == 400, twice.json()
+    assert "twice" in twice.json()["recurrence"]["extra_dates"][0]
+    assert EventSeries.objects.get(pk=series.pk).extra_dates == read["extra_dates"]
