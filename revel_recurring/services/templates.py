@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import replacing_template
@@ -66,6 +67,23 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     return template
 
 
+def _check_duration_not_negative(template: Any) -> None:
+    field: str | None = template.RECURRING_DURATION_FIELD
+    if not field:
+        return
+    value = getattr(template, field)
+    if isinstance(value, dt.timedelta) and value < dt.timedelta(0):
+        raise ValidationError(
+            {
+                field: gettext(
+                    "The duration (%(duration)s) is negative; every occurrence would end "
+                    "before it begins."
+                )
+                % {"duration": value}
+            }
+        )
+
+
 def save_template(series: EventSeries, template: RecurringEventMixin) -> None:
     """Save ``template`` as the one template of ``series``; the caller holds the series lock.
 
@@ -93,6 +111,7 @@ def save_template(series: EventSeries, template: RecurringEventMixin) -> None:
 def _check_end_after_start(template: Any) -> None:
     # Every occurrence keeps the template's duration; a negative one would be
     # copied onto all of them, whatever the host's own clean() allows.
+    _check_duration_not_negative(template)
     end_field: str | None = template.RECURRING_END_FIELD
     if not end_field:
         return
