@@ -86,6 +86,16 @@ TEMPLATES = [
 ]
 
 _database_url = os.environ.get("DATABASE_URL")
+if _database_url and _database_url.startswith(("mysql:", "mariadb:")):
+    # MariaDB through PyMySQL, as docs/howto/mariadb.md shows a site: pure Python,
+    # where mysqlclient needs pkg-config and the client headers to build.
+    try:
+        import MySQLdb  # noqa: F401  (mysqlclient, when installed)
+    except ImportError:
+        import pymysql
+
+        pymysql.version_info = (2, 2, 1, "final", 0)  # Django checks for mysqlclient >= 2.2.1
+        pymysql.install_as_MySQLdb()
 if _database_url:
     DATABASES = {"default": dj_database_url.parse(_database_url, conn_max_age=60)}
     # Its own test database name, so this suite and the package suite (tests/) can run

@@ -150,6 +150,7 @@ def bulky_fields(model: Any) -> tuple[str, ...]:
     used = {
         model.RECURRING_START_FIELD,
         model.RECURRING_END_FIELD,
+        model.RECURRING_DURATION_FIELD,
         model.RECURRING_STATUS_FIELD,
         model.RECURRING_VISIBILITY_FIELD,
         model.RECURRING_UPDATED_FIELD,

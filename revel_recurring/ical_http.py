@@ -13,7 +13,7 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseGone
 from django.utils import timezone, translation
 from django.utils.cache import get_conditional_response
-from django.utils.http import http_date
+from django.utils.http import content_disposition_header, http_date
 
 from .conf import recurring_settings
 from .ical import CalendarFeed, FeedRevision, deleted_series_feed
@@ -151,5 +151,8 @@ def _with_validators(
     if date is not None:
         response["Last-Modified"] = date
     response["Cache-Control"] = "no-cache"
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    # A host's slug may hold any character (SlugField(allow_unicode=True)):
+    # Django's helper quotes it, or gives RFC 6266's filename*, so the header
+    # stays plain ASCII text that every WSGI server takes.
+    response["Content-Disposition"] = content_disposition_header(False, filename) or "inline"
     return response

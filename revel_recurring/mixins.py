@@ -10,8 +10,11 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
+from django.core import checks
 from django.db import models
 from django.utils.translation import gettext_lazy as _
+
+from .backend_checks import without_answered_warnings
 
 # Fields the mixin owns per occurrence; they are never copied from the template
 # and never propagated.
@@ -33,6 +36,10 @@ VISIBILITY_ATTRIBUTES = (
     "RECURRING_VISIBILITY_PRIVATE",
     "RECURRING_VISIBILITY_UNLISTED",
 )
+
+
+#: The name of the mixin's conditional constraint, before Django fills in the model.
+ONE_TEMPLATE_PER_SERIES = "%(app_label)s_%(class)s_one_template_per_series"
 
 
 class RecurringEventMixin(models.Model):
@@ -76,6 +83,14 @@ class RecurringEventMixin(models.Model):
     RECURRING_START_FIELD: ClassVar[str] = "start"
     #: Host field holding the end instant, or None when the host has none.
     RECURRING_END_FIELD: ClassVar[str | None] = "end"
+    #: Host ``DurationField`` holding each event's length, or None. Read when
+    #: ``RECURRING_END_FIELD`` is None (or the end is empty): the feeds' DTEND and
+    #: the API's ``end`` are the start plus this (:meth:`occurrence_duration`).
+    RECURRING_DURATION_FIELD: ClassVar[str | None] = None
+    #: The length of an event that has neither an end nor a duration of its own
+    #: (no such field, or an empty value), or None: the feeds then write no DTEND
+    #: and calendar apps show the event as a moment.
+    RECURRING_DEFAULT_DURATION: ClassVar[dt.timedelta | None] = None
     #: Host field holding the status.
     RECURRING_STATUS_FIELD: ClassVar[str] = "status"
     #: Host field holding the visibility, or None (the digest audience reads it).
@@ -118,13 +133,29 @@ class RecurringEventMixin(models.Model):
             models.UniqueConstraint(
                 fields=["series"],
                 condition=models.Q(is_template=True),
-                name="%(app_label)s_%(class)s_one_template_per_series",
+                name=ONE_TEMPLATE_PER_SERIES,
             ),
             models.UniqueConstraint(
                 fields=["series", "recurrence_id"],
                 name="%(app_label)s_%(class)s_unique_recurrence_id",
             ),
         ]
+
+    @classmethod
+    def check(cls, **kwargs: Any) -> list[checks.CheckMessage]:
+        """Django's checks, without its W036 about "one template per series".
+
+        On MariaDB and MySQL that constraint is not created and the series lock
+        guards it instead (``revel_recurring.backend_checks``); a W036 about the
+        host's own conditional constraints stays.
+        """
+        # The name as Django interpolates it for this model.
+        name = ONE_TEMPLATE_PER_SERIES % {
+            "app_label": cls._meta.app_label.lower(),
+            "class": cls.__name__.lower(),
+        }
+        messages: list[checks.CheckMessage] = super().check(**kwargs)
+        return without_answered_warnings(cls, messages, constraints=[name])
 
     @classmethod
     def recurring_visibility_map(cls) -> dict[str, str | None]:
@@ -136,6 +167,37 @@ class RecurringEventMixin(models.Model):
         """The event's start, read through ``RECURRING_START_FIELD``."""
         value: dt.datetime = getattr(self, self.RECURRING_START_FIELD)
         return value
+
+    def occurrence_duration(self) -> dt.timedelta | None:
+        """How long the event lasts, or None when the host cannot say; the one reader of it.
+
+        The feeds (DTEND), the API (``end``) and the duration checks ask this. The
+        default: the end minus the start when ``RECURRING_END_FIELD`` holds a value,
+        else the ``RECURRING_DURATION_FIELD`` value, else
+        ``RECURRING_DEFAULT_DURATION``. Override it when the length lives elsewhere
+        (a class type's standard length, say); it must not query the database (a
+        feed asks it for every event it reads): name the fields it reads in the
+        adapter's ``get_ical_fields``.
+        """
+        end_field, duration_field = self.RECURRING_END_FIELD, self.RECURRING_DURATION_FIELD
+        start = getattr(self, self.RECURRING_START_FIELD)
+        end = getattr(self, end_field) if end_field else None
+        if end is not None and start is not None:
+            length: dt.timedelta = end - start
+            return length
+        stored = getattr(self, duration_field) if duration_field else None
+        if stored is not None:
+            return stored  # type: ignore[no-any-return]
+        return self.RECURRING_DEFAULT_DURATION
+
+    @property
+    def occurrence_end(self) -> dt.datetime | None:
+        """The start plus :meth:`occurrence_duration`; None without a start or a length."""
+        start = getattr(self, self.RECURRING_START_FIELD)
+        duration = self.occurrence_duration()
+        if start is None or duration is None:
+            return None
+        return start + duration  # type: ignore[no-any-return]
 
     @property
     def occurrence_status(self) -> str:

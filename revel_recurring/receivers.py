@@ -83,10 +83,12 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
 
 
 def tracked_field_names(model: Any) -> tuple[str, ...]:
-    """The fields whose change marks an occurrence modified: start, end, propagatable."""
+    """The fields whose change marks an occurrence modified: start, end or duration,
+    propagatable."""
     names = [model.RECURRING_START_FIELD]
-    if model.RECURRING_END_FIELD:
-        names.append(model.RECURRING_END_FIELD)
+    for length in (model.RECURRING_END_FIELD, model.RECURRING_DURATION_FIELD):
+        if length:
+            names.append(length)
     names.extend(n for n in model.PROPAGATABLE_FIELDS if n not in names)
     return tuple(names)
 

@@ -6,6 +6,8 @@ import os
 
 import dj_database_url
 
+from tests.mysql_driver import use_pymysql_for
+
 SECRET_KEY = "revel-recurring-tests"
 DEBUG = False
 USE_TZ = True
@@ -59,16 +61,7 @@ TEMPLATES = [
 ]
 
 _url = os.environ.get("DATABASE_URL")
-if _url and _url.startswith(("mysql:", "mariadb:")):
-    try:
-        import MySQLdb  # noqa: F401  (mysqlclient, when a site has it)
-    except ImportError:
-        # PyMySQL stands in for mysqlclient in the test extra (no C build needed);
-        # Django checks the client's version, so it announces a supported one.
-        import pymysql
-
-        pymysql.version_info = (2, 2, 1, "final", 0)
-        pymysql.install_as_MySQLdb()
+use_pymysql_for(_url)
 if _url:
     DATABASES = {"default": dj_database_url.parse(_url, conn_max_age=0)}
     DATABASES["default"].setdefault("TEST", {})

@@ -11,6 +11,8 @@ import os
 
 import dj_database_url
 
+from tests.mysql_driver import use_pymysql_for
+
 SECRET_KEY = "revel-recurring-studio-tests"
 DEBUG = False
 USE_TZ = True
@@ -68,6 +70,7 @@ REST_FRAMEWORK = {
 }
 
 _url = os.environ.get("DATABASE_URL")
+use_pymysql_for(_url)
 if _url:
     DATABASES = {"default": dj_database_url.parse(_url, conn_max_age=0)}
     DATABASES["default"]["TEST"] = {

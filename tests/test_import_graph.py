@@ -164,6 +164,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
         frozenset(
             {
                 "revel_recurring",
+                "backend_checks",
                 "conf",
                 "context",
                 "exceptions",

@@ -201,6 +201,20 @@ def test_quickstart_snippets_pasted_into_a_fresh_project_make_a_working_site(
     assert re.findall(r"^answers .*$", answered, re.M) == ["answers 200 200 403"]
 
 
+def test_spectacular_validates_the_site_schema_of_a_quickstart_project(tmp_path: Path) -> None:
+    # The whole site's document, built by drf-spectacular's command from the host's
+    # settings: with the quickstart's REST_FRAMEWORK (DRF's own DEFAULT_SCHEMA_CLASS)
+    # the app's schema view crashed it with a TypeError.
+    run = fresh_project(tmp_path, pasted_files(QUICKSTART))
+
+    run("manage.py", "spectacular", "--validate", "--fail-on-warn", "--file", "schema.yaml")
+
+    document = (tmp_path / "schema.yaml").read_text(encoding="utf-8")
+    assert "/api/recurring/series/{id}/split/:" in document
+    assert "/api/recurring/schema/:" in document
+    assert "/api/recurring/docs/:" not in document  # an HTML page, in no schema
+
+
 HOOKS = (DOCS / "reference" / "model-hooks.md").read_text(encoding="utf-8")
 
 

@@ -14,10 +14,24 @@ from revel_recurring.models import EventSeries, RecurrenceRule
 from tests.language import (
     language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
 )
+from tests.mysql_driver import missing_time_zone_tables
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
 MakeTemplate = Callable[..., Event]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def mariadb_has_time_zone_tables(django_db_blocker: Any) -> None:
+    """Stop at once, saying what to do, on a MariaDB server without time zone tables.
+
+    Dates in named zones (``start__date``, the admin's date hierarchy) need them; without,
+    dozens of tests would fail with no hint why (.ci/run loads them).
+    """
+    with django_db_blocker.unblock():
+        problem = missing_time_zone_tables()
+    if problem:
+        pytest.exit(problem, returncode=1)
 
 
 @pytest.fixture(autouse=True)

@@ -38,7 +38,7 @@ from .locking import lock_rows, lock_series, retry_on_lock_conflict
 from .plumbing import load_rule, mirror_columns, now_utc
 from .recurrence import update_series_recurrence
 from .scheduling import refresh_next_due_at
-from .templates import build_template
+from .templates import build_template, save_template
 
 
 def create_recurring_series(
@@ -103,8 +103,7 @@ def create_recurring_series(
         rule.save()
         series.recurrence_rule = rule
         series.save()
-        template.series = series
-        template.save()
+        save_template(series, template)
         if setup_template is not None:
             setup_template(template)
         if generate and is_active:

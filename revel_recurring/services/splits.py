@@ -44,7 +44,7 @@ from .plans.compute import plan_outcome
 from .plans.state import PlanState, read_plan_state
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .scheduling import refresh_next_due_at
-from .templates import build_template
+from .templates import build_template, save_template
 
 
 @dataclass(frozen=True)
@@ -457,11 +457,10 @@ def _split_locked(
     continuation.save()
     if follower is not None:
         EventSeries.objects.filter(pk=follower.pk).update(split_from=continuation)
-    new_template.series = continuation
     # A blueprint, not an event anyone attends: the host's per-event
     # notifications stay quiet for it, as for everything a batch writes.
     with suppress_event_notifications():
-        new_template.save()
+        save_template(continuation, new_template)
         model.clone_related(original_template, [new_template])
 
     moved = _move_rows(model, locked, continuation, at=at)

@@ -12,7 +12,8 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
-from django.db import transaction
+from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import replacing_template
@@ -66,9 +67,51 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     return template
 
 
+def _check_duration_not_negative(template: Any) -> None:
+    field: str | None = template.RECURRING_DURATION_FIELD
+    if not field:
+        return
+    value = getattr(template, field)
+    if isinstance(value, dt.timedelta) and value < dt.timedelta(0):
+        raise ValidationError(
+            {
+                field: gettext(
+                    "The duration (%(duration)s) is negative; every occurrence would end "
+                    "before it begins."
+                )
+                % {"duration": value}
+            }
+        )
+
+
+def save_template(series: EventSeries, template: RecurringEventMixin) -> None:
+    """Save ``template`` as the one template of ``series``; the caller holds the series lock.
+
+    "One template per series" is a conditional unique constraint of the mixin's
+    ``Meta``, which MariaDB and MySQL do not create (Django's ``models.W036``). The
+    series lock is the guard on every backend: each service that gives a series a
+    template takes the lock (a series created in the same transaction is locked by
+    its own insert: no other transaction sees it before the commit), and saves it
+    here, where another template of the series is refused with the IntegrityError
+    PostgreSQL's constraint raises. Raises nothing else; ``template`` is saved.
+    """
+    model = type(template)
+    others = model._default_manager.filter(series=series, is_template=True)
+    if template.pk is not None:
+        others = others.exclude(pk=template.pk)
+    if others.exists():
+        raise IntegrityError(
+            f"Series {series.pk} has a template already (one template per series); "
+            "replace it with revel_recurring.services.templates.replace_template."
+        )
+    template.series = series
+    template.save()
+
+
 def _check_end_after_start(template: Any) -> None:
     # Every occurrence keeps the template's duration; a negative one would be
     # copied onto all of them, whatever the host's own clean() allows.
+    _check_duration_not_negative(template)
     end_field: str | None = template.RECURRING_END_FIELD
     if not end_field:
         return
@@ -114,8 +157,7 @@ def replace_template(
         template = build_template(template_data, dtstart=rule.dtstart)
         with replacing_template(locked.pk):
             model._default_manager.filter(series=locked, is_template=True).delete()
-        template.series = locked
-        template.save()
+        save_template(locked, template)
         if setup_template is not None:
             setup_template(template)
         if locked.is_active and locked.next_due_at is None:
@@ -155,4 +197,10 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
     return len(occurrences)
 
 
-__all__ = ["TemplateSetup", "build_template", "copy_template_related", "replace_template"]
+__all__ = [
+    "TemplateSetup",
+    "build_template",
+    "copy_template_related",
+    "replace_template",
+    "save_template",
+]
