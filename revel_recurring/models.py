@@ -255,7 +255,7 @@ class EventSeries(models.Model):
     holiday_policy = models.CharField(
         verbose_name=pgettext_lazy("model field", "holiday policy"),
         max_length=5,
-        choices=HolidayPolicyChoices.choices,
+        choices=HolidayPolicyChoices,
         default=HolidayPolicyChoices.SKIP,
         help_text=_("What a holiday does to a date of the rule."),
     )
