@@ -14,7 +14,6 @@ here hold every message of the app to its own catalogue under these settings.
 from __future__ import annotations
 
 import gettext
-from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from django.utils import translation
 
 import revel_recurring
 from tests.admin_helpers import CHANGELIST, change_url, mixed_series
+from tests.language_checks import COLUMNS, FILTERS, LOCALE_MIDDLEWARE, SERIES_COUNT, read
 
 LOCALE = Path(revel_recurring.__file__).resolve().parent / "locale"
 LANGUAGES = sorted(path.name for path in LOCALE.iterdir() if path.is_dir())
@@ -94,63 +94,6 @@ def test_no_message_of_the_app_reads_as_an_earlier_app_translates_it(language: s
     )
 
 
-LOCALE_MIDDLEWARE = [
-    "django.contrib.sessions.middleware.SessionMiddleware",
-    "django.middleware.locale.LocaleMiddleware",
-    "django.contrib.auth.middleware.AuthenticationMiddleware",
-    "django.contrib.messages.middleware.MessageMiddleware",
-]
-
-
-class _Text(HTMLParser):
-    """The text a person reads on a page, each element's text on its own line; selects apart."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.lines: list[str] = []
-        self.options: dict[str, list[str]] = {}
-        self.headers: list[str] = []
-        self.filters: list[str] = []
-        self._select: str | None = None
-        self._skip = 0
-        self._in: list[str] = []
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
-            self._skip += 1
-        if tag == "select":
-            self._select = dict(attrs).get("name") or ""
-            self.options[self._select] = []
-        if tag in ("thead", "summary"):
-            self._in.append(tag)
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style"):
-            self._skip -= 1
-        if tag == "select":
-            self._select = None
-        if tag in ("thead", "summary") and self._in:
-            self._in.pop()
-
-    def handle_data(self, data: str) -> None:
-        text = " ".join(data.split())
-        if not text or self._skip:
-            return
-        if self._select is not None:
-            self.options[self._select].append(text)
-        if "thead" in self._in:
-            self.headers.append(text)
-        if "summary" in self._in:
-            self.filters.append(text)
-        self.lines.append(text)
-
-
-def _read(page: bytes) -> _Text:
-    parser = _Text()
-    parser.feed(page.decode())
-    return parser
-
-
 ORDINALS = {
     "de": ["erster", "zweiter", "dritter", "vierter", "fünfter", "letzter", "vorletzter",
            "drittletzter", "viertletzter", "fünftletzter"],
@@ -160,21 +103,6 @@ ORDINALS = {
     "nl": ["eerste", "tweede", "derde", "vierde", "vijfde", "laatste", "voorlaatste",
            "op twee na laatste", "op drie na laatste", "op vier na laatste"],
 }  # fmt: skip
-
-COLUMNS = {
-    "de": ["Name", "Aktiv", "Automatisch veröffentlichen", "Regel", "Nächster Termin",
-           "Nächste Termine kommen hinzu am", "Anstehend", "Abweichend", "Geparkt"],
-    "fr": ["Nom", "Active", "Publier automatiquement", "Règle", "Prochaine occurrence",
-           "Prochaines dates ajoutées le", "À venir", "Hors règle", "Suspendue"],
-    "nl": ["Naam", "Actief", "Automatisch publiceren", "Regel", "Volgende datum",
-           "Volgende datums erbij op", "Komend", "Buiten de regel", "Stilgezet"],
-}  # fmt: skip
-
-FILTERS = {
-    "de": ["Nach aktiv", "Nach automatisch veröffentlichen", "Nach geparkt", "Nach Häufigkeit"],
-    "fr": ["Par active", "Par publier automatiquement", "Par suspendue", "Par fréquence"],
-    "nl": ["Op actief", "Op automatisch publiceren", "Op stilgezet", "Op frequentie"],
-}
 
 # The read-only state of a series, as the change page labels it.
 STATE_LABELS = {
@@ -188,9 +116,6 @@ STATE_LABELS = {
            "Volgende datums erbij op:", "Laatste datumnummer:", "Geannuleerde datums:",
            "Stilgezet op:", "Reden van stilzetten:"],
 }  # fmt: skip
-
-SERIES_COUNT = {"de": "5 Veranstaltungsserien", "fr": "5 séries d’événements",
-                "nl": "5 evenementenreeksen"}  # fmt: skip
 
 # What the admin showed before these had labels of their own, in any language.
 # ("Description" is French too.)
@@ -206,7 +131,7 @@ def test_the_which_one_select_offers_ordinals_not_units_of_time(
 ) -> None:
     series = mixed_series(name="Yoga")
 
-    page = _read(admin_client.get(change_url(series), HTTP_ACCEPT_LANGUAGE=language).content)
+    page = read(admin_client.get(change_url(series), HTTP_ACCEPT_LANGUAGE=language).content)
 
     assert page.options["nth_weekday"] == ["---------", *ORDINALS[language]]
 
@@ -220,7 +145,7 @@ def test_the_series_list_names_its_columns_filters_and_count_in_the_language(
     for number in range(5):
         mixed_series(name=f"Yoga {number}")
 
-    page = _read(admin_client.get(CHANGELIST, HTTP_ACCEPT_LANGUAGE=language).content)
+    page = read(admin_client.get(CHANGELIST, HTTP_ACCEPT_LANGUAGE=language).content)
 
     assert page.headers[-len(COLUMNS[language]) :] == COLUMNS[language]
     assert page.filters == FILTERS[language]
@@ -236,7 +161,7 @@ def test_the_change_page_labels_the_series_state_in_the_language(
 ) -> None:
     series = mixed_series(name="Yoga")
 
-    page = _read(admin_client.get(change_url(series), HTTP_ACCEPT_LANGUAGE=language).content)
+    page = read(admin_client.get(change_url(series), HTTP_ACCEPT_LANGUAGE=language).content)
 
     labels = [line for line in page.lines if line.endswith(":")]
     start = labels.index(STATE_LABELS[language][0])

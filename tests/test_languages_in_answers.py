@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -29,45 +29,10 @@ from tests.admin_helpers import change_url, generated_series, mixed_series
 from tests.api_helpers import client, next_tuesday, user_with
 from tests.factories import VIENNA, make_series, occurrences
 from tests.form_helpers import confirm_plan, confirm_split, form_data, split_data, split_url
-from tests.test_languages_everywhere import LOCALE_MIDDLEWARE, _read
+from tests.language_checks import LOCALE_MIDDLEWARE, english_in, leaves, read
 from tests.testapp.models import Event, Seat
 
 API = "/api/recurring/series/"
-
-# Words a German sentence never holds and most English ones do ("was" is German too).
-ENGLISH_WORDS = re.compile(
-    r"\b(the|is|are|has|have|not|and|of|this|cannot|give|got|were|no longer|series|date|dates)\b"
-)
-
-
-def _is_sentence(text: str) -> bool:
-    return len([word for word in text.split() if re.fullmatch(r"[^\W\d_]{2,}[,.;:]?", word)]) >= 3
-
-
-def _leaves(value: Any, path: str = "") -> Iterator[tuple[str, str]]:
-    if isinstance(value, dict):
-        for key, item in value.items():
-            yield from _leaves(item, f"{path}/{key}")
-    elif isinstance(value, list):
-        for index, item in enumerate(value):
-            yield from _leaves(item, f"{path}/{index}")
-    elif isinstance(value, str):
-        yield path, value
-
-
-def english_in(german: list[str], english: list[str]) -> list[str]:
-    """The sentences of ``german`` that read as in ``english`` or hold English words.
-
-    Fails when ``english`` holds no sentence: a comparison of nothing proves nothing.
-    """
-    assert any(_is_sentence(text) for text in english), english
-    same = set(english)
-    return [
-        text
-        for text in german
-        if _is_sentence(text) and (text in same or ENGLISH_WORDS.search(text))
-    ]
-
 
 # -- the API -----------------------------------------------------------------------------
 
@@ -174,8 +139,8 @@ def test_api_refusals_in_german_hold_no_english_sentence(django_user_model: Any)
         assert english.status_code in (400, 409), (what, english.status_code, english.json())
         assert german.status_code == english.status_code, what
         found = english_in(
-            [text for _, text in _leaves(german.json())],
-            [text for _, text in _leaves(english.json())],
+            [text for _, text in leaves(german.json())],
+            [text for _, text in leaves(english.json())],
         )
         if found:
             leftovers[what] = found
@@ -187,7 +152,7 @@ def test_api_refusals_in_german_hold_no_english_sentence(django_user_model: Any)
 
 def _page(response: Any) -> list[str]:
     """What a person reads on the page the response ends on, messages included."""
-    return _read(response.content).lines
+    return read(response.content).lines
 
 
 def _admin_actions(admin_client: Any) -> list[tuple[str, Callable[[str], Any]]]:
