@@ -14,6 +14,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpRespons
 from django.utils import timezone, translation
 from django.utils.cache import get_conditional_response
 from django.utils.http import content_disposition_header, http_date
+from django.utils.translation import gettext
 
 from .conf import recurring_settings
 from .ical import CalendarFeed, FeedRevision, deleted_series_feed
@@ -114,7 +115,7 @@ def deleted_series_response(
     kept = dt.timedelta(days=recurring_settings.DELETED_FEED_DAYS)
     if now - deleted.deleted_at >= kept:
         gone = HttpResponseGone(
-            "This series was deleted.\n", content_type="text/plain; charset=utf-8"
+            gettext("This series was deleted.") + "\n", content_type="text/plain; charset=utf-8"
         )
         gone["Cache-Control"] = "no-cache"
         return gone

@@ -243,11 +243,6 @@ class RecurringEventMixin(models.Model):
             return False
         return any(own == cls.status_value(constant) for constant in constants)
 
-    @property
-    def occurrence_status_label(self) -> str:
-        """The event's status as pages show it: the choice label (:meth:`status_label`)."""
-        return self.status_label(getattr(self, self.RECURRING_STATUS_FIELD))
-
     @classmethod
     def status_label(cls, value: Any) -> str:
         """What a page shows for the status ``value``: its choice label, as the host's
@@ -297,7 +292,7 @@ class RecurringEventMixin(models.Model):
             return []
         # Stored as text by the field's own value_to_string and read back by its
         # to_python (mark_restored), as Django's serializers round-trip a value:
-        # an integer status comes back an integer (docs/decisions/0049-statuses-of-any-type.md).
+        # an integer status comes back an integer (docs/decisions/0051-statuses-of-any-type.md).
         field: Any = self._meta.get_field(self.RECURRING_STATUS_FIELD)
         current = getattr(self, self.RECURRING_STATUS_FIELD)
         self.status_before_cancellation = "" if current is None else field.value_to_string(self)

@@ -51,11 +51,15 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
         try:
             field = model._meta.get_field(key)
         except FieldDoesNotExist:
-            errors.setdefault(key, []).append(f"'{key}' is not a field of {model.__name__}.")
+            errors.setdefault(key, []).append(
+                gettext("'%(key)s' is not a field of %(model)s.")
+                % {"key": key, "model": model.__name__}
+            )
             continue
         if is_managed_field(model, field) and not getattr(field, "primary_key", False):
             errors.setdefault(key, []).append(
-                f"'{key}' of the template is managed by revel-recurring; leave it out."
+                gettext("'%(key)s' of the template is managed by revel-recurring; leave it out.")
+                % {"key": key}
             )
     if errors:
         raise ValidationError(errors)
@@ -126,8 +130,11 @@ def _check_end_after_start(template: Any) -> None:
         raise ValidationError(
             {
                 end_field: (
-                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
-                    "every occurrence would end before it begins."
+                    gettext(
+                        "The end (%(end)s) is before the start (%(start)s); every "
+                        "occurrence would end before it begins."
+                    )
+                    % {"end": end.isoformat(), "start": start.isoformat()}
                 )
             }
         )
@@ -156,7 +163,9 @@ def replace_template(
     with transaction.atomic():
         locked = lock_series(series.pk)
         if locked.recurrence_rule_id is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no recurrence rule.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no recurrence rule.") % {"series": locked.name}
+            )
         rule = load_rule(locked)
         assert rule is not None
         template = build_template(template_data, dtstart=rule.dtstart)
@@ -191,7 +200,10 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
         locked = lock_series(series.pk)
         template = model._default_manager.filter(series=locked, is_template=True).first()
         if template is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no template to copy from.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no template to copy from.")
+                % {"series": locked.name}
+            )
         occurrences = list(
             upcoming_occurrences(
                 model._default_manager.filter(series=locked, is_modified=False), now=moment
