@@ -54,6 +54,7 @@ def check_event_model(app_configs: Any = None, **kwargs: Any) -> list[checks.Che
     names = {
         "RECURRING_START_FIELD": model.RECURRING_START_FIELD,
         "RECURRING_END_FIELD": model.RECURRING_END_FIELD,
+        "RECURRING_DURATION_FIELD": model.RECURRING_DURATION_FIELD,
         "RECURRING_STATUS_FIELD": model.RECURRING_STATUS_FIELD,
         "RECURRING_VISIBILITY_FIELD": model.RECURRING_VISIBILITY_FIELD,
     }
@@ -119,6 +120,19 @@ def _check_datetime_fields(model: Any, label: str) -> list[checks.CheckMessage]:
                     id="revel_recurring.E011",
                 )
             )
+    duration = model.RECURRING_DURATION_FIELD
+    if duration is not None and not isinstance(
+        model._meta.get_field(duration), models.DurationField
+    ):
+        errors.append(
+            checks.Error(
+                f"RECURRING_DURATION_FIELD names '{duration}', which is not a DurationField "
+                f"of '{label}'.",
+                hint="Point it at a models.DurationField, or override occurrence_duration().",
+                obj=model,
+                id="revel_recurring.E011",
+            )
+        )
     for name in model.RECURRING_SHIFTED_FIELDS:
         if not _is_datetime(model, name):
             errors.append(

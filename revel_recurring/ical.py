@@ -172,15 +172,13 @@ class _SeriesExport:
 
     def _details(self, event: Any) -> _Details:
         series, adapter = self.series, self.adapter
-        end_field = self.model.RECURRING_END_FIELD
-        end = getattr(event, end_field) if end_field else None
         return _Details(
             summary=_text(adapter.get_ical_summary(event, series)),
             description=_text(adapter.get_ical_description(event, series)),
             location=_text(adapter.get_ical_location(event, series)),
             geo=adapter.get_ical_geo(event, series),
             url=adapter.get_ical_url(event, series),
-            duration=None if end is None else end - event.occurrence_start,
+            duration=event.occurrence_duration(),
         )
 
     def _stamp(self, component: icalendar.Event, details: _Details) -> None:

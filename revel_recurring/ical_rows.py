@@ -7,7 +7,8 @@ long their history:
 - rows: one query for the templates of every listed series, one for their
   occurrences, from ``REVEL_RECURRING_FEED_PAST_DAYS`` ago onwards, one for
   their excluded slots (:func:`~revel_recurring.exclusions.excluded_for_series`);
-- columns: the ones the export needs (start, end, status, visibility, slot) and
+- columns: the ones the export needs (start, end or duration, status, visibility,
+  slot) and
   the ones the adapter says its iCal hooks read (``get_ical_fields``); related
   rows come from ``prefetch_ical_events``, once for the whole feed;
 - stamps: one aggregate gives each series' last change (series row, rule, any of
@@ -76,7 +77,12 @@ def export_field_names(model: type[Any], adapter: DefaultRecurringAdapter) -> li
     """The event columns a feed reads: what the export needs plus the adapter's hooks' fields."""
     names = {"series", "is_template", "recurrence_id", model.RECURRING_START_FIELD}
     names.add(model.RECURRING_STATUS_FIELD)
-    for optional in (model.RECURRING_END_FIELD, model.RECURRING_VISIBILITY_FIELD):
+    optional_fields = (
+        model.RECURRING_END_FIELD,
+        model.RECURRING_DURATION_FIELD,
+        model.RECURRING_VISIBILITY_FIELD,
+    )
+    for optional in optional_fields:
         if optional:
             names.add(optional)
     names.update(adapter.get_ical_fields(model))

@@ -83,6 +83,14 @@ class RecurringEventMixin(models.Model):
     RECURRING_START_FIELD: ClassVar[str] = "start"
     #: Host field holding the end instant, or None when the host has none.
     RECURRING_END_FIELD: ClassVar[str | None] = "end"
+    #: Host ``DurationField`` holding each event's length, or None. Read when
+    #: ``RECURRING_END_FIELD`` is None (or the end is empty): the feeds' DTEND and
+    #: the API's ``end`` are the start plus this (:meth:`occurrence_duration`).
+    RECURRING_DURATION_FIELD: ClassVar[str | None] = None
+    #: The length of an event that has neither an end nor a duration of its own
+    #: (no such field, or an empty value), or None: the feeds then write no DTEND
+    #: and calendar apps show the event as a moment.
+    RECURRING_DEFAULT_DURATION: ClassVar[dt.timedelta | None] = None
     #: Host field holding the status.
     RECURRING_STATUS_FIELD: ClassVar[str] = "status"
     #: Host field holding the visibility, or None (the digest audience reads it).
@@ -159,6 +167,37 @@ class RecurringEventMixin(models.Model):
         """The event's start, read through ``RECURRING_START_FIELD``."""
         value: dt.datetime = getattr(self, self.RECURRING_START_FIELD)
         return value
+
+    def occurrence_duration(self) -> dt.timedelta | None:
+        """How long the event lasts, or None when the host cannot say; the one reader of it.
+
+        The feeds (DTEND), the API (``end``) and the duration checks ask this. The
+        default: the end minus the start when ``RECURRING_END_FIELD`` holds a value,
+        else the ``RECURRING_DURATION_FIELD`` value, else
+        ``RECURRING_DEFAULT_DURATION``. Override it when the length lives elsewhere
+        (a class type's standard length, say); it must not query the database (a
+        feed asks it for every event it reads): name the fields it reads in the
+        adapter's ``get_ical_fields``.
+        """
+        end_field, duration_field = self.RECURRING_END_FIELD, self.RECURRING_DURATION_FIELD
+        start = getattr(self, self.RECURRING_START_FIELD)
+        end = getattr(self, end_field) if end_field else None
+        if end is not None and start is not None:
+            length: dt.timedelta = end - start
+            return length
+        stored = getattr(self, duration_field) if duration_field else None
+        if stored is not None:
+            return stored  # type: ignore[no-any-return]
+        return self.RECURRING_DEFAULT_DURATION
+
+    @property
+    def occurrence_end(self) -> dt.datetime | None:
+        """The start plus :meth:`occurrence_duration`; None without a start or a length."""
+        start = getattr(self, self.RECURRING_START_FIELD)
+        duration = self.occurrence_duration()
+        if start is None or duration is None:
+            return None
+        return start + duration  # type: ignore[no-any-return]
 
     @property
     def occurrence_status(self) -> str:

@@ -20,6 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_delete, pre_save
+from django.utils.translation import gettext
 
 from .conf import recurring_settings
 from .context import (
@@ -57,10 +58,13 @@ def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     ):
         return
     raise TemplateProtectedError(
-        f"{type(instance).__name__} {instance.pk} is the template of series "
-        f"{instance.series_id} and cannot be deleted on its own: delete the series "
-        "(revel_recurring.services.lifecycle.delete_series) or give it a new template "
-        "(revel_recurring.services.templates.replace_template)."
+        gettext(
+            "%(model)s %(id)s is the template of series %(series_id)s and cannot be "
+            "deleted on its own: delete the series "
+            "(revel_recurring.services.lifecycle.delete_series) or give it a new template"
+            " (revel_recurring.services.templates.replace_template)."
+        )
+        % {"model": type(instance).__name__, "id": instance.pk, "series_id": instance.series_id}
     )
 
 
@@ -83,10 +87,12 @@ def record_deleted_occurrence(sender: Any, instance: Any, **kwargs: Any) -> None
 
 
 def tracked_field_names(model: Any) -> tuple[str, ...]:
-    """The fields whose change marks an occurrence modified: start, end, propagatable."""
+    """The fields whose change marks an occurrence modified: start, end or duration,
+    propagatable."""
     names = [model.RECURRING_START_FIELD]
-    if model.RECURRING_END_FIELD:
-        names.append(model.RECURRING_END_FIELD)
+    for length in (model.RECURRING_END_FIELD, model.RECURRING_DURATION_FIELD):
+        if length:
+            names.append(length)
     names.extend(n for n in model.PROPAGATABLE_FIELDS if n not in names)
     return tuple(names)
 

@@ -85,7 +85,78 @@ def _ical(body: bytes, start: dt.datetime, end: dt.datetime) -> list[Instance]:
     return found
 
 
-def _ical_js(jobs: Sequence[Job]) -> list[list[Instance]]:
+Span = tuple[dt.datetime, dt.datetime, str]
+
+
+def expand_spans_many(consumer: str, jobs: Sequence[Job]) -> list[list[Span]]:
+    """:func:`expand_many` with each instance's end: ``(start, end, SUMMARY)``, sorted.
+
+    The end is what the consumer computes from DTEND or DURATION; an event with
+    neither ends at its start in all three.
+    """
+    if consumer == "ical.js":
+        return _ical_js(jobs, ends=True)  # type: ignore[return-value]
+    if consumer == "recurring-ical-events":
+        read = _recurring_ical_events_spans
+    elif consumer == "ical":
+        read = _ical_spans
+    else:
+        raise ValueError(f"unknown consumer {consumer!r}; choose one of {CONSUMERS}")
+    return [
+        sorted(item for item in read(body, start, end) if start <= item[0] < end)
+        for body, start, end in jobs
+    ]
+
+
+def _recurring_ical_events_spans(body: bytes, start: dt.datetime, end: dt.datetime) -> list[Span]:
+    import icalendar
+    import recurring_ical_events
+
+    calendar = icalendar.Calendar.from_ical(body)
+    found = []
+    for event in recurring_ical_events.of(calendar).between(start, end):
+        begins = event["DTSTART"].dt.astimezone(dt.UTC)
+        if "DTEND" in event:
+            ends = event["DTEND"].dt.astimezone(dt.UTC)
+        elif "DURATION" in event:
+            ends = begins + event["DURATION"].dt
+        else:
+            ends = begins
+        found.append((begins, ends, str(event.get("SUMMARY", ""))))
+    return found
+
+
+def _ical_spans(body: bytes, start: dt.datetime, end: dt.datetime) -> list[Span]:
+    from ical.calendar_stream import IcsCalendarStream
+
+    calendar = IcsCalendarStream.calendar_from_ics(body.decode())
+    found = []
+    for event in calendar.timeline_tz(dt.UTC).overlapping(start, end):
+        begins, ends = event.start, event.end
+        assert isinstance(begins, dt.datetime), f"all-day event {event.summary!r} in a feed"
+        assert isinstance(ends, dt.datetime)
+        found.append((begins.astimezone(dt.UTC), ends.astimezone(dt.UTC), event.summary or ""))
+    return found
+
+
+def shown_spans(series: Any) -> list[Span]:
+    """:func:`shown_instances` with each row's end: the start plus ``occurrence_duration()``
+    (the start itself for an event without a length)."""
+    from revel_recurring.models import get_event_model
+
+    model = get_event_model()
+    by_start = {
+        event.occurrence_start.astimezone(dt.UTC): event
+        for event in model._default_manager.filter(series=series, is_template=False)
+    }
+    spans = []
+    for instant, summary in shown_instances(series):
+        length = by_start[instant].occurrence_duration() or dt.timedelta(0)
+        spans.append((instant, instant + length, summary))
+    return sorted(spans)
+
+
+def _ical_js(jobs: Sequence[Job], *, ends: bool = False) -> list[list[Any]]:
     node = shutil.which("node")
     if node is None:
         pytest.fail(
@@ -99,7 +170,7 @@ def _ical_js(jobs: Sequence[Job]) -> list[list[Instance]]:
         for body, start, end in jobs
     ]
     done = subprocess.run(
-        [node, str(JS_DIR / "expand.mjs"), "--batch"],
+        [node, str(JS_DIR / "expand.mjs"), "--batch", *(["--ends"] if ends else [])],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -108,6 +179,14 @@ def _ical_js(jobs: Sequence[Job]) -> list[list[Instance]]:
     )
     if done.returncode != 0:
         pytest.fail(f"ical.js could not expand the feed:\n{done.stderr}")
+    if ends:
+        return [
+            sorted(
+                (dt.datetime.fromisoformat(begins), dt.datetime.fromisoformat(finish), summary)
+                for begins, finish, summary in found
+            )
+            for found in json.loads(done.stdout)
+        ]
     return [
         sorted((dt.datetime.fromisoformat(instant), summary) for instant, summary in found)
         for found in json.loads(done.stdout)

@@ -13,6 +13,7 @@ from typing import Any
 
 from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import IntegrityError, transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import replacing_template
@@ -46,11 +47,15 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
         try:
             field = model._meta.get_field(key)
         except FieldDoesNotExist:
-            errors.setdefault(key, []).append(f"'{key}' is not a field of {model.__name__}.")
+            errors.setdefault(key, []).append(
+                gettext("'%(key)s' is not a field of %(model)s.")
+                % {"key": key, "model": model.__name__}
+            )
             continue
         if is_managed_field(model, field):
             errors.setdefault(key, []).append(
-                f"'{key}' of the template is managed by revel-recurring; leave it out."
+                gettext("'%(key)s' of the template is managed by revel-recurring; leave it out.")
+                % {"key": key}
             )
     if errors:
         raise ValidationError(errors)
@@ -64,6 +69,23 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     template.is_template = True
     template.full_clean(exclude=["series"])
     return template
+
+
+def _check_duration_not_negative(template: Any) -> None:
+    field: str | None = template.RECURRING_DURATION_FIELD
+    if not field:
+        return
+    value = getattr(template, field)
+    if isinstance(value, dt.timedelta) and value < dt.timedelta(0):
+        raise ValidationError(
+            {
+                field: gettext(
+                    "The duration (%(duration)s) is negative; every occurrence would end "
+                    "before it begins."
+                )
+                % {"duration": value}
+            }
+        )
 
 
 def save_template(series: EventSeries, template: RecurringEventMixin) -> None:
@@ -93,6 +115,7 @@ def save_template(series: EventSeries, template: RecurringEventMixin) -> None:
 def _check_end_after_start(template: Any) -> None:
     # Every occurrence keeps the template's duration; a negative one would be
     # copied onto all of them, whatever the host's own clean() allows.
+    _check_duration_not_negative(template)
     end_field: str | None = template.RECURRING_END_FIELD
     if not end_field:
         return
@@ -102,8 +125,11 @@ def _check_end_after_start(template: Any) -> None:
         raise ValidationError(
             {
                 end_field: (
-                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
-                    "every occurrence would end before it begins."
+                    gettext(
+                        "The end (%(end)s) is before the start (%(start)s); every "
+                        "occurrence would end before it begins."
+                    )
+                    % {"end": end.isoformat(), "start": start.isoformat()}
                 )
             }
         )
@@ -132,7 +158,9 @@ def replace_template(
     with transaction.atomic():
         locked = lock_series(series.pk)
         if locked.recurrence_rule_id is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no recurrence rule.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no recurrence rule.") % {"series": locked.name}
+            )
         rule = load_rule(locked)
         assert rule is not None
         template = build_template(template_data, dtstart=rule.dtstart)
@@ -167,7 +195,10 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
         locked = lock_series(series.pk)
         template = model._default_manager.filter(series=locked, is_template=True).first()
         if template is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no template to copy from.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no template to copy from.")
+                % {"series": locked.name}
+            )
         occurrences = list(
             upcoming_occurrences(
                 model._default_manager.filter(series=locked, is_modified=False), now=moment

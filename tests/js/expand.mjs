@@ -3,6 +3,7 @@
 //
 //   node expand.mjs START END < feed.ics     one feed: a JSON list of pairs
 //   node expand.mjs --batch < jobs.json      [{ics, start, end}, ...]: a list of lists
+//   node expand.mjs --batch --ends < ...     the same, each instance [start, end, SUMMARY]
 //
 // START and END are ISO instants; an instance is listed when its start lies in
 // [START, END). Starting node costs more than expanding, so the Python side
@@ -30,8 +31,13 @@ function checkZonesKnown(component) {
   }
 }
 
-function instance(startDate, item) {
-  return [startDate.toJSDate().toISOString(), item.summary ?? ""];
+let withEnds = false;
+
+function instance(startDate, item, endDate) {
+  const start = startDate.toJSDate().toISOString();
+  if (!withEnds) return [start, item.summary ?? ""];
+  // ical.js gives an event without DTEND or DURATION its start as its end.
+  return [start, endDate.toJSDate().toISOString(), item.summary ?? ""];
 }
 
 function expand(text, start, end) {
@@ -60,14 +66,16 @@ function expand(text, start, end) {
     // every RECURRENCE-ID component of the calendar to every master.
     const event = new ICAL.Event(component, { strictExceptions: true, exceptions: overrides });
     if (!event.isRecurring()) {
-      if (inWindow(event.startDate)) found.push(instance(event.startDate, event));
+      if (inWindow(event.startDate)) found.push(instance(event.startDate, event, event.endDate));
       continue;
     }
     related.add(uid);
     const slots = event.iterator();
     for (let slot = slots.next(); slot && slot.compare(until) < 0; slot = slots.next()) {
       const details = event.getOccurrenceDetails(slot);
-      if (inWindow(details.startDate)) found.push(instance(details.startDate, details.item));
+      if (inWindow(details.startDate)) {
+        found.push(instance(details.startDate, details.item, details.endDate));
+      }
     }
   }
   // An override without a recurring master is a single event of its own.
@@ -75,16 +83,18 @@ function expand(text, start, end) {
     if (related.has(uid)) continue;
     for (const component of overrides) {
       const event = new ICAL.Event(component);
-      if (inWindow(event.startDate)) found.push(instance(event.startDate, event));
+      if (inWindow(event.startDate)) found.push(instance(event.startDate, event, event.endDate));
     }
   }
-  found.sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : a[1] < b[1] ? -1 : 1));
+  const key = (item) => JSON.stringify(item);
+  found.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
   return found;
 }
 
 const input = readFileSync(0, "utf8");
 const args = process.argv.slice(2);
 let result;
+withEnds = args.includes("--ends");
 if (args[0] === "--batch") {
   result = JSON.parse(input).map((job) => expand(job.ics, job.start, job.end));
 } else if (args.length === 2) {

@@ -40,14 +40,13 @@ class OccurrenceRow:
     def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
         """The row of a live event; ``booked`` comes from one ``booked_among`` call per page."""
         model = type(event)
-        end = model.RECURRING_END_FIELD
         status = event.occurrence_status
         return cls(
             id=event.pk,
             recurrence_id=event.recurrence_id,
             occurrence_index=event.occurrence_index,
             start=event.occurrence_start,
-            end=getattr(event, end) if end else None,
+            end=event.occurrence_end,
             status=status,
             is_modified=event.is_modified,
             drifted=drifted,
@@ -80,7 +79,13 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
     )
     occurrence_index = serializers.IntegerField(allow_null=True)
     start = AwareDateTimeField(allow_null=True, help_text=_("Null for a deleted occurrence."))
-    end = AwareDateTimeField(allow_null=True)
+    end = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "The host's end, or the start plus the host's duration "
+            "(`occurrence_duration`); null when it has neither, or for a deleted occurrence."
+        ),
+    )
     status = serializers.CharField(allow_null=True)
     is_modified = serializers.BooleanField(help_text=_("Edited on its own since generation."))
     drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))

@@ -27,7 +27,10 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
     id = EventIdField()
     display = serializers.CharField(help_text=_("The template as the host names it."))
     start = AwareDateTimeField(allow_null=True)
-    end = AwareDateTimeField(allow_null=True)
+    end = AwareDateTimeField(
+        allow_null=True,
+        help_text=_("The host's end, or the start plus the host's duration; null for neither."),
+    )
     status = serializers.CharField()
 
 
@@ -155,14 +158,12 @@ class SeriesSerializer(serializers.ModelSerializer[EventSeries]):
         template = self.context["extras"].templates.get(series.pk)
         if template is None:
             return None
-        model = type(template)
-        end = model.RECURRING_END_FIELD
         return TemplateSummarySerializer(
             {
                 "id": template.pk,
                 "display": str(template),
                 "start": template.occurrence_start,
-                "end": getattr(template, end) if end else None,
+                "end": template.occurrence_end,
                 "status": template.occurrence_status,
             }
         ).data

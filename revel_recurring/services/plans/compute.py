@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from ... import rules
 from ...describe import describe_spec
@@ -89,7 +90,11 @@ def pop_holidays(
     holidays = rest.pop(HOLIDAYS_KEY, None)
     if holidays is not None and not isinstance(holidays, Mapping):
         raise ValidationError(
-            {HOLIDAYS_KEY: "Give the holiday settings as an object (country, policy, ...)."}
+            {
+                HOLIDAYS_KEY: gettext(
+                    "Give the holiday settings as an object (country, policy, ...)."
+                )
+            }
         )
     return rest, holidays
 
@@ -117,7 +122,8 @@ def compute_change(
     """
     if rule is None:
         raise SeriesNotReadyError(
-            f"Series {series.pk} has no recurrence rule to change; create one first."
+            gettext("Series %(id)s has no recurrence rule to change; create one first.")
+            % {"id": series.pk}
         )
     if changes.rule:
         merged, changed = merge_rule_changes(rule, changes.rule)
