@@ -51,8 +51,9 @@ def plan_recurrence_change(
     datetimes, as a PATCH takes them). An added date within the window is among
     the ``new`` dates (or ``excluded``, when a cancelled occurrence still holds
     it); an occurrence on a removed one is ``drift`` like any row off the rule. A
-    date given twice, or an added one in the past, before dtstart or on a date of
-    the (new) rule, is a ``ValidationError`` keyed ``extra_dates``. A pure read: the
+    date given twice, more than ``EXTRA_DATES_MAX`` dates, or an added one in the
+    past, before dtstart or on a date of the (new) rule, is a ``ValidationError``
+    keyed ``extra_dates``. A pure read: the
     series with its rule, the rows the plan judges, the pending exdates, the
     bookings of the judged rows and, when the plan creates dates, the template
     (to weigh them): at most five queries whatever the number of occurrences; no
