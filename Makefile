@@ -9,7 +9,8 @@ JS_STAMP := tests/js/node_modules/.installed-stamp
 
 .PHONY: demo test docs lint types bench bench-feeds bench-admin soak ci clean notebooks messages compilemessages
 
-$(STAMP): pyproject.toml
+# Reinstalled when the version changes too: the editable install's metadata carries it.
+$(STAMP): pyproject.toml revel_recurring/__init__.py
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e ".[dev,notebooks]"

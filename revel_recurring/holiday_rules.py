@@ -104,15 +104,19 @@ def _package_language(country: str, language: str | None) -> str | None:
     """The package's spelling of ``language`` (a Django code such as ``de`` or ``en-us``) or None.
 
     Exact codes first (``en_US``), then the base language (``de`` for ``de-at``),
-    then any regional form of it (``en`` -> ``en_US``); None leaves the
-    package's default, the country's own language.
+    then any regional form of it (``en`` -> ``en_US``); else the country's own
+    language, named explicitly: given None, the package reads the process's
+    ``LANGUAGE``/``LANG`` instead, so a French page showed Austria's holidays in
+    English under ``LANG=C.UTF-8`` on Python 3.11 (which reads that as ``en_US``)
+    and in German on 3.12 and later. None only for a country without languages.
     """
-    if not language:
-        return None
     entity = getattr(holidays, country, None)
     offered = tuple(getattr(entity, "supported_languages", ()) or ())
     if not offered:
         return None
+    own: str | None = getattr(entity, "default_language", None)
+    if not language:
+        return own
     base, _, region = language.replace("_", "-").partition("-")
     wanted = [f"{base.lower()}_{region.upper()}" if region else "", base.lower()]
     for code in wanted:
@@ -121,7 +125,7 @@ def _package_language(country: str, language: str | None) -> str | None:
     for code in offered:
         if code.split("_")[0] == base.lower():
             return str(code)
-    return None
+    return own
 
 
 @dataclass(frozen=True)

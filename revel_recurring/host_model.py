@@ -11,6 +11,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import models
+from django.utils.translation import ngettext
 
 from .exceptions import DuplicateUniqueValueError
 from .mixins import OCCURRENCE_STATE_FIELDS, RecurringEventMixin
@@ -108,11 +109,25 @@ def check_copied_unique_values(template: Any, occurrences: Sequence[Any]) -> Non
                 continue
             if key in seen:
                 raise DuplicateUniqueValueError(
-                    f"Every occurrence would copy the unique {_describe(group)} of the "
-                    f"template of series {template.series_id} ({key!r}). Override "
-                    f"{model.__name__}.prepare_occurrence() to give each occurrence its own "
-                    f"value (call super() first), or list the field in "
-                    "RECURRING_UNCOPIED_FIELDS if it may stay empty.",
+                    ngettext(
+                        "Every occurrence would copy the unique field %(fields)s of the "
+                        "template of series %(series)s (%(value)s). Override "
+                        "%(model)s.prepare_occurrence() to give each occurrence its own "
+                        "value (call super() first), or list the field in "
+                        "RECURRING_UNCOPIED_FIELDS if it may stay empty.",
+                        "Every occurrence would copy the unique fields %(fields)s of the "
+                        "template of series %(series)s (%(value)s). Override "
+                        "%(model)s.prepare_occurrence() to give each occurrence its own "
+                        "value (call super() first), or list the field in "
+                        "RECURRING_UNCOPIED_FIELDS if it may stay empty.",
+                        len(group),
+                    )
+                    % {
+                        "fields": ", ".join(f"'{name}'" for name in group),
+                        "series": template.series_id,
+                        "value": repr(key),
+                        "model": model.__name__,
+                    },
                     field=_blamed_field(model, group),
                 )
             seen.add(key)
@@ -122,12 +137,6 @@ def _blamed_field(model: Any, group: Sequence[str]) -> str:
     # In ("organization", "slug") it is the slug that needs a value of its own.
     plain = [name for name in group if not model._meta.get_field(name).is_relation]
     return (plain or list(group))[0]
-
-
-def _describe(group: Sequence[str]) -> str:
-    if len(group) == 1:
-        return f"field '{group[0]}'"
-    return "fields " + ", ".join(f"'{name}'" for name in group)
 
 
 # Column types whose values have no size bound in the schema: a template's copy of

@@ -13,7 +13,8 @@ from django.core.cache import caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseGone
 from django.utils import timezone, translation
 from django.utils.cache import get_conditional_response
-from django.utils.http import http_date
+from django.utils.http import content_disposition_header, http_date
+from django.utils.translation import gettext
 
 from .conf import recurring_settings
 from .ical import CalendarFeed, FeedRevision, deleted_series_feed
@@ -114,7 +115,7 @@ def deleted_series_response(
     kept = dt.timedelta(days=recurring_settings.DELETED_FEED_DAYS)
     if now - deleted.deleted_at >= kept:
         gone = HttpResponseGone(
-            "This series was deleted.\n", content_type="text/plain; charset=utf-8"
+            gettext("This series was deleted.") + "\n", content_type="text/plain; charset=utf-8"
         )
         gone["Cache-Control"] = "no-cache"
         return gone
@@ -151,5 +152,8 @@ def _with_validators(
     if date is not None:
         response["Last-Modified"] = date
     response["Cache-Control"] = "no-cache"
-    response["Content-Disposition"] = f'inline; filename="{filename}"'
+    # A host's slug may hold any character (SlugField(allow_unicode=True)):
+    # Django's helper quotes it, or gives RFC 6266's filename*, so the header
+    # stays plain ASCII text that every WSGI server takes.
+    response["Content-Disposition"] = content_disposition_header(False, filename) or "inline"
     return response

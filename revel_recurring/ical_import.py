@@ -16,6 +16,7 @@ from zoneinfo import ZoneInfo
 import icalendar
 from dateutil import rrule as du
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext, gettext_lazy
 
 from .rules import _DU_WEEKDAYS, Frequency, MonthlyType
 from .rules import _ICAL_WEEKDAYS as _WEEKDAYS
@@ -24,21 +25,23 @@ __all__ = ["rule_from_ical"]
 
 _UNSUPPORTED_FREQUENCIES = ("SECONDLY", "MINUTELY", "HOURLY")
 _NEVER_EXPRESSIBLE = {
-    "BYSETPOS": "a position within the set (BYSETPOS)",
-    "BYHOUR": "hours within the day (BYHOUR); a series has one start time",
-    "BYMINUTE": "minutes within the hour (BYMINUTE); a series has one start time",
-    "BYSECOND": "seconds within the minute (BYSECOND); a series has one start time",
-    "BYYEARDAY": "days of the year (BYYEARDAY)",
-    "BYWEEKNO": "week numbers (BYWEEKNO)",
-    "RSCALE": "non-Gregorian calendars (RSCALE)",
-    "SKIP": "the SKIP part of RFC 7529",
+    "BYSETPOS": gettext_lazy("a position within the set (BYSETPOS)"),
+    "BYHOUR": gettext_lazy("hours within the day (BYHOUR); a series has one start time"),
+    "BYMINUTE": gettext_lazy("minutes within the hour (BYMINUTE); a series has one start time"),
+    "BYSECOND": gettext_lazy("seconds within the minute (BYSECOND); a series has one start time"),
+    "BYYEARDAY": gettext_lazy("days of the year (BYYEARDAY)"),
+    "BYWEEKNO": gettext_lazy("week numbers (BYWEEKNO)"),
+    "RSCALE": gettext_lazy("non-Gregorian calendars (RSCALE)"),
+    "SKIP": gettext_lazy("the SKIP part of RFC 7529"),
 }
 _HANDLED = {"FREQ", "INTERVAL", "COUNT", "UNTIL", "BYDAY", "BYMONTHDAY", "BYMONTH", "WKST"}
 # Properties of a VEVENT that change which dates happen and that a rule cannot hold.
 _DATE_PROPERTIES = {
-    "EXDATE": "excluded dates (EXDATE) are not part of a rule; cancel those occurrences "
-    "once the series exists",
-    "EXRULE": "exclusion rules (EXRULE, deprecated by RFC 5545) cannot be expressed",
+    "EXDATE": gettext_lazy(
+        "excluded dates (EXDATE) are not part of a rule; cancel those occurrences "
+        "once the series exists"
+    ),
+    "EXRULE": gettext_lazy("exclusion rules (EXRULE, deprecated by RFC 5545) cannot be expressed"),
 }
 
 
@@ -60,7 +63,7 @@ def _parse_event(text: str) -> Any:
     """The one VEVENT (or bare DTSTART/RRULE lines) in ``text``."""
     stripped = text.strip()
     if not stripped:
-        raise ValidationError({"RRULE": ["Give an RRULE line, with its DTSTART."]})
+        raise ValidationError({"RRULE": [gettext("Give an RRULE line, with its DTSTART.")]})
     upper = stripped.upper()
     try:
         if upper.startswith("BEGIN:VCALENDAR"):
@@ -68,7 +71,12 @@ def _parse_event(text: str) -> Any:
             events = [e for e in calendar.walk("VEVENT") if "RRULE" in e]
             if len(events) != 1:
                 raise ValidationError(
-                    {"VEVENT": [f"Give one recurring VEVENT; found {len(events)} with an RRULE."]}
+                    {
+                        "VEVENT": [
+                            gettext("Give one recurring VEVENT; found %(count)s with an RRULE.")
+                            % {"count": len(events)}
+                        ]
+                    }
                 )
             return events[0]
         if not upper.startswith("BEGIN:VEVENT"):
@@ -76,7 +84,11 @@ def _parse_event(text: str) -> Any:
             stripped = "\r\n".join(["BEGIN:VEVENT", *lines, "END:VEVENT"])
         return icalendar.Event.from_ical(stripped)
     except ValueError as exc:
-        raise ValidationError({"ical": [f"This is not iCalendar text: {exc}"]}) from exc
+        raise ValidationError(
+            # The parser's own words are English whatever the request's language:
+            # the message says what is wrong in the reader's language instead.
+            {"ical": [gettext("This is not iCalendar text (RFC 5545): it cannot be read.")]}
+        ) from exc
 
 
 def _zone_of(value: dt.datetime, errors: _Errors) -> str | None:
@@ -84,8 +96,10 @@ def _zone_of(value: dt.datetime, errors: _Errors) -> str | None:
     if tzinfo is None:
         errors.add(
             "DTSTART",
-            "DTSTART has no time zone (a floating time); give TZID=<IANA zone> or a UTC time "
-            "ending in Z.",
+            gettext(
+                "DTSTART has no time zone (a floating time); give TZID=<IANA zone> or a "
+                "UTC time ending in Z."
+            ),
         )
         return None
     if isinstance(tzinfo, ZoneInfo):
@@ -94,19 +108,27 @@ def _zone_of(value: dt.datetime, errors: _Errors) -> str | None:
         return "UTC"
     errors.add(
         "DTSTART",
-        "The TZID of DTSTART is not an IANA time zone name (such as Europe/Vienna); "
-        "a series needs one to keep its wall-clock time across DST.",
+        gettext(
+            "The TZID of DTSTART is not an IANA time zone name (such as Europe/Vienna); a"
+            " series needs one to keep its wall-clock time across DST."
+        ),
     )
     return None
 
 
 def _dtstart(event: Any, errors: _Errors) -> tuple[dt.datetime | None, str | None]:
     if "DTSTART" not in event:
-        errors.add("DTSTART", "DTSTART is required: the first occurrence and its time zone.")
+        errors.add(
+            "DTSTART",
+            gettext("DTSTART is required: the first occurrence and its time zone."),
+        )
         return None, None
     value: Any = event["DTSTART"].dt
     if not isinstance(value, dt.datetime):
-        errors.add("DTSTART", "DTSTART is a date without a time; a series needs a start time.")
+        errors.add(
+            "DTSTART",
+            gettext("DTSTART is a date without a time; a series needs a start time."),
+        )
         return None, None
     zone = _zone_of(value, errors)
     if zone is None:
@@ -124,7 +146,10 @@ def _until(value: Any, zone: str, errors: _Errors) -> dt.datetime | None:
     if isinstance(value, dt.date):
         # A DATE: every occurrence on that day still counts.
         return dt.datetime.combine(value, dt.time(23, 59, 59), tzinfo=ZoneInfo(zone))
-    errors.add("UNTIL", f"UNTIL must be a date or a date and time, got {value!r}.")
+    errors.add(
+        "UNTIL",
+        gettext("UNTIL must be a date or a date and time, got %(value)s.") % {"value": repr(value)},
+    )
     return None
 
 
@@ -139,15 +164,23 @@ def _extra_dates(event: Any, errors: _Errors) -> list[dt.datetime]:
             value = item.dt
             if isinstance(value, tuple):
                 errors.add(
-                    "RDATE", "A period (VALUE=PERIOD) cannot be an extra date; give its start."
+                    "RDATE",
+                    gettext("A period (VALUE=PERIOD) cannot be an extra date; give its start."),
                 )
             elif not isinstance(value, dt.datetime):
-                errors.add("RDATE", f"{value} is a date without a time; an extra date needs one.")
+                errors.add(
+                    "RDATE",
+                    gettext("%(value)s is a date without a time; an extra date needs one.")
+                    % {"value": value},
+                )
             elif value.tzinfo is None or value.utcoffset() is None:
                 errors.add(
                     "RDATE",
-                    f"{value.isoformat()} has no time zone (a floating time); give TZID=<IANA "
-                    "zone> or a UTC time ending in Z.",
+                    gettext(
+                        "%(value)s has no time zone (a floating time); give TZID=<IANA "
+                        "zone> or a UTC time ending in Z."
+                    )
+                    % {"value": value.isoformat()},
                 )
             else:
                 found.add(value.astimezone(dt.UTC))
@@ -157,7 +190,11 @@ def _extra_dates(event: Any, errors: _Errors) -> list[dt.datetime]:
 def _single(rule: Any, part: str, errors: _Errors) -> Any:
     values = list(rule.get(part, []))
     if len(values) > 1:
-        errors.add(part, f"Give one {part} value, got {len(values)}.")
+        errors.add(
+            part,
+            gettext("Give one %(part)s value, got %(count)s.")
+            % {"part": part, "count": len(values)},
+        )
         return None
     return values[0] if values else None
 
@@ -182,7 +219,11 @@ def _weekdays(rule: Any, errors: _Errors) -> list[tuple[int | None, int]]:
     for value in rule.get("BYDAY", []):
         weekday = _weekday(value)
         if weekday is None:
-            errors.add("BYDAY", f"{value!r} is not a weekday (MO, TU, ... or 1MO, -1FR).")
+            errors.add(
+                "BYDAY",
+                gettext("%(value)s is not a weekday (MO, TU, ... or 1MO, -1FR).")
+                % {"value": repr(value)},
+            )
         else:
             parsed.append(weekday)
     return parsed
@@ -215,61 +256,85 @@ def _frequency_parts(
     months = list(rule.get("BYMONTH", []))
     if frequency == "DAILY" and weekdays:
         if any(n is not None for n, _ in weekdays):
-            errors.add("BYDAY", "A DAILY rule takes plain weekdays (MO, TU, ...), no numbers.")
+            errors.add(
+                "BYDAY",
+                gettext("A DAILY rule takes plain weekdays (MO, TU, ...), no numbers."),
+            )
         else:
             # Every day but only on these weekdays is a weekly rule on them.
             fields["frequency"] = Frequency.WEEKLY.value
             fields["weekdays"] = sorted({d for _, d in weekdays})
     elif frequency == "WEEKLY":
         if any(n is not None for n, _ in weekdays):
-            errors.add("BYDAY", "A WEEKLY rule takes plain weekdays (MO, TU, ...), no numbers.")
+            errors.add(
+                "BYDAY",
+                gettext("A WEEKLY rule takes plain weekdays (MO, TU, ...), no numbers."),
+            )
         fields["weekdays"] = sorted({d for _, d in weekdays})
     elif frequency == "MONTHLY":
         if weekdays and month_days:
             errors.add(
-                "BYMONTHDAY", "A weekday and a day of the month together cannot be expressed."
+                "BYMONTHDAY",
+                gettext("A weekday and a day of the month together cannot be expressed."),
             )
         elif weekdays:
             if len(weekdays) > 1:
-                errors.add("BYDAY", "Give one weekday of the month (such as 1FR), not several.")
+                errors.add(
+                    "BYDAY",
+                    gettext("Give one weekday of the month (such as 1FR), not several."),
+                )
             elif weekdays[0][0] is None:
                 errors.add(
                     "BYDAY",
-                    "Every such weekday of the month cannot be expressed; give its position "
-                    "(1FR for the first Friday, -1FR for the last).",
+                    gettext(
+                        "Every such weekday of the month cannot be expressed; give its "
+                        "position (1FR for the first Friday, -1FR for the last)."
+                    ),
                 )
             elif not (1 <= abs(weekdays[0][0]) <= 5):
-                errors.add("BYDAY", "The position of the weekday must be 1 to 5 or -1 to -5.")
+                errors.add(
+                    "BYDAY",
+                    gettext("The position of the weekday must be 1 to 5 or -1 to -5."),
+                )
             else:
                 fields["monthly_type"] = MonthlyType.NTH_WEEKDAY.value
                 fields["nth_weekday"], fields["weekday"] = weekdays[0]
         else:
             day = month_days[0] if month_days else dtstart.day
             if len(month_days) > 1:
-                errors.add("BYMONTHDAY", "Give one day of the month, not several.")
+                errors.add("BYMONTHDAY", gettext("Give one day of the month, not several."))
             elif not (1 <= day <= 31 or day == -1):
                 errors.add(
                     "BYMONTHDAY",
-                    f"The day of the month must be 1 to 31 or -1 (the last), got {day}.",
+                    gettext("The day of the month must be 1 to 31 or -1 (the last), got %(day)s.")
+                    % {"day": day},
                 )
             else:
                 fields["monthly_type"] = MonthlyType.DAY_OF_MONTH.value
                 fields["day_of_month"] = day
     elif weekdays:
-        errors.add("BYDAY", f"A {frequency} rule with weekdays cannot be expressed.")
+        errors.add(
+            "BYDAY",
+            gettext("A %(frequency)s rule with weekdays cannot be expressed.")
+            % {"frequency": frequency},
+        )
     if frequency in ("DAILY", "WEEKLY") and month_days:
         errors.add(
-            "BYMONTHDAY", f"A {frequency} rule limited to days of the month cannot be expressed."
+            "BYMONTHDAY",
+            gettext("A %(frequency)s rule limited to days of the month cannot be expressed.")
+            % {"frequency": frequency},
         )
     if frequency == "YEARLY" and month_days not in ([], [dtstart.day]):
         errors.add(
             "BYMONTHDAY",
-            "A yearly rule recurs on the day of DTSTART; other days cannot be expressed.",
+            gettext("A yearly rule recurs on the day of DTSTART; other days cannot be expressed."),
         )
     if months and (frequency != "YEARLY" or months != [dtstart.month]):
         errors.add(
             "BYMONTH",
-            "Only a yearly rule in the month of DTSTART can be expressed; other months cannot.",
+            gettext(
+                "Only a yearly rule in the month of DTSTART can be expressed; other months cannot."
+            ),
         )
     return fields
 
@@ -294,14 +359,17 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     errors = _Errors()
     for name, message in _DATE_PROPERTIES.items():
         if name in event:
-            errors.add(name, message)
+            errors.add(name, str(message))
     rules = event.get("RRULE")
     if rules is None:
-        errors.add("RRULE", "An RRULE is required.")
+        errors.add("RRULE", gettext("An RRULE is required."))
     elif isinstance(rules, list):
-        errors.add("RRULE", "Give one RRULE; several cannot be expressed.")
-    for part, problem in event.errors:
-        errors.add(str(part), f"{part} could not be read: {problem}")
+        errors.add("RRULE", gettext("Give one RRULE; several cannot be expressed."))
+    for part, _problem in event.errors:
+        errors.add(
+            str(part),
+            gettext("%(part)s could not be read; write it as RFC 5545 does.") % {"part": part},
+        )
     dtstart, zone = _dtstart(event, errors)
     extra_dates = _extra_dates(event, errors)
     unreadable = "RRULE" in errors.by_part
@@ -312,14 +380,22 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     for part in rule:
         name = str(part).upper()
         if name in _NEVER_EXPRESSIBLE:
-            errors.add(name, f"{name} cannot be expressed: {_NEVER_EXPRESSIBLE[name]}.")
+            errors.add(
+                name,
+                gettext("%(name)s cannot be expressed: %(reason)s.")
+                % {"name": name, "reason": _NEVER_EXPRESSIBLE[name]},
+            )
         elif name not in _HANDLED:
-            errors.add(name, f"The rule part {name} is not supported.")
+            errors.add(name, gettext("The rule part %(name)s is not supported.") % {"name": name})
     frequency = str(_single(rule, "FREQ", errors) or "").upper()
     if frequency in _UNSUPPORTED_FREQUENCIES:
-        errors.add("FREQ", f"FREQ={frequency} cannot be expressed: a series recurs at most daily.")
+        errors.add(
+            "FREQ",
+            gettext("FREQ=%(frequency)s cannot be expressed: a series recurs at most daily.")
+            % {"frequency": frequency},
+        )
     elif frequency not in {f.value for f in Frequency}:
-        errors.add("FREQ", "FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY.")
+        errors.add("FREQ", gettext("FREQ must be DAILY, WEEKLY, MONTHLY or YEARLY."))
     data: dict[str, Any] = {
         "frequency": frequency,
         "interval": _single(rule, "INTERVAL", errors) or 1,
@@ -338,7 +414,10 @@ def rule_from_ical(text: str) -> dict[str, Any]:
     if wkst is not None:
         code = str(wkst).upper()
         if code not in _WEEKDAYS:
-            errors.add("WKST", f"WKST must be a weekday (MO .. SU), got {wkst!r}.")
+            errors.add(
+                "WKST",
+                gettext("WKST must be a weekday (MO .. SU), got %(wkst)s.") % {"wkst": repr(wkst)},
+            )
         elif (
             not errors.by_part
             and data["frequency"] == Frequency.WEEKLY.value
@@ -349,8 +428,11 @@ def rule_from_ical(text: str) -> dict[str, Any]:
         ):
             errors.add(
                 "WKST",
-                f"WKST={code} gives other dates than a week starting on Monday for this rule; "
-                "a week start other than Monday cannot be expressed.",
+                gettext(
+                    "WKST=%(code)s gives other dates than a week starting on Monday for "
+                    "this rule; a week start other than Monday cannot be expressed."
+                )
+                % {"code": code},
             )
     errors.raise_if_any()
     if extra_dates:

@@ -14,6 +14,7 @@ from django.db import models
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from . import rules
 from .backend_checks import without_answered_warnings
@@ -50,28 +51,60 @@ class RecurrenceRule(models.Model):
         DAY_OF_MONTH = rules.MonthlyType.DAY_OF_MONTH.value, _("Day of the month")
         NTH_WEEKDAY = rules.MonthlyType.NTH_WEEKDAY.value, _("Nth weekday of the month")
 
-    frequency = models.CharField(max_length=10, choices=Frequency.choices)
-    interval = models.PositiveIntegerField(default=1, validators=[MinValueValidator(1)])
+    frequency = models.CharField(
+        pgettext_lazy("model field", "frequency"), max_length=10, choices=Frequency.choices
+    )
+    interval = models.PositiveIntegerField(
+        pgettext_lazy("model field", "interval"), default=1, validators=[MinValueValidator(1)]
+    )
     weekdays = models.JSONField(
-        default=list, blank=True, help_text=_("0=Monday .. 6=Sunday; WEEKLY only.")
+        verbose_name=pgettext_lazy("model field", "weekdays"),
+        default=list,
+        blank=True,
+        help_text=_("0=Monday .. 6=Sunday; WEEKLY only."),
     )
     monthly_type = models.CharField(
-        max_length=16, choices=MonthlyType.choices, blank=True, default=""
+        verbose_name=pgettext_lazy("model field", "monthly type"),
+        max_length=16,
+        choices=MonthlyType.choices,
+        blank=True,
+        default="",
     )
     day_of_month = models.SmallIntegerField(
-        null=True, blank=True, help_text=_("1..31, or -1 for the last day of the month.")
+        verbose_name=pgettext_lazy("model field", "day of the month"),
+        null=True,
+        blank=True,
+        help_text=_("1..31, or -1 for the last day of the month."),
     )
     nth_weekday = models.SmallIntegerField(
-        null=True, blank=True, help_text=_("1..5, or -1..-5 counted from the month's end.")
+        verbose_name=pgettext_lazy("model field", "which weekday"),
+        null=True,
+        blank=True,
+        help_text=_("1..5, or -1..-5 counted from the month's end."),
     )
-    weekday = models.SmallIntegerField(null=True, blank=True, help_text=_("0=Monday .. 6=Sunday."))
-    dtstart = models.DateTimeField()
-    until = models.DateTimeField(null=True, blank=True, help_text=_("Inclusive."))
-    count = models.PositiveIntegerField(null=True, blank=True)
-    timezone = models.CharField(max_length=64, help_text=_("IANA name, e.g. Europe/Vienna."))
-    rrule_string = models.TextField(editable=False, blank=True, default="")
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    weekday = models.SmallIntegerField(
+        pgettext_lazy("model field", "weekday"),
+        null=True,
+        blank=True,
+        help_text=_("0=Monday .. 6=Sunday."),
+    )
+    dtstart = models.DateTimeField(pgettext_lazy("model field", "first date"))
+    until = models.DateTimeField(
+        pgettext_lazy("model field", "until"), null=True, blank=True, help_text=_("Inclusive.")
+    )
+    count = models.PositiveIntegerField(
+        pgettext_lazy("model field", "number of dates"), null=True, blank=True
+    )
+    timezone = models.CharField(
+        pgettext_lazy("model field", "time zone"),
+        max_length=64,
+        help_text=_("IANA name, e.g. Europe/Vienna."),
+    )
+    rrule_string = models.TextField(
+        pgettext_lazy("model field", "RRULE"), editable=False, blank=True, default=""
+    )
+    created_at = models.DateTimeField(pgettext_lazy("model field", "created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(pgettext_lazy("model field", "updated at"), auto_now=True)
 
     class Meta:
         verbose_name = _("recurrence rule")
@@ -164,11 +197,16 @@ class HolidayPolicyChoices(models.TextChoices):
 class EventSeries(models.Model):
     """A recurring series: a rule, a template event and the rolling-window cursor."""
 
-    name = models.CharField(max_length=255)
-    slug = models.SlugField(max_length=255, unique=True, blank=True)
-    description = models.TextField(blank=True, default="")
+    name = models.CharField(pgettext_lazy("model field", "name"), max_length=255)
+    slug = models.SlugField(
+        pgettext_lazy("model field", "slug"), max_length=255, unique=True, blank=True
+    )
+    description = models.TextField(
+        pgettext_lazy("model field", "description"), blank=True, default=""
+    )
     recurrence_rule = models.OneToOneField(
         RecurrenceRule,
+        verbose_name=pgettext_lazy("model field", "recurrence rule"),
         on_delete=models.PROTECT,
         null=True,
         blank=True,
@@ -177,6 +215,7 @@ class EventSeries(models.Model):
     # Not editable in forms: the cancellation services change it under the series
     # lock; a form saving a copy read before a cancellation would undo it.
     exdates = models.JSONField(
+        verbose_name=pgettext_lazy("model field", "cancelled dates"),
         default=list,
         blank=True,
         editable=False,
@@ -184,6 +223,7 @@ class EventSeries(models.Model):
     )
     # Written by services.extra_dates under the series lock, like exdates.
     extra_dates = models.JSONField(
+        verbose_name=pgettext_lazy("model field", "extra dates"),
         default=list,
         blank=True,
         editable=False,
@@ -193,55 +233,68 @@ class EventSeries(models.Model):
     # the rule's dates (revel_recurring.holiday_rules). A change is a schedule
     # change: it goes through services.editing / a plan, like a rule change.
     holiday_country = models.CharField(
+        verbose_name=pgettext_lazy("model field", "holiday country"),
         max_length=3,
         blank=True,
         default="",
         help_text=_("ISO 3166 country code of the holiday calendar, e.g. AT; empty for none."),
     )
     holiday_subdivision = models.CharField(
+        verbose_name=pgettext_lazy("model field", "holiday subdivision"),
         max_length=10,
         blank=True,
         default="",
         help_text=_("Subdivision of the holiday calendar, e.g. BY for Bavaria; empty for none."),
     )
     holiday_categories = models.JSONField(
+        verbose_name=pgettext_lazy("model field", "holiday categories"),
         default=list,
         blank=True,
         help_text=_("Holiday categories besides public ones, e.g. bank; empty for public."),
     )
     holiday_policy = models.CharField(
+        verbose_name=pgettext_lazy("model field", "holiday policy"),
         max_length=5,
-        choices=HolidayPolicyChoices.choices,
+        choices=HolidayPolicyChoices,
         default=HolidayPolicyChoices.SKIP,
         help_text=_("What a holiday does to a date of the rule."),
     )
     # Written by the cancellation services under the series lock, like exdates.
     holidays_kept = models.JSONField(
+        verbose_name=pgettext_lazy("model field", "holidays kept"),
         default=list,
         blank=True,
         editable=False,
         help_text=_("Dates of the rule kept on purpose although they fall on a holiday, UTC."),
     )
     holidays_version = models.CharField(
+        verbose_name=pgettext_lazy("model field", "holidays version"),
         max_length=32,
         blank=True,
         default="",
         editable=False,
         help_text=_("The holidays package version the last generation applied."),
     )
-    is_active = models.BooleanField(default=True)
-    auto_publish = models.BooleanField(default=False)
+    is_active = models.BooleanField(pgettext_lazy("model field", "active"), default=True)
+    auto_publish = models.BooleanField(
+        pgettext_lazy("model field", "publish automatically"), default=False
+    )
     generation_window_weeks = models.PositiveSmallIntegerField(
+        verbose_name=pgettext_lazy("model field", "generation window (weeks)"),
         default=8,
         validators=[MinValueValidator(WINDOW_WEEKS_MIN), MaxValueValidator(WINDOW_WEEKS_MAX)],
     )
-    last_generated_until = models.DateTimeField(null=True, blank=True, editable=False)
+    last_generated_until = models.DateTimeField(
+        pgettext_lazy("model field", "dates created up to"), null=True, blank=True, editable=False
+    )
     last_occurrence_index = models.PositiveIntegerField(
+        verbose_name=pgettext_lazy("model field", "last occurrence number"),
         default=0,
         editable=False,
         help_text=_("The highest occurrence_index handed out; never reused."),
     )
     next_due_at = models.DateTimeField(
+        verbose_name=pgettext_lazy("model field", "next dates added on"),
         null=True,
         blank=True,
         editable=False,
@@ -254,6 +307,7 @@ class EventSeries(models.Model):
     # fix; the pass skips the series until someone unparks it (docs/decisions/
     # 0023-parked-series.md).
     parked_at = models.DateTimeField(
+        verbose_name=pgettext_lazy("model field", "parked at"),
         null=True,
         blank=True,
         editable=False,
@@ -263,6 +317,7 @@ class EventSeries(models.Model):
         ),
     )
     parked_reason = models.TextField(
+        verbose_name=pgettext_lazy("model field", "reason parked"),
         blank=True,
         default="",
         editable=False,
@@ -272,6 +327,7 @@ class EventSeries(models.Model):
     # SET_NULL: deleting one half never deletes the other.
     split_from = models.OneToOneField(
         "self",
+        verbose_name=pgettext_lazy("model field", "continues"),
         on_delete=models.SET_NULL,
         null=True,
         blank=True,
@@ -279,14 +335,15 @@ class EventSeries(models.Model):
         related_name="continued_by",
         help_text=_("The series this one continues from the date it was split at."),
     )
-    created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
+    created_at = models.DateTimeField(pgettext_lazy("model field", "created at"), auto_now_add=True)
+    updated_at = models.DateTimeField(pgettext_lazy("model field", "updated at"), auto_now=True)
 
     objects = EventSeriesManager()
 
     class Meta:
-        verbose_name = _("event series")
-        verbose_name_plural = _("event series")
+        # English writes both alike; German and Dutch do not (one context each).
+        verbose_name = pgettext_lazy("singular", "event series")
+        verbose_name_plural = pgettext_lazy("plural", "event series")
         ordering = ("name", "pk")
         indexes = [
             models.Index(
@@ -391,18 +448,32 @@ class OccurrenceChange(models.Model):
         MOVED = "moved", _("Moved to another series")
 
     series = models.ForeignKey(
-        EventSeries, on_delete=models.CASCADE, related_name="occurrence_changes"
+        EventSeries,
+        on_delete=models.CASCADE,
+        related_name="occurrence_changes",
+        verbose_name=pgettext_lazy("model field", "series"),
     )
     # The host event's primary key as text, not a foreign key: the row may be gone.
     # Text of any length: hosts key events by integers, UUIDs or strings of their own.
-    occurrence_pk = models.TextField()
-    recurrence_id = models.DateTimeField(null=True, blank=True)
-    occurrence_index = models.PositiveIntegerField(null=True, blank=True)
-    kind = models.CharField(max_length=10, choices=Kind.choices)
-    at = models.DateTimeField(default=timezone.now)
+    occurrence_pk = models.TextField(pgettext_lazy("model field", "occurrence id"))
+    recurrence_id = models.DateTimeField(
+        pgettext_lazy("model field", "original date"), null=True, blank=True
+    )
+    occurrence_index = models.PositiveIntegerField(
+        pgettext_lazy("model field", "occurrence number"), null=True, blank=True
+    )
+    kind = models.CharField(
+        pgettext_lazy("model field", "kind"), max_length=10, choices=Kind.choices
+    )
+    at = models.DateTimeField(pgettext_lazy("model field", "at"), default=timezone.now)
     # For MOVED: the series the occurrence went to (a split's continuation).
     moved_to = models.ForeignKey(
-        EventSeries, on_delete=models.SET_NULL, null=True, blank=True, related_name="+"
+        EventSeries,
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="+",
+        verbose_name=pgettext_lazy("model field", "moved to"),
     )
 
     class Meta:
@@ -430,9 +501,13 @@ class PendingExdate(models.Model):
     """
 
     series = models.ForeignKey(
-        EventSeries, on_delete=models.CASCADE, db_constraint=False, related_name="+"
+        EventSeries,
+        on_delete=models.CASCADE,
+        db_constraint=False,
+        related_name="+",
+        verbose_name=pgettext_lazy("model field", "series"),
     )
-    instant = models.DateTimeField()
+    instant = models.DateTimeField(pgettext_lazy("model field", "date"))
 
     class Meta:
         verbose_name = _("pending exdate")
@@ -454,18 +529,22 @@ class DeletedSeries(models.Model):
     """
 
     # The deleted EventSeries' primary key as text: the row is gone.
-    series_pk = models.CharField(max_length=64)
-    slug = models.SlugField(max_length=255, db_index=False)
-    name = models.CharField(max_length=255)
+    series_pk = models.CharField(pgettext_lazy("model field", "series id"), max_length=64)
+    slug = models.SlugField(pgettext_lazy("model field", "slug"), max_length=255, db_index=False)
+    name = models.CharField(pgettext_lazy("model field", "name"), max_length=255)
     feed_was_open = models.BooleanField(
+        verbose_name=pgettext_lazy("model field", "feed was open"),
         default=False,
         help_text=_("Whether anyone could read the series' feed without signing in."),
     )
-    deleted_at = models.DateTimeField(default=timezone.now)
+    deleted_at = models.DateTimeField(
+        pgettext_lazy("model field", "deleted at"), default=timezone.now
+    )
 
     class Meta:
-        verbose_name = _("deleted series")
-        verbose_name_plural = _("deleted series")
+        # English writes both alike; German and Dutch do not (one context each).
+        verbose_name = pgettext_lazy("singular", "deleted series")
+        verbose_name_plural = pgettext_lazy("plural", "deleted series")
         ordering = ("-deleted_at", "-pk")
         indexes = [
             models.Index(fields=["series_pk"], name="revel_deleted_series_pk"),

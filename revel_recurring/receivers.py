@@ -20,6 +20,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db import transaction
 from django.db.models import Model
 from django.db.models.signals import post_save, pre_delete, pre_save
+from django.utils.translation import gettext
 
 from .conf import recurring_settings
 from .context import (
@@ -57,10 +58,13 @@ def refuse_template_delete(sender: Any, instance: Any, **kwargs: Any) -> None:
     ):
         return
     raise TemplateProtectedError(
-        f"{type(instance).__name__} {instance.pk} is the template of series "
-        f"{instance.series_id} and cannot be deleted on its own: delete the series "
-        "(revel_recurring.services.lifecycle.delete_series) or give it a new template "
-        "(revel_recurring.services.templates.replace_template)."
+        gettext(
+            "%(model)s %(id)s is the template of series %(series_id)s and cannot be "
+            "deleted on its own: delete the series "
+            "(revel_recurring.services.lifecycle.delete_series) or give it a new template"
+            " (revel_recurring.services.templates.replace_template)."
+        )
+        % {"model": type(instance).__name__, "id": instance.pk, "series_id": instance.series_id}
     )
 
 

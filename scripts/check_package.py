@@ -1,9 +1,13 @@
 """The `package` tox env: what a host site gets from ``pip install revel-recurring``.
 
-1. Builds the wheel from the checkout (``python -m build --wheel``).
+1. Builds the sdist from the checkout and the wheel from that sdist (``python -m
+   build``), so a file the sdist leaves out is missing from the wheel too; both
+   carry the version of ``revel_recurring.__version__`` and pass ``twine check
+   --strict`` (what PyPI would refuse or render badly).
 2. Asserts what must ship (migrations, ``py.typed``, the LICENSE with a PEP 639
    ``License-Expression``, the translations: each language's ``.po`` and ``.mo``)
-   and what must not (tests, the example project).
+   and what must not (tests, the example project); the sdist holds the package,
+   its catalogues, the LICENSE and the changelog.
 3. Installs it with the ``[redis,postgres]`` extras, as the README says, into a
    fresh venv in a temporary directory, outside the checkout.
 4. From that directory, with no PYTHONPATH, imports it and asserts the import came
@@ -18,6 +22,8 @@
    ``[redis]`` extra brings everything Celery's Redis transport imports.
 7. Rewrites the host's Meta so it no longer inherits ``RecurringEventMixin.Meta``
    and asserts ``manage.py check`` fails with ``revel_recurring.E010``.
+8. Installs the sdist (built into a wheel by pip) into a second fresh venv and
+   imports it from there, with the distribution's version equal to the package's.
 
 Usage: ``python scripts/check_package.py [--keep]`` (``--keep`` leaves the
 temporary directory for inspection). Exits non-zero on the first failure.
@@ -26,10 +32,12 @@ temporary directory for inspection). Exits non-zero on the first failure.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 import tempfile
 import textwrap
 import time
@@ -210,6 +218,9 @@ import {PACKAGE}
 location = pathlib.Path({PACKAGE}.__file__).resolve()
 assert pathlib.Path(sys.prefix).resolve() in location.parents, location
 assert (location.parent / "py.typed").exists()
+import importlib.metadata
+installed = importlib.metadata.version("revel-recurring")
+assert installed == {PACKAGE}.__version__, (installed, {PACKAGE}.__version__)
 print("imported", {PACKAGE}.__name__, {PACKAGE}.__version__, "from", location.parent)
 """
 
@@ -236,12 +247,40 @@ def run(command: list[str | Path], *, cwd: Path, env: dict[str, str] | None = No
     return result.stdout
 
 
-def build_wheel(out_dir: Path) -> Path:
-    run([sys.executable, "-m", "build", "--wheel", "--outdir", out_dir, ROOT], cwd=ROOT)
+def source_version() -> str:
+    """``__version__`` as written in the checkout: the version's one source."""
+    tree = ast.parse((ROOT / PACKAGE / "__init__.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == [
+            "__version__"
+        ]:
+            return str(ast.literal_eval(node.value))
+    raise SystemExit(f"{PACKAGE}/__init__.py sets no __version__")
+
+
+def build(out_dir: Path) -> tuple[Path, Path]:
+    """The sdist, and the wheel built from it (``python -m build`` without flags)."""
+    run([sys.executable, "-m", "build", "--outdir", out_dir, ROOT], cwd=ROOT)
+    version = source_version()
+    sdists = sorted(out_dir.glob("revel_recurring-*.tar.gz"))
     wheels = sorted(out_dir.glob(f"{PACKAGE}-*.whl"))
-    if len(wheels) != 1:
-        raise SystemExit(f"expected one wheel in {out_dir}, found {wheels}")
-    return wheels[0]
+    if len(sdists) != 1 or len(wheels) != 1:
+        raise SystemExit(f"expected one sdist and one wheel in {out_dir}, found {sdists + wheels}")
+    expected = (f"revel_recurring-{version}.tar.gz", f"{PACKAGE}-{version}-py3-none-any.whl")
+    if (sdists[0].name, wheels[0].name) != expected:
+        raise SystemExit(f"built {sdists[0].name}, {wheels[0].name}; expected {expected}")
+    return sdists[0], wheels[0]
+
+
+def check_sdist_contents(sdist: Path) -> None:
+    with tarfile.open(sdist) as archive:
+        top = sdist.name.removesuffix(".tar.gz")
+        names = {name.removeprefix(f"{top}/") for name in archive.getnames()}
+    needed = ("pyproject.toml", "LICENSE", "CHANGELOG.md", "README.md", "PKG-INFO")
+    missing = [n for n in (*needed, *REQUIRED_IN_WHEEL, *CATALOGUES) if n not in names]
+    if missing:
+        raise SystemExit(f"{sdist.name} lacks {missing}")
+    print(f"{sdist.name}: {len(names)} files, the package, its catalogues and the LICENSE")
 
 
 def check_wheel_contents(wheel: Path) -> None:
@@ -406,9 +445,18 @@ def main(argv: list[str]) -> int:
 
     work = Path(tempfile.mkdtemp(prefix="revel-recurring-package-"))
     try:
-        step("build the wheel")
-        wheel = build_wheel(work / "dist")
+        step("build the sdist, and the wheel from it")
+        sdist, wheel = build(work / "dist")
         check_wheel_contents(wheel)
+        check_sdist_contents(sdist)
+
+        step("twine check both")
+        print(
+            run(
+                [sys.executable, "-m", "twine", "--no-color", "check", "--strict", sdist, wheel],
+                cwd=work,
+            )
+        )
 
         step("install it into a fresh venv outside the checkout")
         venv_dir = work / "venv"
@@ -443,7 +491,15 @@ def main(argv: list[str]) -> int:
 
         step("check catches a host Meta that drops RecurringEventMixin.Meta")
         check_meta_mistake_is_caught(python, host_dir, env)
-        print(f"package check passed: {wheel.name}")
+
+        step("install the sdist into a second fresh venv")
+        sdist_venv = work / "venv-sdist"
+        venv.EnvBuilder(with_pip=True, clear=True).create(sdist_venv)
+        sdist_python = sdist_venv / "bin" / "python"
+        sdist_env = clean_env(sdist_venv)
+        run([sdist_python, "-m", "pip", "install", "--quiet", sdist], cwd=work, env=sdist_env)
+        print(run([sdist_python, "-c", IMPORT_CHECK], cwd=work, env=sdist_env), end="")
+        print(f"package check passed: {sdist.name}, {wheel.name}")
         return 0
     finally:
         if options.keep:

@@ -50,12 +50,26 @@ class LiveApi:
             f"{settings.SESSION_COOKIE_NAME}={session}; {settings.CSRF_COOKIE_NAME}={self.csrf}"
         )
 
-    def send(self, method: str, path: str, body: Any = None) -> Answer:
+    def get(self, path: str, **headers: str) -> Answer:
+        """A GET of anything (a feed), with extra request headers; the body is not parsed."""
+        return self.send("GET", path, accept="*/*", headers=headers)
+
+    def send(
+        self,
+        method: str,
+        path: str,
+        body: Any = None,
+        *,
+        accept: str = "application/json",
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
         data = None if body is None else json.dumps(body).encode()
         request = urllib.request.Request(self.base_url + path, data=data, method=method)
         request.add_header("Cookie", self.cookie)
         request.add_header("X-CSRFToken", self.csrf)
-        request.add_header("Accept", "application/json")
+        request.add_header("Accept", accept)
+        for name, value in (headers or {}).items():
+            request.add_header(name, value)
         if data is not None:
             request.add_header("Content-Type", "application/json")
         try:

@@ -167,6 +167,27 @@ def test_a_plan_made_stale_in_between_is_shown_afresh_and_nothing_is_written(
     assert series.name == "Renamed"
 
 
+def test_a_ticked_date_booked_after_the_page_was_shown_outdates_the_plan(
+    admin_client: Any, mondays: tuple[EventSeries, list[Event]]
+) -> None:
+    series, dates = mondays
+    url = change_url(series)
+    shown = admin_client.post(url, form_data(series, weekdays=TUE_THU))
+    assert drift_boxes(shown)[str(dates[5].pk)] is True  # unbooked: ticked to go
+    # A pupil books the sixth Monday while the page is open.
+    book(dates[5], 1)
+
+    response = confirm_plan(admin_client, url, shown)
+
+    assert response.status_code == 200
+    assert response.context["outdated"]
+    fresh = response.context["plan"]
+    assert next(row for row in fresh.drift if row.id == dates[5].pk).bookings == 1
+    assert drift_boxes(response)[str(dates[5].pk)] is False  # booked now: unticked
+    assert not any(cancelled(dates))
+    assert Seat.objects.filter(event=dates[5], booked=1).exists()
+
+
 def test_a_window_change_alone_is_planned_too(
     admin_client: Any, mondays: tuple[EventSeries, list[Event]]
 ) -> None:

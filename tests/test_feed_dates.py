@@ -81,3 +81,19 @@ def test_the_series_feed_changed_within_the_second_of_a_poll_is_seen_by_date(
     after_this_second()
     settled = api.get(feed)["Last-Modified"]
     assert api.get(feed, HTTP_IF_MODIFIED_SINCE=settled).status_code == 304
+
+
+def test_a_feed_file_name_of_any_characters_is_a_plain_ascii_header() -> None:
+    """A host's unicode slug names the file through RFC 6266's ``filename*``."""
+    from django.test import RequestFactory
+
+    from revel_recurring.ical import CalendarFeed
+    from revel_recurring.ical_http import calendar_response
+
+    feed = CalendarFeed(body=b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", last_modified=TEN, etag='"x"')
+
+    response = calendar_response(RequestFactory().get("/"), feed, filename='lauf-über-"8".ics')
+
+    header = response["Content-Disposition"]
+    assert header == "inline; filename*=utf-8''lauf-%C3%BCber-%228%22.ics"
+    assert header.isascii()

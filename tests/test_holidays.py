@@ -824,9 +824,10 @@ def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Event:
     [
         ("de", "Wegen Mariä Empfängnis vom Di, 8. Dez 2026 verschoben."),
         ("en", "Moved from Tue 8 Dec 2026 because of Immaculate Conception."),
-        # The package names Austria's holidays in German, English and Ukrainian only:
-        # the sentence is French, the holiday's name the package's fallback.
-        ("fr", "Reportée du mar 8 déc 2026 (jour férié\u00a0: Immaculate Conception)."),
+        # The package names Austria's holidays in German, English, Thai and Ukrainian
+        # only: the sentence is French, the holiday's name Austria's own (German),
+        # whatever the process's LANG says.
+        ("fr", "Reportée du mar 8 déc 2026 (jour férié\u00a0: Mariä Empfängnis)."),
     ],
 )
 def test_a_date_a_holiday_moved_names_the_holiday_in_the_feeds_language(

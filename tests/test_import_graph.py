@@ -7,6 +7,7 @@ ones included), not from what happens to be imported at run time.
 from __future__ import annotations
 
 import ast
+import re
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "revel_recurring"
@@ -268,3 +269,18 @@ def test_below_the_adapters_nothing_speaks_http_drf_celery_or_the_admin() -> Non
     )
 
     assert spoken == []
+
+
+def test_the_architecture_page_shows_the_floors_enforced_here() -> None:
+    page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
+    rows = re.findall(r"^\| (\d), (\w+) \| (.+) \|$", page, re.MULTILINE)
+    shown = [
+        (name, frozenset(m.rstrip("/") for m in re.findall(r"`([\w/]+)`", modules)))
+        for _, name, modules in rows
+    ]
+    enforced = [
+        (name, frozenset("__init__" if m == "revel_recurring" else m for m in modules))
+        for name, modules in FLOORS
+    ]
+
+    assert shown == enforced

@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import importlib.metadata
+import re
 import tomllib
 from pathlib import Path
+
+import revel_recurring
 
 ROOT = Path(__file__).resolve().parents[1]
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
@@ -46,3 +50,24 @@ def test_the_translations_ship_in_the_wheel_and_the_sdist() -> None:
         p.parent.parent.name for p in ROOT.glob("revel_recurring/locale/*/LC_MESSAGES/django.mo")
     )
     assert shipped == ["de", "es", "fr", "it", "nl"]
+
+
+def test_the_version_has_one_source_the_package_attribute() -> None:
+    # pyproject.toml names no version of its own: setuptools reads __version__
+    # (statically, without importing Django) when it builds the wheel and the sdist.
+    project = PYPROJECT["project"]
+
+    assert "version" not in project
+    assert "version" in project["dynamic"]
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["version"] == {
+        "attr": "revel_recurring.__version__"
+    }
+
+
+def test_the_installed_distribution_reports_the_package_version() -> None:
+    # The editable install's metadata was built from that one source (make reinstalls
+    # when revel_recurring/__init__.py changes); the package env checks the built
+    # wheel's and sdist's names and metadata the same way.
+    assert importlib.metadata.version("revel-recurring") == revel_recurring.__version__
+    release = r"\d+\.\d+\.\d+(?:(?:a|b|rc)\d+)?(?:\.dev\d+)?"
+    assert re.fullmatch(release, revel_recurring.__version__)

@@ -29,6 +29,7 @@ from django.utils import timezone
 from django.utils.html import format_html, format_html_join
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
+from django.utils.translation import pgettext_lazy
 
 from .. import rules
 from ..adapter import get_adapter
@@ -54,16 +55,16 @@ from .plans import PLAN_HASH, PlannedSave, schedule_changes, ticked_drift
 WEEKDAY_CHOICES = [(number, _(name)) for number, name in enumerate(WEEKDAY_NAMES)]
 NTH_CHOICES = [
     ("", "---------"),
-    (1, _("first")),
-    (2, _("second")),
-    (3, _("third")),
-    (4, _("fourth")),
-    (5, _("fifth")),
-    (-1, _("last")),
-    (-2, _("second to last")),
-    (-3, _("third to last")),
-    (-4, _("fourth to last")),
-    (-5, _("fifth to last")),
+    (1, pgettext_lazy("ordinal", "first")),
+    (2, pgettext_lazy("ordinal", "second")),
+    (3, pgettext_lazy("ordinal", "third")),
+    (4, pgettext_lazy("ordinal", "fourth")),
+    (5, pgettext_lazy("ordinal", "fifth")),
+    (-1, pgettext_lazy("ordinal", "last")),
+    (-2, pgettext_lazy("ordinal", "second to last")),
+    (-3, pgettext_lazy("ordinal", "third to last")),
+    (-4, pgettext_lazy("ordinal", "fourth to last")),
+    (-5, pgettext_lazy("ordinal", "fifth to last")),
 ]
 MONTHLY_CHOICES = [
     (RecurrenceRule.MonthlyType.DAY_OF_MONTH.value, _("by day of month (such as the 15th)")),

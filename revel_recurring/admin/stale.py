@@ -42,6 +42,7 @@ from .selection import (
     report_not_queued,
     reposted,
 )
+from .status import status_label
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -59,10 +60,10 @@ QUEUED_CANCELLATION = ngettext_lazy(
 
 @dataclass(frozen=True)
 class StaleGroup:
-    """One listed series: its first stale dates as (event, label, booked), and the count."""
+    """One listed series: its first stale dates (event, label, booked, status), and the count."""
 
     series: EventSeries
-    rows: list[tuple[Any, str, bool]]
+    rows: list[tuple[Any, str, bool, str]]
     total: int
 
     @property
@@ -119,7 +120,12 @@ class CancelStaleMixin(_Base):
             booked = [pk for pk in own if pk in booked_now][:LISTED_DATES]
             chosen = set(own[:LISTED_DATES]) | set(booked)
             rows = [
-                (events[pk], local_label(series, events[pk].occurrence_start), pk in booked_now)
+                (
+                    events[pk],
+                    local_label(series, events[pk].occurrence_start),
+                    pk in booked_now,
+                    status_label(model, getattr(events[pk], model.RECURRING_STATUS_FIELD)),
+                )
                 for pk in own
                 if pk in chosen
             ]

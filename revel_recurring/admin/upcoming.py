@@ -25,6 +25,7 @@ from ..services.bookings import booked_ids, series_zone
 from ..services.drift import detect_cadence_drift
 from ..slots import holiday_of
 from .holidays import holiday_note
+from .status import status_label
 
 #: At most this many rows in the upcoming list and the slot picker.
 UPCOMING_LIMIT = 100
@@ -105,7 +106,7 @@ def upcoming_rows(
         UpcomingRow(
             instant=rules.to_utc(value),
             label=describe_instant(value, zone),
-            status=str(state),
+            status=status_label(model, state),
             event_id=pk,
             # quote(): the admin's own escaping of text keys holding "/" or "_".
             admin_url=(
@@ -113,7 +114,7 @@ def upcoming_rows(
             ),
             modified=bool(modified),
             drifted=pk in drifted,
-            cancelled=state == model.RECURRING_STATUS_CANCELLED,
+            cancelled=model.is_status(state, model.RECURRING_STATUS_CANCELLED),
             booked=pk in booked,
         )
         for pk, value, state, modified, _ in values
@@ -253,10 +254,11 @@ def free_slots(
 
 def _excluded_row(instant: dt.datetime, zone: Any, reason: ExclusionReason) -> UpcomingRow:
     """The upcoming row of a slot that no occurrence takes: excluded for ``reason``."""
+    model = get_event_model()
     return UpcomingRow(
         instant=instant,
         label=describe_instant(instant, zone),
-        status=str(get_event_model().RECURRING_STATUS_CANCELLED),
+        status=status_label(model, model.RECURRING_STATUS_CANCELLED),
         event_id=None,
         admin_url=None,
         modified=False,

@@ -11,6 +11,7 @@ from typing import Any
 from django.core.exceptions import NON_FIELD_ERRORS
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db import DatabaseError, IntegrityError
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework import exceptions, status
 from rest_framework.exceptions import ErrorDetail
 from rest_framework.settings import api_settings
@@ -97,7 +98,7 @@ _CONFLICTS = (
 
 class Conflict(exceptions.APIException):
     status_code = status.HTTP_409_CONFLICT
-    default_detail = "The series' current state does not allow this."
+    default_detail = gettext_lazy("The series' current state does not allow this.")
     default_code = "conflict"
 
 
@@ -115,7 +116,7 @@ class PlanOutdated(Conflict):
 
 class TryAgain(exceptions.APIException):
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
-    default_detail = "The database is busy; try again in a moment."
+    default_detail = gettext_lazy("The database is busy; try again in a moment.")
     default_code = "try_again"
 
 
@@ -147,7 +148,7 @@ def translate(exc: Exception) -> Exception:
         return exceptions.ValidationError(drf_errors(exc.as_validation_error()))
     if isinstance(exc, IntegrityError):
         # A unique value taken by a concurrent request between validation and insert.
-        return Conflict("Another request changed the same data; reload and try again.")
+        return Conflict(gettext("Another request changed the same data; reload and try again."))
     if isinstance(exc, DatabaseError) and is_transient_db_error(exc):
         return TryAgain()
     return exc

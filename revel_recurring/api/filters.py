@@ -14,6 +14,7 @@ from typing import Any
 
 import django_filters
 from django import forms
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet
 from django.db.models.lookups import GreaterThanOrEqual
 from django.utils import timezone
@@ -46,6 +47,44 @@ class StrictBooleanFormField(forms.Field):
 
 class StrictBooleanFilter(django_filters.BooleanFilter):  # type: ignore[misc]
     field_class = StrictBooleanFormField
+
+
+class StatusFormField(forms.CharField):
+    """A status as the host's status field holds it: read by the field's own ``to_python``.
+
+    A value the field cannot hold (``published`` for an ``IntegerField``) is a 400
+    on ``status`` naming the accepted values (the field's choices, or its kind),
+    never a database error.
+    """
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value)
+        if text in self.empty_values:
+            return None
+        # The length limit is on the text given, before it becomes an int or an enum.
+        super().run_validators(text)
+        model = get_event_model()
+        try:
+            return model.status_value(text)
+        except DjangoValidationError:
+            field: Any = model._meta.get_field(model.RECURRING_STATUS_FIELD)
+            if field.choices:
+                accepted = ", ".join(f"{key} ({label})" for key, label in field.flatchoices)
+                message = _("%(value)s is not a status. Accepted values: %(accepted)s.")
+            else:
+                accepted = str(field.description)
+                message = _("%(value)s is not a status. The status field holds: %(accepted)s.")
+            raise forms.ValidationError(
+                message, code="invalid", params={"value": text, "accepted": accepted}
+            ) from None
+
+    def run_validators(self, value: Any) -> None:
+        # Run in to_python on the text; the converted value need not be a str.
+        return None
+
+
+class StatusFilter(django_filters.CharFilter):  # type: ignore[misc]
+    field_class = StatusFormField
 
 
 class SeriesFilter(django_filters.FilterSet):  # type: ignore[misc]
@@ -84,7 +123,7 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
     date_from_before = AwareDateTimeFilter(
         method="filter_date_from_before", label=_("Starts before")
     )
-    status = django_filters.CharFilter(method="filter_status", max_length=64)
+    status = StatusFilter(method="filter_status", max_length=64)
     is_modified = StrictBooleanFilter(field_name="is_modified")
     is_future = StrictBooleanFilter(
         method="filter_is_future", label=_("Ends (or starts) now or later")
@@ -100,7 +139,7 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
     def filter_date_from_before(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
         return queryset.filter(**{f"{get_event_model().RECURRING_START_FIELD}__lt": value})
 
-    def filter_status(self, queryset: QuerySet[Any], name: str, value: str) -> Any:
+    def filter_status(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
         return queryset.filter(**{get_event_model().RECURRING_STATUS_FIELD: value})
 
     def filter_is_future(self, queryset: QuerySet[Any], name: str, value: bool | None) -> Any:

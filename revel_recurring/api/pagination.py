@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext
 from rest_framework.exceptions import ValidationError
 from rest_framework.pagination import PageNumberPagination
 from rest_framework.request import Request
@@ -28,7 +29,9 @@ class StrictPagination(PageNumberPagination):
             except ValueError:
                 size = 0
             if size < 1:
-                raise ValidationError({"page_size": ["Give a whole number of at least 1."]})
+                raise ValidationError(
+                    {"page_size": [gettext("Give a whole number of at least 1.")]}
+                )
         return super().get_page_size(request)
 
     def get_schema_operation_parameters(self, view: Any) -> list[dict[str, Any]]:

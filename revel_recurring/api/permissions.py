@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils.translation import gettext, gettext_lazy
 from rest_framework.permissions import SAFE_METHODS, BasePermission
 from rest_framework.request import Request
 from rest_framework.views import APIView
@@ -18,14 +19,14 @@ from ..adapter import get_adapter
 
 
 class SeriesPermission(BasePermission):
-    message = "You may view this series but not change it."
+    message: Any = gettext_lazy("You may view this series but not change it.")
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         user = request.user
         if not (user and user.is_authenticated):
             return False
         if getattr(view, "action", None) == "create":
-            self.message = "You may not create series."
+            self.message = gettext("You may not create series.")
             return get_adapter().can_create_series(user)
         return True
 

@@ -17,6 +17,7 @@ from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponseBase
 from django.utils import timezone
+from django.utils.translation import gettext
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_view
@@ -169,7 +170,8 @@ class SeriesViewSet(
             series = self.get_object()
             return Response(
                 {
-                    "detail": f"POST to this page to {posted.replace('_', ' ')} the series.",
+                    "detail": gettext("POST to this page to run %(action)s on the series.")
+                    % {"action": posted},
                     "series": self.reverse_action("detail", args=[series.pk]),
                 }
             )

@@ -15,6 +15,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.db.models import Q
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import suspend_modification_tracking
@@ -35,15 +36,21 @@ from .scheduling import refresh_next_due_at
 def _as_instant(value: dt.datetime) -> dt.datetime:
     if not isinstance(value, dt.datetime):
         raise NotAnOccurrenceError(
-            f"The occurrence must be given as an aware datetime (its start), got "
-            f"{type(value).__name__} {value!r}."
+            gettext(
+                "The occurrence must be given as an aware datetime (its start), got "
+                "%(model)s %(value)s."
+            )
+            % {"model": type(value).__name__, "value": repr(value)}
         )
     try:
         return rules.to_utc(value)
     except ValueError:
         raise NotAnOccurrenceError(
-            f"Occurrence {value.isoformat()} has no time zone; give an aware datetime "
-            "(any zone: it is compared as a UTC instant)."
+            gettext(
+                "Occurrence %(value)s has no time zone; give an aware datetime (any zone:"
+                " it is compared as a UTC instant)."
+            )
+            % {"value": value.isoformat()}
         ) from None
 
 
@@ -104,8 +111,11 @@ def _locate(series: EventSeries, instant: dt.datetime) -> Any:
     event = _find_materialized(series, instant)
     if event is None and not _rule_has(series, instant):
         raise NotAnOccurrenceError(
-            f"{describe_instant(instant, series_zone(series))} is not an occurrence of series "
-            f"'{series.name}': the rule has no slot then and no occurrence starts then."
+            gettext(
+                "%(date)s is not an occurrence of series '%(series)s': the rule has no "
+                "slot then and no occurrence starts then."
+            )
+            % {"date": describe_instant(instant, series_zone(series)), "series": series.name}
         )
     return event
 
@@ -143,14 +153,17 @@ def cancel_occurrence(
             if (
                 not include_booked
                 and event is not None
-                and event.occurrence_status != event.RECURRING_STATUS_CANCELLED
+                and not event.is_cancelled
                 and booked_ids([event])
             ):
                 date = booked_date(event, series_zone(locked))
                 raise OccurrenceHasBookingsError(
-                    f"{date.display} of series '{locked.name}' has bookings and was not "
-                    "cancelled; include booked dates (include_booked) to cancel it with "
-                    "its bookings.",
+                    gettext(
+                        "%(date)s of series '%(series)s' has bookings and was not "
+                        "cancelled; include booked dates (include_booked) to cancel it "
+                        "with its bookings."
+                    )
+                    % {"date": date.display, "series": locked.name},
                     booked=[date],
                 )
             changed = merge_exdates(locked, _slot_instants(locked, instant, event))
@@ -231,17 +244,21 @@ def restore_occurrence(
             moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
             slots = _slot_instants(locked, instant, event, *moved_to)
             excluded = excluded_between(locked, pending=FOLDED)
-            event_cancelled = (
-                event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
-            )
+            event_cancelled = event is not None and event.is_cancelled
             if event is not None and not event_cancelled and not _any_in(slots, excluded):
                 # A live occurrence was moved onto a slot that is itself cancelled:
                 # the instant names that slot, not the occurrence sitting on it.
                 event, slots = None, {instant}
             if not _any_in(slots, excluded) and not event_cancelled:
                 raise NotCancelledError(
-                    f"The occurrence at {describe_instant(instant, series_zone(locked))} of series "
-                    f"'{locked.name}' is not cancelled; there is nothing to restore."
+                    gettext(
+                        "The occurrence at %(date)s of series '%(series)s' is not "
+                        "cancelled; there is nothing to restore."
+                    )
+                    % {
+                        "date": describe_instant(instant, series_zone(locked)),
+                        "series": locked.name,
+                    }
                 )
             drop_exdates(locked, slots)
             # A date a holiday skips is kept from now on: restoring it says "this

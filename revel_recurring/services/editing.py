@@ -18,6 +18,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from .. import rules
 from ..exceptions import SeriesNotReadyError
@@ -204,10 +205,10 @@ def _validate_input(
     errors: dict[str, list[str]] = {}
     for key, value in plain.items():
         if not isinstance(value, str):
-            errors[key] = [f"Give a text, got {value!r}."]
+            errors[key] = [gettext("Give a text, got %(value)s.") % {"value": repr(value)}]
     for key, flag in (("is_active", is_active), ("auto_publish", auto_publish)):
         if flag is not None and not isinstance(flag, bool):
-            errors[key] = [f"Give True or False, got {flag!r}."]
+            errors[key] = [gettext("Give True or False, got %(flag)s.") % {"flag": repr(flag)}]
     if errors:
         raise ValidationError(errors)
     validate_single_line_values(plain, single_line_fields(EventSeries))
@@ -316,7 +317,8 @@ def change_schedule(
     if rule_changes:
         if locked.recurrence_rule_id is None:
             raise SeriesNotReadyError(
-                f"Series {locked.pk} has no recurrence rule to change; create one first."
+                gettext("Series %(id)s has no recurrence rule to change; create one first.")
+                % {"id": locked.pk}
             )
         rule = load_rule(locked)
         assert rule is not None

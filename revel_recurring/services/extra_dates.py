@@ -52,8 +52,11 @@ def _instant(value: object, *, key: str = "instant") -> dt.datetime:
         raise ValidationError(
             {
                 key: [
-                    f"Give the extra date as an aware date and time (with a UTC offset), "
-                    f"got {value!r}."
+                    gettext(
+                        "Give the extra date as an aware date and time (with a UTC "
+                        "offset), got %(value)s."
+                    )
+                    % {"value": repr(value)}
                 ]
             }
         )
@@ -76,13 +79,15 @@ def _refusal(
     """
     shown = describe_instant(instant, rule.timezone)
     if instant < now:
-        return f"{shown} is in the past; add a date still to come."
+        return gettext("%(date)s is in the past; add a date still to come.") % {"date": shown}
     if instant < rules.to_utc(rule.dtstart):
-        return f"{shown} is before the series' first date; add a later date."
+        return gettext("%(date)s is before the series' first date; add a later date.") % {
+            "date": shown
+        }
     if instant in current:
-        return f"{shown} is an extra date of this series already."
+        return gettext("%(date)s is an extra date of this series already.") % {"date": shown}
     if rules.is_occurrence(rule.to_spec(), instant):
-        return f"{shown} is a date of the series' rule already."
+        return gettext("%(date)s is a date of the series' rule already.") % {"date": shown}
     twin = rules.fold_twin(instant, rule.to_spec().zone)
     others = current if beside is None else beside
     if twin is not None and (twin in others or rules.is_occurrence(rule.to_spec(), twin)):
@@ -170,8 +175,11 @@ def add_extra_date(
             rule = load_rule(locked)
             if rule is None:
                 raise SeriesNotReadyError(
-                    f"Series '{locked.name}' has no recurrence rule; add extra dates to a "
-                    "series with one."
+                    gettext(
+                        "Series '%(series)s' has no recurrence rule; add extra dates to a"
+                        " series with one."
+                    )
+                    % {"series": locked.name}
                 )
             absorb_pending_exdates(locked)
             current = locked.extra_date_instants
@@ -238,24 +246,35 @@ def remove_extra_date(
             shown = describe_instant(instant, zone)
             if instant not in locked.extra_date_instants:
                 raise ValidationError(
-                    {"instant": [f"{shown} is not an extra date of this series."]}
+                    {
+                        "instant": [
+                            gettext("%(date)s is not an extra date of this series.")
+                            % {"date": shown}
+                        ]
+                    }
                 )
             absorb_pending_exdates(locked)
             row = _row_at(locked, instant)
-            if row is not None and row.occurrence_status != row.RECURRING_STATUS_CANCELLED:
+            if row is not None and not row.is_cancelled:
                 if booked_ids([row]):
                     date = booked_date(row, zone)
                     raise OccurrenceHasBookingsError(
-                        f"{date.display} of series '{locked.name}' has bookings; its extra "
-                        "date was not removed.",
+                        gettext(
+                            "%(date)s of series '%(series)s' has bookings; its extra date"
+                            " was not removed."
+                        )
+                        % {"date": date.display, "series": locked.name},
                         booked=[date],
                         field="instant",
                     )
                 raise ValidationError(
                     {
                         "instant": [
-                            f"{shown} has an occurrence; cancel or delete it before removing "
-                            "the extra date."
+                            gettext(
+                                "%(date)s has an occurrence; cancel or delete it before "
+                                "removing the extra date."
+                            )
+                            % {"date": shown}
                         ]
                     }
                 )
@@ -326,7 +345,8 @@ def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
         raise ValidationError(
             {
                 EXTRA_DATES_KEY: [
-                    f"Give the extra dates as a list of aware date-times, got {values!r}."
+                    gettext("Give the extra dates as a list of aware date-times, got %(values)s.")
+                    % {"values": repr(values)}
                 ]
             }
         )

@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.db import transaction
+from django.utils.translation import ngettext
 
 from .. import rules
 from ..adapter import get_adapter
@@ -170,9 +171,14 @@ def delete_series(series: EventSeries) -> int:
                     [event for event in events if event.pk in booked], zone=series_zone(locked)
                 )
                 raise SeriesHasBookingsError(
-                    f"Series '{locked.name}' cannot be deleted: {_dates_phrase(dates)} "
-                    f"{'has' if len(dates) == 1 else 'have'} bookings. Cancel or refund those "
-                    "bookings first, or pause the series instead.",
+                    ngettext(
+                        "Series '%(series)s' cannot be deleted: %(dates)s has bookings. "
+                        "Cancel or refund those bookings first, or pause the series instead.",
+                        "Series '%(series)s' cannot be deleted: %(dates)s have bookings. "
+                        "Cancel or refund those bookings first, or pause the series instead.",
+                        len(dates),
+                    )
+                    % {"series": locked.name, "dates": _dates_phrase(dates)},
                     booked=dates,
                 )
             template = next((event for event in events if event.is_template), None)
@@ -203,7 +209,9 @@ def _dates_phrase(dates: list[BookedDate]) -> str:
     named = list_dates(dates[:NAMED_DATES_MAX])
     rest = len(dates) - NAMED_DATES_MAX
     if rest > 0:
-        return f"{named} and {rest} more {'date' if rest == 1 else 'dates'}"
+        return ngettext(
+            "%(dates)s and %(count)d more date", "%(dates)s and %(count)d more dates", rest
+        ) % {"dates": named, "count": rest}
     return named
 
 

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 
 from django.db import OperationalError, connections, router
 from django.db.models import F, QuerySet
+from django.utils.translation import gettext
 
 from ..exceptions import SeriesBusyError, SeriesNotFoundError
 from ..models import EventSeries
@@ -64,7 +65,8 @@ def lock_series(series_id: int, *, with_rule: bool = False) -> EventSeries:
             locked = queryset.get()
     except EventSeries.DoesNotExist:
         raise SeriesNotFoundError(
-            f"Series {series_id} no longer exists (it was deleted); reload and try again."
+            gettext("Series %(series_id)s no longer exists (it was deleted); reload and try again.")
+            % {"series_id": series_id}
         ) from None
     if with_rule:
         load_rule(locked, using=alias)
@@ -111,8 +113,11 @@ def retry_on_lock_conflict(
                 raise
             if attempt == LOCK_RETRY_ATTEMPTS:
                 raise SeriesBusyError(
-                    f"Series {', '.join(map(str, ids))}: occurrence rows stayed locked by "
-                    f"another transaction through {attempt} attempts; try again shortly."
+                    gettext(
+                        "Series %(names)s: occurrence rows stayed locked by another "
+                        "transaction through %(attempt)s attempts; try again shortly."
+                    )
+                    % {"names": ", ".join(map(str, ids)), "attempt": attempt}
                 ) from exc
         time.sleep(delay * random.uniform(0.5, 1.5))
         delay = min(delay * 2, _MAX_DELAY)

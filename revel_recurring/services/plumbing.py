@@ -14,6 +14,7 @@ from typing import Any
 from django.db import transaction
 from django.dispatch import Signal
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from .. import rules
 from ..exceptions import InvalidArgumentError
@@ -33,7 +34,8 @@ def now_utc(now: object = None) -> dt.datetime:
         return timezone.now()
     if not isinstance(now, dt.datetime) or not rules.is_aware(now):
         raise InvalidArgumentError(
-            f"'now' must be an aware datetime (with a UTC offset), got {now!r}."
+            gettext("'now' must be an aware datetime (with a UTC offset), got %(now)s.")
+            % {"now": repr(now)}
         )
     return now.astimezone(dt.UTC)
 

@@ -9,6 +9,7 @@ from typing import Any, Literal
 from django.core.exceptions import NON_FIELD_ERRORS, FieldDoesNotExist, ValidationError
 from django.db import models, transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from ..context import suppress_event_notifications, suspend_modification_tracking
 from ..exceptions import InvalidPropagationError, SeriesNotReadyError
@@ -56,24 +57,42 @@ def _resolve_fields(model: Any, changes: Mapping[str, Any], scope: str) -> list[
     # message_dict keys each bad name, so a form or serializer shows it in place.
     if unknown:
         raise InvalidPropagationError(
-            f"{model.__name__} has no editable field {', '.join(map(repr, unknown))}.",
-            errors={key: [f"{model.__name__} has no editable field '{key}'."] for key in unknown},
+            gettext("%(model)s has no editable field %(names)s.")
+            % {"model": model.__name__, "names": ", ".join(map(repr, unknown))},
+            errors={
+                key: [
+                    gettext("%(model)s has no editable field '%(key)s'.")
+                    % {"model": model.__name__, "key": key}
+                ]
+                for key in unknown
+            },
         )
     if managed:
         raise InvalidPropagationError(
-            f"{', '.join(map(repr, managed))} of a template is managed by revel-recurring "
-            "and cannot be changed here.",
+            gettext(
+                "%(names)s of a template is managed by revel-recurring and cannot be changed here."
+            )
+            % {"names": ", ".join(map(repr, managed))},
             errors={
-                key: ["Managed by revel-recurring; it cannot be changed here."] for key in managed
+                key: [gettext("Managed by revel-recurring; it cannot be changed here.")]
+                for key in managed
             },
         )
     if local_only:
         allowed = ", ".join(model.PROPAGATABLE_FIELDS) or "none"
         raise InvalidPropagationError(
-            f"{', '.join(map(repr, local_only))} cannot be propagated (propagatable: "
-            f"{allowed}). Change it on the template alone with propagate='none'.",
+            gettext(
+                "%(names)s cannot be propagated (propagatable: %(allowed)s). Change it on"
+                " the template alone with propagate='none'."
+            )
+            % {"names": ", ".join(map(repr, local_only)), "allowed": allowed},
             errors={
-                key: [f"Cannot be propagated (propagatable: {allowed}); use propagate='none'."]
+                key: [
+                    gettext(
+                        "Cannot be propagated (propagatable: %(allowed)s); use propagate='none'."
+                    )
+                    % {"allowed": allowed}
+                ]
                 for key in local_only
             },
         )
@@ -232,7 +251,8 @@ def update_template(
     """
     if propagate not in PROPAGATION_SCOPES:
         raise InvalidPropagationError(
-            f"Unknown propagation scope {propagate!r}; use one of {', '.join(PROPAGATION_SCOPES)}.",
+            gettext("Unknown propagation scope %(propagate)s; use one of %(names)s.")
+            % {"propagate": repr(propagate), "names": ", ".join(PROPAGATION_SCOPES)},
             field="propagate",
         )
     moment = now_utc(now)
@@ -256,7 +276,10 @@ def update_template(
                 model._default_manager.filter(series=locked, is_template=True).order_by("pk")
             ).first()
             if template is None:
-                raise SeriesNotReadyError(f"Series '{locked.name}' has no template to update.")
+                raise SeriesNotReadyError(
+                    gettext("Series '%(series)s' has no template to update.")
+                    % {"series": locked.name}
+                )
             for key, _ in fields:
                 setattr(template, key, changes[key])
             template.full_clean()

@@ -18,6 +18,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from .. import rules
 from ..context import suppress_event_notifications
@@ -125,7 +126,8 @@ def split_series(
             rule = load_rule(locked)
             if rule is None:
                 raise SeriesNotReadyError(
-                    f"{locked.name} has no recurrence rule, so it cannot be split."
+                    gettext("%(series)s has no recurrence rule, so it cannot be split.")
+                    % {"series": locked.name}
                 )
             return _split_locked(
                 locked,
@@ -173,7 +175,10 @@ def plan_split(
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     if rule is None:
-        raise SeriesNotReadyError(f"{fresh.name} has no recurrence rule, so it cannot be split.")
+        raise SeriesNotReadyError(
+            gettext("%(series)s has no recurrence rule, so it cannot be split.")
+            % {"series": fresh.name}
+        )
     prepared = _prepare(
         fresh,
         rule,
@@ -199,7 +204,7 @@ def plan_split(
 def _check_at(at: object) -> dt.datetime:
     if not isinstance(at, dt.datetime) or not rules.is_aware(at):
         raise ValidationError(
-            {"at": ["Give the date to split at as a date and time with a UTC offset."]}
+            {"at": [gettext("Give the date to split at as a date and time with a UTC offset.")]}
         )
     return rules.to_utc(at)
 
@@ -219,7 +224,11 @@ def _check_template_changes(changes: Mapping[str, Any]) -> dict[str, Any]:
         raise ValidationError(
             {
                 key: [
-                    f"'{key}' cannot change at a split; the template fields that can are: {names}."
+                    gettext(
+                        "'%(key)s' cannot change at a split; the template fields that can"
+                        " are: %(names)s."
+                    )
+                    % {"key": key, "names": names}
                 ]
                 for key in refused
             }
@@ -298,8 +307,8 @@ def _prepare(
             raise ValidationError(
                 {
                     "dtstart": [
-                        f"The continuation cannot start before the split date "
-                        f"{describe_instant(at, zone)}."
+                        gettext("The continuation cannot start before the split date %(date)s.")
+                        % {"date": describe_instant(at, zone)}
                     ]
                 }
             )
@@ -308,7 +317,10 @@ def _prepare(
 
     original_template = model._default_manager.filter(series=locked, is_template=True).first()
     if original_template is None:
-        raise SeriesNotReadyError(f"{locked.name} has no template event, so it cannot be split.")
+        raise SeriesNotReadyError(
+            gettext("%(series)s has no template event, so it cannot be split.")
+            % {"series": locked.name}
+        )
     data = template_data_from_event(original_template, start=merged["dtstart"])
     data.update(_as_attnames(model, template_changes))
     new_template = build_template(data, dtstart=merged["dtstart"])
@@ -415,8 +427,11 @@ def _split_locked(
         # (another split took the date, for one). Outdated, with the reason.
         reasons = " ".join(exc.messages)
         raise PlanOutdatedError(
-            f"{locked.name} changed since this split was planned, and the split no "
-            f"longer applies: {reasons}",
+            gettext(
+                "%(series)s changed since this split was planned, and the split no longer"
+                " applies: %(reasons)s"
+            )
+            % {"series": locked.name, "reasons": reasons},
             plan=None,
         ) from None
     if plan_hash is not None:
@@ -433,8 +448,11 @@ def _split_locked(
         )
         if plan.hash != plan_hash.strip():
             raise PlanOutdatedError(
-                f"{locked.name} changed since this split was planned; "
-                "review the fresh plan and apply that one.",
+                gettext(
+                    "%(series)s changed since this split was planned; review the fresh "
+                    "plan and apply that one."
+                )
+                % {"series": locked.name},
                 plan=plan,
             )
     last_before = prepared.last_before
@@ -542,13 +560,21 @@ def _refuse_bad_slot(
     if at in extra and not rules.is_occurrence(spec, at):
         # The continuation's rule starts at `at`: an extra date would give it
         # another time of day. Its extra dates from `at` on go with it anyway.
-        message = f"{shown} is an extra date; split at a date of the series' rule."
+        message = gettext("%(date)s is an extra date; split at a date of the series' rule.") % {
+            "date": shown
+        }
     elif not rules.is_occurrence(spec, at):
-        message = f"{shown} is not a date of this series; split at one of its dates."
+        message = gettext("%(date)s is not a date of this series; split at one of its dates.") % {
+            "date": shown
+        }
     elif at < now:
-        message = f"{shown} is in the past; split at a date still to come."
+        message = gettext("%(date)s is in the past; split at a date still to come.") % {
+            "date": shown
+        }
     elif not before:
-        message = f"{shown} is the series' first date; change the series itself instead."
+        message = gettext(
+            "%(date)s is the series' first date; change the series itself instead."
+        ) % {"date": shown}
     else:
         return
     raise ValidationError({"at": [message]})

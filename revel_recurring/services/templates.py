@@ -37,8 +37,12 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     """An unsaved, validated draft template of the host model from ``template_data``.
 
     Keys must be fields of the host model that revel-recurring does not manage
-    (``host_model.is_managed_field``); datetimes are stored as UTC; the start
-    defaults to the rule's ``dtstart``; an end before the start is refused.
+    (``host_model.is_managed_field``), except the primary key: a key given (a
+    split's continuation carries the one its ``prepare_template_copy`` set) is
+    kept. Datetimes are stored as UTC; the start defaults to the rule's
+    ``dtstart``; an end before the start is refused. The host's
+    ``prepare_template`` hook then fills what the data leaves out (a text key
+    without a default) before ``full_clean()`` validates the template.
     ``ValidationError`` keyed by field; nothing is written.
     """
     model = get_event_model()
@@ -47,11 +51,15 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
         try:
             field = model._meta.get_field(key)
         except FieldDoesNotExist:
-            errors.setdefault(key, []).append(f"'{key}' is not a field of {model.__name__}.")
-            continue
-        if is_managed_field(model, field):
             errors.setdefault(key, []).append(
-                f"'{key}' of the template is managed by revel-recurring; leave it out."
+                gettext("'%(key)s' is not a field of %(model)s.")
+                % {"key": key, "model": model.__name__}
+            )
+            continue
+        if is_managed_field(model, field) and not getattr(field, "primary_key", False):
+            errors.setdefault(key, []).append(
+                gettext("'%(key)s' of the template is managed by revel-recurring; leave it out.")
+                % {"key": key}
             )
     if errors:
         raise ValidationError(errors)
@@ -63,6 +71,7 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     _check_end_after_start(template)
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
+    template.prepare_template()
     template.full_clean(exclude=["series"])
     return template
 
@@ -121,8 +130,11 @@ def _check_end_after_start(template: Any) -> None:
         raise ValidationError(
             {
                 end_field: (
-                    f"The end ({end.isoformat()}) is before the start ({start.isoformat()}); "
-                    "every occurrence would end before it begins."
+                    gettext(
+                        "The end (%(end)s) is before the start (%(start)s); every "
+                        "occurrence would end before it begins."
+                    )
+                    % {"end": end.isoformat(), "start": start.isoformat()}
                 )
             }
         )
@@ -151,7 +163,9 @@ def replace_template(
     with transaction.atomic():
         locked = lock_series(series.pk)
         if locked.recurrence_rule_id is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no recurrence rule.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no recurrence rule.") % {"series": locked.name}
+            )
         rule = load_rule(locked)
         assert rule is not None
         template = build_template(template_data, dtstart=rule.dtstart)
@@ -186,7 +200,10 @@ def copy_template_related(series: EventSeries, *, now: dt.datetime | None = None
         locked = lock_series(series.pk)
         template = model._default_manager.filter(series=locked, is_template=True).first()
         if template is None:
-            raise SeriesNotReadyError(f"Series '{locked.name}' has no template to copy from.")
+            raise SeriesNotReadyError(
+                gettext("Series '%(series)s' has no template to copy from.")
+                % {"series": locked.name}
+            )
         occurrences = list(
             upcoming_occurrences(
                 model._default_manager.filter(series=locked, is_modified=False), now=moment

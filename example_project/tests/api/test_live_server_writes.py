@@ -8,6 +8,8 @@ from typing import Any
 
 import pytest
 
+from example_project.events.models import CalendarToken, Event
+from tests.http_dates import after_this_second
 from tests.live_http import LiveApi, write_every_action
 
 from .conftest import World, create_body, occurrences_of
@@ -32,3 +34,33 @@ def test_every_write_action_through_a_real_wsgi_server_answers_its_documented_st
         name: (documented, documented) for name, (_, documented) in answered.items()
     }
     assert len(answered) == 17
+
+
+def test_the_feeds_through_a_real_wsgi_server_answer_with_their_validators(
+    live_server: Any, world: World
+) -> None:
+    """Every header a feed sets (ETag, Last-Modified, Cache-Control, Content-Disposition)
+    passes wsgiref, on the API's action and on the site's open and private feeds."""
+    series = world.a.series
+    Event.objects.filter(series=series, is_template=True).update(visibility=Event.Visibility.PUBLIC)
+    Event.objects.get(series=series, is_template=True).save()  # stamps the organisation
+    key = CalendarToken.for_user(world.a.member).key
+    api = LiveApi(live_server.url, world.a.member)
+    after_this_second()
+
+    for path in (
+        f"/api/recurring/series/{series.pk}/ical/",
+        f"/series/{series.slug}/calendar.ics",
+        f"/organizations/{world.a.organization.slug}/calendar.ics",
+        f"/calendar/{key}/organizations/{world.a.organization.slug}.ics",
+    ):
+        first = api.get(path)
+        assert first.status == 200, path
+        assert first.headers["Content-Type"] == "text/calendar; charset=utf-8"
+        assert first.headers["Content-Disposition"].startswith('inline; filename="')
+        assert first.headers["Cache-Control"] == "no-cache"
+        for validator, header in (
+            ("ETag", "If-None-Match"),
+            ("Last-Modified", "If-Modified-Since"),
+        ):
+            assert api.get(path, **{header: first.headers[validator]}).status == 304, path

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, inline_serializer
 from rest_framework import serializers
@@ -57,7 +58,7 @@ class TemplateActionMixin(SeriesViewBase):
         series = self.get_object()
         template = series.get_template()
         if template is None:
-            raise NotFound(f"Series {series.pk} has no template.")
+            raise NotFound(gettext("Series %(id)s has no template.") % {"id": series.pk})
         if request.method == "GET":
             return Response(self.get_serializer(template).data)
         query = PropagateQuerySerializer(data=request.query_params)

@@ -10,6 +10,8 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 
+from django.utils.translation import gettext
+
 from ... import rules
 from ...conf import recurring_settings
 from ...exceptions import GenerationWindowError
@@ -45,20 +47,32 @@ def check_until(until: dt.datetime | None, now: dt.datetime) -> None:
         return
     if not isinstance(until, dt.datetime):
         raise GenerationWindowError(
-            f"Cannot generate up to {until!r}: 'until' must be a datetime with a UTC offset, "
-            f"not {type(until).__name__}."
+            gettext(
+                "Cannot generate up to %(until)s: 'until' must be a datetime with a UTC "
+                "offset, not %(model)s."
+            )
+            % {"until": repr(until), "model": type(until).__name__}
         )
     if not rules.is_aware(until):
         raise GenerationWindowError(
-            f"Cannot generate up to {until.isoformat()}: give an aware date and time "
-            "(with a UTC offset)."
+            gettext(
+                "Cannot generate up to %(until)s: give an aware date and time (with a UTC offset)."
+            )
+            % {"until": until.isoformat()}
         )
     limit = now + dt.timedelta(weeks=recurring_settings.MAX_WINDOW_WEEKS)
     if rules.to_utc(until) > limit:
         raise GenerationWindowError(
-            f"Cannot generate up to {rules.format_instant(until)}: at most "
-            f"{recurring_settings.MAX_WINDOW_WEEKS} weeks ahead (until "
-            f"{rules.format_instant(limit)}) is allowed by REVEL_RECURRING_MAX_WINDOW_WEEKS."
+            gettext(
+                "Cannot generate up to %(instant)s: at most %(weeks)s weeks "
+                "ahead (until %(limit)s) is allowed by "
+                "REVEL_RECURRING_MAX_WINDOW_WEEKS."
+            )
+            % {
+                "instant": rules.format_instant(until),
+                "weeks": recurring_settings.MAX_WINDOW_WEEKS,
+                "limit": rules.format_instant(limit),
+            }
         )
 
 

@@ -6,6 +6,8 @@ import datetime as dt
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.utils.translation import gettext
+
 from ...conf import recurring_settings
 from ...exceptions import GenerationTooLargeError
 from ...exclusions import FOLDED
@@ -153,11 +155,21 @@ def _refuse_oversized(
         return
     name, size = sizer.largest_field(template, type(template))
     raise GenerationTooLargeError(
-        f"{series.name} would write {count} occurrences of about "
-        f"{_megabytes(total / count)} each ({_megabytes(total)} in all; the "
-        f"template's '{name}' alone is {_megabytes(size)}), over the "
-        f"{_megabytes(limit)} REVEL_RECURRING_MAX_GENERATION_BYTES allows for one run. "
-        f"Shorten '{name}' or choose a shorter generation window.",
+        gettext(
+            "%(series)s would write %(count)s occurrences of about %(each)s each "
+            "(%(total)s in all; the template's '%(name)s' alone is %(field_size)s), over the "
+            "%(limit)s REVEL_RECURRING_MAX_GENERATION_BYTES allows for one run. Shorten "
+            "'%(name)s' or choose a shorter generation window."
+        )
+        % {
+            "series": series.name,
+            "count": count,
+            "each": _megabytes(total / count),
+            "total": _megabytes(total),
+            "name": name,
+            "field_size": _megabytes(size),
+            "limit": _megabytes(limit),
+        },
         field=name,
     )
 

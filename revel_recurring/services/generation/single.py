@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 
 from django.db import transaction
+from django.utils.translation import gettext
 
 from ...context import suppress_event_notifications
 from ...exceptions import InvalidArgumentError, SeriesNotFoundError
@@ -51,7 +52,8 @@ def generate_series_events(
         series_id = series
     else:
         raise InvalidArgumentError(
-            f"'series' must be an EventSeries or its primary key, got {series!r}."
+            gettext("'series' must be an EventSeries or its primary key, got %(series)s.")
+            % {"series": repr(series)}
         )
     created: list[RecurringEventMixin] = []
     with transaction.atomic(), suppress_event_notifications():

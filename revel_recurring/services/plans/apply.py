@@ -8,6 +8,7 @@ from typing import Any, Literal
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
+from django.utils.translation import gettext
 
 from ...context import suppress_event_notifications, suspend_modification_tracking
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
@@ -138,7 +139,7 @@ def apply_recurrence_plan(
     mode = _cancel_mode(cancel_drift)
     among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
-        raise ValidationError({"plan_hash": ["Give the hash of the plan you looked at."]})
+        raise ValidationError({"plan_hash": [gettext("Give the hash of the plan you looked at.")]})
 
     def attempt() -> tuple[EventSeries, AppliedPlan]:
         with transaction.atomic():
@@ -148,8 +149,11 @@ def apply_recurrence_plan(
             plan, extra_dates = compute_change(locked, rule, state, requested, now=moment)
             if not hash_matches(plan.hash, plan_hash, bookings_seen=mode not in _ASKS_AGAIN):
                 raise PlanOutdatedError(
-                    f"{locked.name} changed since this plan was made; "
-                    "review the fresh plan and apply that one.",
+                    gettext(
+                        "%(series)s changed since this plan was made; review the fresh "
+                        "plan and apply that one."
+                    )
+                    % {"series": locked.name},
                     plan=plan,
                 )
             schedule = change_schedule(
@@ -211,16 +215,22 @@ def _cancel_mode(value: object) -> str | frozenset[Any]:
     if isinstance(value, str):
         if value not in CANCEL_DRIFT_MODES:
             raise InvalidArgumentError(
-                f"'cancel_drift' must be one of {', '.join(CANCEL_DRIFT_MODES)} "
-                f"or a list of drifted occurrence ids, got {value!r}.",
+                gettext(
+                    "'cancel_drift' must be one of %(names)s or a list of drifted "
+                    "occurrence ids, got %(value)s."
+                )
+                % {"names": ", ".join(CANCEL_DRIFT_MODES), "value": repr(value)},
                 field="cancel_drift",
             )
         return value
     if isinstance(value, Collection):
         return frozenset(value)
     raise InvalidArgumentError(
-        f"'cancel_drift' must be one of {', '.join(CANCEL_DRIFT_MODES)} "
-        f"or a list of drifted occurrence ids, got {value!r}.",
+        gettext(
+            "'cancel_drift' must be one of %(names)s or a list of drifted occurrence ids,"
+            " got %(value)s."
+        )
+        % {"names": ", ".join(CANCEL_DRIFT_MODES), "value": repr(value)},
         field="cancel_drift",
     )
 
@@ -299,8 +309,11 @@ def _cancel_drift(
             raise ValidationError(
                 {
                     "cancel_drift": [
-                        f"Not a drifted date of this plan: {', '.join(unknown)}. "
-                        "Name only dates the plan lists under drift."
+                        gettext(
+                            "Not a drifted date of this plan: %(names)s. Name only dates "
+                            "the plan lists under drift."
+                        )
+                        % {"names": ", ".join(unknown)}
                     ]
                 }
             )

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext
 
 from ... import rules
 from ...describe import describe_spec
@@ -89,7 +90,11 @@ def pop_holidays(
     holidays = rest.pop(HOLIDAYS_KEY, None)
     if holidays is not None and not isinstance(holidays, Mapping):
         raise ValidationError(
-            {HOLIDAYS_KEY: "Give the holiday settings as an object (country, policy, ...)."}
+            {
+                HOLIDAYS_KEY: gettext(
+                    "Give the holiday settings as an object (country, policy, ...)."
+                )
+            }
         )
     return rest, holidays
 
@@ -117,7 +122,8 @@ def compute_change(
     """
     if rule is None:
         raise SeriesNotReadyError(
-            f"Series {series.pk} has no recurrence rule to change; create one first."
+            gettext("Series %(id)s has no recurrence rule to change; create one first.")
+            % {"id": series.pk}
         )
     if changes.rule:
         merged, changed = merge_rule_changes(rule, changes.rule)
@@ -230,7 +236,8 @@ def plan_outcome(
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
-    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
     stay, drift = judge_rows(target, new_rule, seen, judged, bookings=bookings)
 
     run = generation_window(target, new_rule, now=now, until=until)
@@ -256,7 +263,7 @@ def plan_outcome(
         )
     # Every row read, not only the upcoming ones: a cancelled occurrence moved by
     # hand to before ``now`` still stands for its slot ahead.
-    cancelled_slots = {row.slot for row in state.rows if row.status == cancelled}
+    cancelled_slots = {row.slot for row in state.rows if model.is_status(row.status, cancelled)}
     excluded = tuple(
         _date(
             instant,
@@ -309,8 +316,9 @@ def judge_rows(
     ``bookings`` gives them)."""
     spec = target.dates_spec(rule)
     zone = rule.timezone
-    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    live = [row for row in judged if row.status != cancelled]
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    live = [row for row in judged if not model.is_status(row.status, cancelled)]
     fitting, moves = _fitting(target, rule, spec, live, state)
     counts = _count_bookings(live) if bookings is None else bookings
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)

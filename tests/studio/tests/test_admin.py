@@ -225,3 +225,21 @@ def test_add_page_creates_a_series_from_a_uuid_lesson(admin: Client, school: Any
     assert (template.title, template.room, template.school_id) == ("Lindy Hop", "Loft", school.pk)
     assert lessons(series)
     assert all(lesson.begins.astimezone(BERLIN).hour == 18 for lesson in lessons(series))
+
+
+def test_pages_show_the_lessons_state_by_its_choice_label(
+    admin: Client, make_series: MakeSeries
+) -> None:
+    series = drifted(make_series)
+    cancelled = lessons(series)[0]
+    cancelled.state = Lesson.State.SCRAPPED
+    cancelled.save()
+
+    change = admin.get(f"{CHANGELIST}{series.pk}/change/")
+    stale = admin.get(f"{CHANGELIST}{series.pk}/cancel-stale/").content.decode()
+
+    statuses = {row.status for row in change.context["upcoming"]}
+    assert statuses == {"Bookable", "Scrapped"}
+    assert "<td>bookable</td>" not in change.content.decode()
+    assert ", Bookable)" in stale
+    assert ", bookable)" not in stale
