@@ -4,7 +4,8 @@ Each training lasts its ``duration`` (``RECURRING_DURATION_FIELD``): the feeds'
 DTEND, read with its end by the three consumers, the API's ``end`` and its
 ``is_future`` filter all come from it. Names and titles with a control character
 are refused in German, naming the field, and a line feed stored before that still
-exports.
+exports. An extra date on the clock time of another date (a fall-back night's
+repeated hour) is refused in German too.
 """
 
 from __future__ import annotations
@@ -155,3 +156,20 @@ def test_a_stored_line_feed_still_exports_to_every_consumer(
     )
 
     assert read == [expected, expected]
+
+
+def test_an_extra_date_on_its_fold_twins_clock_is_refused_in_german(
+    api: APIClient, make_series: MakeSeries
+) -> None:
+    # 02:30 on Berlin's fall-back night happens at 00:30 and at 01:30 UTC.
+    karate = make_series()
+    url = f"{API}{karate.pk}/add-date/"
+    first = api.post(url, {"instant": "2027-10-31T02:30:00+02:00"}, format="json")
+    assert first.status_code in (200, 201), first.json()
+
+    twin = api.post(url, {"instant": "2027-10-31T02:30:00+01:00"}, format="json")
+
+    assert twin.status_code == 400, twin.json()
+    assert list(twin.json()) == ["instant"]
+    assert "dieselbe Uhrzeit" in twin.json()["instant"][0]
+    assert EventSeries.objects.get(pk=karate.pk).extra_dates == ["2027-10-31T00:30:00Z"]
