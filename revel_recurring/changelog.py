@@ -49,7 +49,7 @@ def record_cancel_or_restore(
         return
     if instance.is_template or instance.series_id is None:
         return
-    cancelled = instance.occurrence_status == sender.RECURRING_STATUS_CANCELLED
+    cancelled = instance.is_cancelled
     _record(instance, "cancelled" if cancelled else "restored")
 
 

@@ -7,7 +7,7 @@ from typing import Any
 from django.apps import apps
 from django.conf import settings
 from django.core import checks
-from django.core.exceptions import FieldDoesNotExist
+from django.core.exceptions import FieldDoesNotExist, ValidationError
 from django.db import DatabaseError, models, router
 from django.utils.module_loading import import_string
 
@@ -152,27 +152,42 @@ def _is_datetime(model: Any, name: str) -> bool:
 
 
 def _check_status_values(model: Any, label: str) -> list[checks.CheckMessage]:
+    # Judged as the run time compares statuses: through the field's own to_python
+    # (RecurringEventMixin.status_value), so Status.CANCELLED, 2 and "2" are the
+    # same value of an IntegerField.
     field = model._meta.get_field(model.RECURRING_STATUS_FIELD)
-    allowed = {str(value) for value, _ in field.flatchoices} if field.choices else None
     errors: list[checks.CheckMessage] = []
     for attribute in (
         "RECURRING_STATUS_DRAFT",
         "RECURRING_STATUS_OPEN",
         "RECURRING_STATUS_CANCELLED",
     ):
-        value = str(getattr(model, attribute))
+        raw = getattr(model, attribute)
         problem = None
-        if field.max_length is not None and len(value) > field.max_length:
-            problem = (
-                f"is longer than {model.RECURRING_STATUS_FIELD}'s max_length {field.max_length}"
+        try:
+            value = model.status_value(raw)
+        except ValidationError:
+            value = raw
+            problem = f"is not a value {model.RECURRING_STATUS_FIELD} can hold"
+        else:
+            allowed = (
+                [model.status_value(choice) for choice, _ in field.flatchoices]
+                if field.choices
+                else None
             )
-        elif allowed is not None and value not in allowed:
-            choices = ", ".join(sorted(allowed))
-            problem = f"is not among the choices of {model.RECURRING_STATUS_FIELD} ({choices})"
+            if value is None:
+                problem = "is None"
+            elif field.max_length is not None and len(str(value)) > field.max_length:
+                problem = (
+                    f"is longer than {model.RECURRING_STATUS_FIELD}'s max_length {field.max_length}"
+                )
+            elif allowed is not None and value not in allowed:
+                choices = ", ".join(sorted(str(choice) for choice in allowed))
+                problem = f"is not among the choices of {model.RECURRING_STATUS_FIELD} ({choices})"
         if problem:
             errors.append(
                 checks.Error(
-                    f"{attribute} = '{value}' {problem} on '{label}'.",
+                    f"{attribute} = {value!r} {problem} on '{label}'.",
                     hint=f"Set {attribute} to a value the status field accepts.",
                     obj=model,
                     id="revel_recurring.E013",

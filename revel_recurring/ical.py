@@ -164,7 +164,9 @@ class _SeriesExport:
 
     def _shown(self, event: Any) -> bool:
         status = getattr(event, self.model.RECURRING_STATUS_FIELD)
-        if status in (self.model.RECURRING_STATUS_DRAFT, self.model.RECURRING_STATUS_CANCELLED):
+        if self.model.is_status(
+            status, self.model.RECURRING_STATUS_DRAFT, self.model.RECURRING_STATUS_CANCELLED
+        ):
             return False
         # An occurrence narrowed on its own (members-only in a public series) is
         # not the feed's to show: its slot becomes an EXDATE like a cancelled one.

@@ -8,9 +8,11 @@ from __future__ import annotations
 import copy
 import datetime as dt
 from collections.abc import Sequence
+from enum import Enum
 from typing import Any, ClassVar, Self
 
 from django.core import checks
+from django.core.exceptions import ValidationError
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -99,10 +101,14 @@ class RecurringEventMixin(models.Model):
     #: ``modified_since`` filter reads it; without it every live occurrence is
     #: reported as possibly changed.
     RECURRING_UPDATED_FIELD: ClassVar[str | None] = None
-    #: Status values written by generation and cancellation.
-    RECURRING_STATUS_DRAFT: ClassVar[str] = "draft"
-    RECURRING_STATUS_OPEN: ClassVar[str] = "open"
-    RECURRING_STATUS_CANCELLED: ClassVar[str] = "cancelled"
+    #: Status values written by generation and cancellation: any value the status
+    #: field stores (a str, an int, a ``TextChoices``/``IntegerChoices`` member).
+    #: They are compared with the stored status through the field's own
+    #: ``to_python`` (:meth:`status_value`), so ``2``, ``"2"`` and ``Status.CANCELLED``
+    #: name the same status on an ``IntegerField``.
+    RECURRING_STATUS_DRAFT: ClassVar[Any] = "draft"
+    RECURRING_STATUS_OPEN: ClassVar[Any] = "open"
+    RECURRING_STATUS_CANCELLED: ClassVar[Any] = "cancelled"
     #: Visibility values the digest audience compares the template against. Set
     #: one to None when the host has no such level; a value the template holds
     #: that none of these names reaches staff and owners only (and is logged).
@@ -200,9 +206,62 @@ class RecurringEventMixin(models.Model):
         return start + duration  # type: ignore[no-any-return]
 
     @property
-    def occurrence_status(self) -> str:
-        """The event's status, read through ``RECURRING_STATUS_FIELD``."""
-        return str(getattr(self, self.RECURRING_STATUS_FIELD))
+    def occurrence_status(self) -> Any:
+        """The event's status, read through ``RECURRING_STATUS_FIELD``, in the field's own type.
+
+        An ``IntegerField`` status is an ``int`` here, a ``CharField`` one a ``str``
+        (:meth:`status_value`).
+        """
+        return self.status_value(getattr(self, self.RECURRING_STATUS_FIELD))
+
+    @classmethod
+    def status_value(cls, value: Any) -> Any:
+        """``value`` as the status field holds it: the field's ``to_python`` (None stays None).
+
+        Every comparison of statuses goes through this on both sides, so the
+        ``RECURRING_STATUS_*`` constants may be written in any form the field
+        accepts, and check E013 judges them the same way. Raises Django's
+        ``ValidationError`` for a value the field cannot hold.
+        """
+        if value is None:
+            return None
+        field: Any = cls._meta.get_field(cls.RECURRING_STATUS_FIELD)
+        converted = field.to_python(value)
+        # A Choices member is its value (Status.CANCELLED == 2); compare plain values.
+        return converted.value if isinstance(converted, Enum) else converted
+
+    @classmethod
+    def is_status(cls, value: Any, *constants: Any) -> bool:
+        """Whether the status ``value`` is one of ``constants`` (``RECURRING_STATUS_*``).
+
+        Both sides go through :meth:`status_value`; a value the field cannot hold
+        is none of them.
+        """
+        try:
+            own = cls.status_value(value)
+        except ValidationError:
+            return False
+        return any(own == cls.status_value(constant) for constant in constants)
+
+    @classmethod
+    def status_label(cls, value: Any) -> str:
+        """What a page shows for the status ``value``: its choice label, as the host's
+        ``get_<status>_display()`` would show it, else the value's text."""
+        field: Any = cls._meta.get_field(cls.RECURRING_STATUS_FIELD)
+        try:
+            own = cls.status_value(value)
+        except ValidationError:
+            return str(value)
+        for choice, label in field.flatchoices:
+            if cls.status_value(choice) == own:
+                return str(label)
+        return "" if own is None else str(own)
+
+    @property
+    def is_cancelled(self) -> bool:
+        """Whether this event holds ``RECURRING_STATUS_CANCELLED``."""
+        own = getattr(self, self.RECURRING_STATUS_FIELD)
+        return self.is_status(own, self.RECURRING_STATUS_CANCELLED)
 
     def move_start(self, start: dt.datetime) -> list[str]:
         """Move this occurrence to ``start``, its end and shifted fields with it; fields changed.
@@ -229,19 +288,32 @@ class RecurringEventMixin(models.Model):
         No-op (returns ``[]``) when the occurrence is already cancelled, so a
         second cancellation never overwrites the remembered status.
         """
-        if self.occurrence_status == self.RECURRING_STATUS_CANCELLED:
+        if self.is_cancelled:
             return []
-        self.status_before_cancellation = self.occurrence_status
+        # Stored as text by the field's own value_to_string and read back by its
+        # to_python (mark_restored), as Django's serializers round-trip a value:
+        # an integer status comes back an integer (docs/decisions/0051-statuses-of-any-type.md).
+        field: Any = self._meta.get_field(self.RECURRING_STATUS_FIELD)
+        current = getattr(self, self.RECURRING_STATUS_FIELD)
+        self.status_before_cancellation = "" if current is None else field.value_to_string(self)
         setattr(self, self.RECURRING_STATUS_FIELD, self.RECURRING_STATUS_CANCELLED)
         return [self.RECURRING_STATUS_FIELD, "status_before_cancellation"]
 
-    def mark_restored(self, *, fallback: str) -> list[str]:
+    def mark_restored(self, *, fallback: Any) -> list[str]:
         """Put back the status from before the cancellation; returns fields to save.
 
         ``fallback`` is used for an occurrence cancelled without a remembered
-        status (e.g. by a host's own code writing the status directly).
+        status (e.g. by a host's own code writing the status directly), and for a
+        remembered text the status field can no longer read.
         """
-        setattr(self, self.RECURRING_STATUS_FIELD, self.status_before_cancellation or fallback)
+        remembered = self.status_before_cancellation
+        restored = fallback
+        if remembered:
+            try:
+                restored = self.status_value(remembered)
+            except ValidationError:
+                restored = fallback
+        setattr(self, self.RECURRING_STATUS_FIELD, restored)
         self.status_before_cancellation = ""
         return [self.RECURRING_STATUS_FIELD, "status_before_cancellation"]
 
@@ -250,7 +322,7 @@ class RecurringEventMixin(models.Model):
         *,
         start: dt.datetime,
         occurrence_index: int,
-        status: str,
+        status: Any,
     ) -> Self:
         """Build one unsaved occurrence from this template.
 
@@ -295,6 +367,20 @@ class RecurringEventMixin(models.Model):
         occurrence.recurrence_id = start
         return occurrence
 
+    def prepare_template(self) -> None:
+        """Fill what a new template needs before it is validated; the default does nothing.
+
+        Called on the unsaved template of a new series (made by the service, the
+        API, the admin, a split's continuation, or started from an event) once it
+        holds the template's data, before ``full_clean()`` runs on it. A host whose
+        primary key (or another required field) has no default fills it here, as
+        :meth:`prepare_occurrence` fills an occurrence's: for example
+        ``if not self.slug: self.slug = f"{slugify(self.title)}-{token_hex(3)}"``.
+        A key already set (by :meth:`prepare_template_copy`, or by a host's own
+        code passing it in ``template_data``) should be kept. Must not query the
+        database per call beyond what the host's own ``full_clean`` would.
+        """
+
     def prepare_template_copy(self, *, start: dt.datetime) -> Self:
         """Build an unsaved draft copy of this event to be the template of a new series.
 
@@ -305,7 +391,9 @@ class RecurringEventMixin(models.Model):
         field of the copy must differ from every occurrence's: the continuation's
         template starts at the split date, where a moved occurrence already holds
         the value ``prepare_occurrence`` would give it (the example project's
-        slugs). Must not query the database.
+        slugs). A primary key set on the copy is kept as the new template's key
+        (a text key without a default); one left empty is filled by
+        :meth:`prepare_template`. Must not query the database.
         """
         return self.prepare_occurrence(
             start=start, occurrence_index=0, status=self.RECURRING_STATUS_DRAFT

@@ -166,7 +166,9 @@ def digest_audience(template: Any, occurrences: Sequence[Any]) -> Audience:
     """
     model = type(template)
     open_status = model.RECURRING_STATUS_OPEN
-    if not occurrences or any(o.occurrence_status != open_status for o in occurrences):
+    if not occurrences or any(
+        not model.is_status(o.occurrence_status, open_status) for o in occurrences
+    ):
         return Audience.STAFF
     field_name = model.RECURRING_VISIBILITY_FIELD
     if not field_name:

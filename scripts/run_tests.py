@@ -12,7 +12,9 @@ skip themselves without it. Exits non-zero if any run failed.
 
 Each backend, MariaDB included, runs ``tests/`` with ``tests.settings``,
 ``tests/studio/`` (the second host: UUID primary keys, custom user model) with
-``tests.settings_studio`` and ``example_project/`` with ``example_project.settings``.
+``tests.settings_studio``, ``tests/dojo/`` (the third host: text keys without a
+default, an integer status, a duration, German) with ``tests.settings_dojo`` and
+``example_project/`` with ``example_project.settings``.
 Arguments other than ``--backend`` go to pytest unchanged, e.g. ``make test ARGS="-k dst -x"``.
 ``--backend sqlite`` / ``--backend postgresql`` run one backend only (the tox
 envs use that); ``postgresql`` then fails instead of skipping when no server
@@ -43,6 +45,8 @@ SUITES = (
     # The second test host (UUID primary keys, a custom user model); tests/conftest.py
     # keeps each settings module to its own host's tests.
     ("tests.settings_studio", ["tests/studio"]),
+    # The third test host (text keys without a default, an integer status, German).
+    ("tests.settings_dojo", ["tests/dojo"]),
     ("example_project.settings", ["example_project"]),
 )
 

@@ -1,8 +1,9 @@
 """Fixtures shared by the whole suite; the builders themselves live in tests/factories.py.
 
-``tests/studio`` is a second host with its own settings (``tests.settings_studio``):
-its tests are collected only under those settings, and the rest of ``tests/`` only
-under the others, so ``pytest --ds ... tests`` never mixes the two hosts' models.
+``tests/studio`` (``tests.settings_studio``) and ``tests/dojo`` (``tests.settings_dojo``)
+are hosts with their own settings: each one's tests are collected only under its
+settings, and the rest of ``tests/`` only under ``tests.settings``, so
+``pytest --ds ... tests`` never mixes the hosts' models.
 """
 
 from __future__ import annotations
@@ -22,7 +23,9 @@ from tests.mysql_driver import missing_time_zone_tables
 
 MakeRule = Callable[..., RecurrenceRule]
 
-STUDIO = Path(__file__).resolve().parent / "studio"
+HERE = Path(__file__).resolve().parent
+#: The other test hosts: each one's tests run only under its own settings.
+HOSTS = {"tests.studio": HERE / "studio", "tests.dojo": HERE / "dojo"}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -40,10 +43,13 @@ def mariadb_has_time_zone_tables(django_db_blocker: Any) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: Any) -> bool | None:
     path = collection_path.resolve()
-    inside = path == STUDIO or STUDIO in path.parents
-    if apps.is_installed("tests.studio"):
-        return None if inside or path in STUDIO.parents else True
-    return True if inside else None
+    for app, root in HOSTS.items():
+        inside = path == root or root in path.parents
+        if apps.is_installed(app):
+            return None if inside or path in root.parents else True
+        if inside:
+            return True
+    return None
 
 
 @pytest.fixture

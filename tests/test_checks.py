@@ -477,6 +477,57 @@ def test_e013_status_value_not_among_choices(isolated_apps: Apps, settings: Sett
     assert errors[0].msg.startswith("RECURRING_STATUS_OPEN = 'on_sale' is not among the choices")
 
 
+def _integer_status_model(*, cancelled: object) -> type[models.Model]:
+    class Status(models.IntegerChoices):
+        DRAFT = 0, "Draft"
+        OPEN = 1, "Open"
+        CANCELLED = 2, "Cancelled"
+
+    class Performance(RecurringEventMixin):
+        start = models.DateTimeField()
+        end = models.DateTimeField(null=True)
+        status = models.IntegerField(choices=Status.choices, default=Status.DRAFT)
+
+        RECURRING_STATUS_DRAFT = Status.DRAFT
+        RECURRING_STATUS_OPEN = 1
+        RECURRING_STATUS_CANCELLED = cancelled
+
+        class Meta(RecurringEventMixin.Meta):
+            app_label = "testapp"
+
+    return Performance
+
+
+def test_e013_accepts_integer_choices_members_ints_and_their_text(
+    isolated_apps: Apps, settings: Settings
+) -> None:
+    model = _integer_status_model(cancelled="2")
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    assert ids(check_event_model()) == []
+    # The run time compares the same way the check judged: "2" is the integer 2.
+    assert model.is_status(2, model.RECURRING_STATUS_CANCELLED)  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize(
+    ("cancelled", "problem"),
+    [
+        ("published", "'published' is not a value status can hold"),
+        (7, "7 is not among the choices of status (0, 1, 2)"),
+    ],
+)
+def test_e013_refuses_a_status_the_integer_field_cannot_hold(
+    isolated_apps: Apps, settings: Settings, cancelled: object, problem: str
+) -> None:
+    _integer_status_model(cancelled=cancelled)
+    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
+
+    errors = check_event_model()
+
+    assert ids(errors) == ["revel_recurring.E013"]
+    assert errors[0].msg == f"RECURRING_STATUS_CANCELLED = {problem} on 'testapp.Performance'."
+
+
 # W001: a unique field every occurrence would copy
 
 

@@ -13,11 +13,9 @@ from typing import Any
 def status_label(model: Any, value: Any) -> str:
     """The choice label of ``value`` in ``model``'s status field, or the value itself.
 
-    Compared as text too: a value read back through another path (a remembered
-    status, a setting) may be ``"2"`` where the field's choices hold ``2``.
+    Compared through the field's ``to_python`` (``RecurringEventMixin.status_label``):
+    a value read back through another path (a remembered status, a setting) may be
+    ``"2"`` where the field's choices hold ``2``.
     """
-    field = model._meta.get_field(model.RECURRING_STATUS_FIELD)
-    for choice, label in field.flatchoices:
-        if choice == value or str(choice) == str(value):
-            return str(label)
-    return str(value)
+    label: str = model.status_label(value)
+    return label

@@ -114,7 +114,7 @@ def upcoming_rows(
             ),
             modified=bool(modified),
             drifted=pk in drifted,
-            cancelled=state == model.RECURRING_STATUS_CANCELLED,
+            cancelled=model.is_status(state, model.RECURRING_STATUS_CANCELLED),
             booked=pk in booked,
         )
         for pk, value, state, modified, _ in values

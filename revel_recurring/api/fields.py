@@ -235,3 +235,36 @@ class EventIdFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no
         except ImproperlyConfigured:  # no host event model yet: checks E001-E003 report it
             return build_basic_type(OpenApiTypes.STR)
         return auto_schema._map_serializer_field(concrete, direction)
+
+
+class EventStatusField(serializers.Field[Any, Any, Any, Any]):
+    """A host event's status, in the type of the host's own status field (int, text, ...).
+
+    An ``IntegerField`` status stays a number in every answer, a ``CharField`` one a
+    string; the value shown is the stored one (``status_value``), never its label.
+    Resolved when a value is written, like :class:`EventIdField`; read-only.
+    """
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("read_only", True)
+        super().__init__(**kwargs)
+
+    def concrete(self) -> serializers.Field[Any, Any, Any, Any]:
+        model = get_event_model()
+        return pk_serializer_field(model._meta.get_field(model.RECURRING_STATUS_FIELD))
+
+    def to_representation(self, value: Any) -> Any:
+        return self.concrete().to_representation(get_event_model().status_value(value))
+
+
+class EventStatusFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """drf-spectacular: a status has the schema of the host's status field."""
+
+    target_class = EventStatusField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
+        try:
+            concrete = self.target.concrete()
+        except ImproperlyConfigured:  # no host event model yet: checks E001-E003 report it
+            return build_basic_type(OpenApiTypes.STR)
+        return auto_schema._map_serializer_field(concrete, direction)

@@ -14,7 +14,9 @@ from typing import Any
 
 import django_filters
 from django import forms
-from django.db.models import Q, QuerySet
+from django.core.exceptions import ValidationError as DjangoValidationError
+from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet
+from django.db.models.lookups import GreaterThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters.rest_framework import DjangoFilterBackend
@@ -45,6 +47,44 @@ class StrictBooleanFormField(forms.Field):
 
 class StrictBooleanFilter(django_filters.BooleanFilter):  # type: ignore[misc]
     field_class = StrictBooleanFormField
+
+
+class StatusFormField(forms.CharField):
+    """A status as the host's status field holds it: read by the field's own ``to_python``.
+
+    A value the field cannot hold (``published`` for an ``IntegerField``) is a 400
+    on ``status`` naming the accepted values (the field's choices, or its kind),
+    never a database error.
+    """
+
+    def to_python(self, value: Any) -> Any:
+        text = super().to_python(value)
+        if text in self.empty_values:
+            return None
+        # The length limit is on the text given, before it becomes an int or an enum.
+        super().run_validators(text)
+        model = get_event_model()
+        try:
+            return model.status_value(text)
+        except DjangoValidationError:
+            field: Any = model._meta.get_field(model.RECURRING_STATUS_FIELD)
+            if field.choices:
+                accepted = ", ".join(f"{key} ({label})" for key, label in field.flatchoices)
+                message = _("%(value)s is not a status. Accepted values: %(accepted)s.")
+            else:
+                accepted = str(field.description)
+                message = _("%(value)s is not a status. The status field holds: %(accepted)s.")
+            raise forms.ValidationError(
+                message, code="invalid", params={"value": text, "accepted": accepted}
+            ) from None
+
+    def run_validators(self, value: Any) -> None:
+        # Run in to_python on the text; the converted value need not be a str.
+        return None
+
+
+class StatusFilter(django_filters.CharFilter):  # type: ignore[misc]
+    field_class = StatusFormField
 
 
 class SeriesFilter(django_filters.FilterSet):  # type: ignore[misc]
@@ -83,7 +123,7 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
     date_from_before = AwareDateTimeFilter(
         method="filter_date_from_before", label=_("Starts before")
     )
-    status = django_filters.CharFilter(method="filter_status", max_length=64)
+    status = StatusFilter(method="filter_status", max_length=64)
     is_modified = StrictBooleanFilter(field_name="is_modified")
     is_future = StrictBooleanFilter(
         method="filter_is_future", label=_("Ends (or starts) now or later")
@@ -99,7 +139,7 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
     def filter_date_from_before(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
         return queryset.filter(**{f"{get_event_model().RECURRING_START_FIELD}__lt": value})
 
-    def filter_status(self, queryset: QuerySet[Any], name: str, value: str) -> Any:
+    def filter_status(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
         return queryset.filter(**{get_event_model().RECURRING_STATUS_FIELD: value})
 
     def filter_is_future(self, queryset: QuerySet[Any], name: str, value: bool | None) -> Any:
@@ -113,12 +153,24 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
 
 
 def future_q(now: dt.datetime) -> Q:
-    """Occurrences still ahead or going on: end (or, without an end, start) >= now."""
+    """Occurrences still ahead or going on: their end >= now.
+
+    The end as ``occurrence_end`` reads it from the columns: the end field, else
+    the start plus the duration field, else the start plus
+    ``RECURRING_DEFAULT_DURATION`` (the start alone without one). A host that
+    overrides ``occurrence_duration`` with other columns is filtered by these.
+    """
     model = get_event_model()
     start, end = model.RECURRING_START_FIELD, model.RECURRING_END_FIELD
+    duration = model.RECURRING_DURATION_FIELD
+    default = model.RECURRING_DEFAULT_DURATION or dt.timedelta(0)
+    ahead = Q(**{f"{start}__gte": now - default})
+    if duration:
+        ends = ExpressionWrapper(F(start) + F(duration), output_field=DateTimeField())
+        ahead = Q(GreaterThanOrEqual(ends, now)) | (Q(**{f"{duration}__isnull": True}) & ahead)
     if not end:
-        return Q(**{f"{start}__gte": now})
-    return Q(**{f"{end}__gte": now}) | Q(**{f"{end}__isnull": True, f"{start}__gte": now})
+        return ahead
+    return Q(**{f"{end}__gte": now}) | (Q(**{f"{end}__isnull": True}) & ahead)
 
 
 def slot_matches(params: dict[str, Any], slot: dt.datetime | None, now: dt.datetime) -> bool:

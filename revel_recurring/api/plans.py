@@ -15,7 +15,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ..services.plans import ExcludedBecause, RecurrencePlan
-from .fields import AwareDateTimeField, EventIdField
+from .fields import AwareDateTimeField, EventIdField, EventStatusField
 
 
 class LocalDateTimeField(serializers.DateTimeField):
@@ -46,7 +46,7 @@ class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
     slot = AwareDateTimeField(
         allow_null=True, help_text=_("Its original slot (RECURRENCE-ID), UTC; null without one.")
     )
-    status = serializers.CharField(help_text=_("The host's status value."))
+    status = EventStatusField(help_text=_("The host's status value."))
     is_modified = serializers.BooleanField(
         help_text=_(
             "Moved or edited by hand: judged by its slot, never cancelled by `cancel_drift`."

@@ -153,7 +153,7 @@ def cancel_occurrence(
             if (
                 not include_booked
                 and event is not None
-                and event.occurrence_status != event.RECURRING_STATUS_CANCELLED
+                and not event.is_cancelled
                 and booked_ids([event])
             ):
                 date = booked_date(event, series_zone(locked))
@@ -244,9 +244,7 @@ def restore_occurrence(
             moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
             slots = _slot_instants(locked, instant, event, *moved_to)
             excluded = excluded_between(locked, pending=FOLDED)
-            event_cancelled = (
-                event is not None and event.occurrence_status == model.RECURRING_STATUS_CANCELLED
-            )
+            event_cancelled = event is not None and event.is_cancelled
             if event is not None and not event_cancelled and not _any_in(slots, excluded):
                 # A live occurrence was moved onto a slot that is itself cancelled:
                 # the instant names that slot, not the occurrence sitting on it.

@@ -255,7 +255,7 @@ def remove_extra_date(
                 )
             absorb_pending_exdates(locked)
             row = _row_at(locked, instant)
-            if row is not None and row.occurrence_status != row.RECURRING_STATUS_CANCELLED:
+            if row is not None and not row.is_cancelled:
                 if booked_ids([row]):
                     date = booked_date(row, zone)
                     raise OccurrenceHasBookingsError(

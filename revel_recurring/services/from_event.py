@@ -25,18 +25,23 @@ def template_data_from_event(event: Any, *, start: dt.datetime) -> dict[str, Any
 
     Built by the host's own ``prepare_template_copy`` hook (by default its
     ``prepare_occurrence``), so fields the host fills specially (unique slugs,
-    shifted deadlines) come out as the host wants them for a template. Primary
-    key, revel-recurring's own fields, the status and fields not editable in forms
-    (timestamps) are left out.
+    shifted deadlines) come out as the host wants them for a template.
+    revel-recurring's own fields, the status and fields not editable in forms
+    (timestamps) are left out; so is the primary key, unless the copy holds one
+    (a text key the hook set, or a UUID default): it is kept for the new template.
     """
     model = type(event)
     copy = event.prepare_template_copy(start=start)
     skipped = {*OCCURRENCE_STATE_FIELDS, model.RECURRING_STATUS_FIELD}
-    return {
+    data = {
         field.attname: getattr(copy, field.attname)
         for field in model._meta.concrete_fields
         if not field.primary_key and field.editable and field.name not in skipped
     }
+    key = model._meta.pk
+    if copy.pk not in (None, ""):
+        data[key.attname] = copy.pk
+    return data
 
 
 @dataclass(frozen=True)
@@ -113,7 +118,7 @@ def _adopt(series: EventSeries, event: RecurringEventMixin) -> RecurringEventMix
     """
     model = type(event)
     start = event.occurrence_start
-    if start is None or event.occurrence_status == model.RECURRING_STATUS_CANCELLED:
+    if start is None or event.is_cancelled:
         return None
     locked = lock_series(series.pk, with_rule=True)
     rule = locked.recurrence_rule

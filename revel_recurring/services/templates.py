@@ -37,8 +37,12 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     """An unsaved, validated draft template of the host model from ``template_data``.
 
     Keys must be fields of the host model that revel-recurring does not manage
-    (``host_model.is_managed_field``); datetimes are stored as UTC; the start
-    defaults to the rule's ``dtstart``; an end before the start is refused.
+    (``host_model.is_managed_field``), except the primary key: a key given (a
+    split's continuation carries the one its ``prepare_template_copy`` set) is
+    kept. Datetimes are stored as UTC; the start defaults to the rule's
+    ``dtstart``; an end before the start is refused. The host's
+    ``prepare_template`` hook then fills what the data leaves out (a text key
+    without a default) before ``full_clean()`` validates the template.
     ``ValidationError`` keyed by field; nothing is written.
     """
     model = get_event_model()
@@ -52,7 +56,7 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
                 % {"key": key, "model": model.__name__}
             )
             continue
-        if is_managed_field(model, field):
+        if is_managed_field(model, field) and not getattr(field, "primary_key", False):
             errors.setdefault(key, []).append(
                 gettext("'%(key)s' of the template is managed by revel-recurring; leave it out.")
                 % {"key": key}
@@ -67,6 +71,7 @@ def build_template(data: Mapping[str, Any], *, dtstart: dt.datetime) -> Recurrin
     _check_end_after_start(template)
     setattr(template, model.RECURRING_STATUS_FIELD, model.RECURRING_STATUS_DRAFT)
     template.is_template = True
+    template.prepare_template()
     template.full_clean(exclude=["series"])
     return template
 

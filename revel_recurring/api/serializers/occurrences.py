@@ -12,7 +12,7 @@ from rest_framework import serializers
 
 from ...exclusions import ExclusionReason
 from ...models import OccurrenceChange, get_event_model
-from ..fields import AwareDateTimeField, EventIdField
+from ..fields import AwareDateTimeField, EventIdField, EventStatusField
 
 
 @dataclass(frozen=True)
@@ -24,7 +24,7 @@ class OccurrenceRow:
     occurrence_index: int | None
     start: dt.datetime | None
     end: dt.datetime | None
-    status: str | None
+    status: Any
     is_modified: bool
     drifted: bool
     cancelled: bool
@@ -50,7 +50,7 @@ class OccurrenceRow:
             status=status,
             is_modified=event.is_modified,
             drifted=drifted,
-            cancelled=status == model.RECURRING_STATUS_CANCELLED,
+            cancelled=model.is_status(status, model.RECURRING_STATUS_CANCELLED),
             deleted=False,
             has_bookings=booked,
         )
@@ -86,7 +86,7 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
             "(`occurrence_duration`); null when it has neither, or for a deleted occurrence."
         ),
     )
-    status = serializers.CharField(allow_null=True)
+    status = EventStatusField(allow_null=True)
     is_modified = serializers.BooleanField(help_text=_("Edited on its own since generation."))
     drifted = serializers.BooleanField(help_text=_("Future, unmodified, and off the current rule."))
     cancelled = serializers.BooleanField()

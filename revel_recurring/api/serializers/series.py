@@ -10,7 +10,7 @@ from rest_framework import serializers
 
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
-from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..fields import AwareDateTimeField, EventIdField, EventStatusField, StrictFieldsMixin
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
 from .holidays import HolidaySettingsSerializer, HolidaysSerializer
@@ -31,7 +31,7 @@ class TemplateSummarySerializer(serializers.Serializer[Any]):
         allow_null=True,
         help_text=_("The host's end, or the start plus the host's duration; null for neither."),
     )
-    status = serializers.CharField()
+    status = EventStatusField()
 
 
 class OccurrenceCountsSerializer(serializers.Serializer[Any]):

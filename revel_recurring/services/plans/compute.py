@@ -236,7 +236,8 @@ def plan_outcome(
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
     zone = new_rule.timezone
-    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
     stay, drift = judge_rows(target, new_rule, seen, judged, bookings=bookings)
 
     run = generation_window(target, new_rule, now=now, until=until)
@@ -262,7 +263,7 @@ def plan_outcome(
         )
     # Every row read, not only the upcoming ones: a cancelled occurrence moved by
     # hand to before ``now`` still stands for its slot ahead.
-    cancelled_slots = {row.slot for row in state.rows if row.status == cancelled}
+    cancelled_slots = {row.slot for row in state.rows if model.is_status(row.status, cancelled)}
     excluded = tuple(
         _date(
             instant,
@@ -315,8 +316,9 @@ def judge_rows(
     ``bookings`` gives them)."""
     spec = target.dates_spec(rule)
     zone = rule.timezone
-    cancelled = get_event_model().RECURRING_STATUS_CANCELLED
-    live = [row for row in judged if row.status != cancelled]
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    live = [row for row in judged if not model.is_status(row.status, cancelled)]
     fitting, moves = _fitting(target, rule, spec, live, state)
     counts = _count_bookings(live) if bookings is None else bookings
     stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)

@@ -40,7 +40,8 @@ class PlannedOccurrence:
     display: str
     #: Its original slot (UTC), None for a row attached without one.
     slot: dt.datetime | None
-    status: str
+    #: In the status field's own type.
+    status: Any
     is_modified: bool
     #: How many bookings it holds (the host's ``count_bookings_among``).
     bookings: int = 0

@@ -30,7 +30,8 @@ class PlanRow:
     id: Any
     start: dt.datetime
     slot: dt.datetime | None
-    status: str
+    #: In the status field's own type (``status_value``).
+    status: Any
     is_modified: bool
     #: The host's ``RECURRING_UPDATED_FIELD`` value, or None when it has none.
     stamp: dt.datetime | None
@@ -92,7 +93,7 @@ def read_plan_states(series_ids: Collection[int], *, now: dt.datetime) -> dict[i
                 id=event.pk,
                 start=rules.to_utc(getattr(event, start)),
                 slot=None if event.recurrence_id is None else rules.to_utc(event.recurrence_id),
-                status=str(getattr(event, status)),
+                status=model.status_value(getattr(event, status)),
                 is_modified=bool(event.is_modified),
                 stamp=getattr(event, stamp) if stamp else None,
                 event=event,

@@ -1,0 +1,30 @@
+"""The dojo's adapter: one studio, so the default permissions decide; its own feed domain."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db.models import QuerySet
+
+from revel_recurring.adapter import DefaultRecurringAdapter
+from revel_recurring.models import EventSeries
+
+from .models import Training, User
+
+
+class DojoAdapter(DefaultRecurringAdapter):
+    def get_ical_uid_domain(self) -> str:
+        return "dojo.example"
+
+    def get_ical_fields(self, model: type[Any]) -> list[str]:
+        return [*super().get_ical_fields(model), "mat"]
+
+    def get_ical_location(self, event: Training, series: EventSeries) -> str:
+        return event.mat
+
+    def is_feed_open(self, series: EventSeries, template: Any | None) -> bool:
+        # Every training of the dojo is public.
+        return template is not None
+
+    def get_staff_and_owners(self, series: EventSeries, template: Training) -> QuerySet[User]:
+        return User.objects.filter(is_staff=True, is_active=True).order_by("email")

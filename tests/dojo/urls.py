@@ -1,0 +1,10 @@
+from django.contrib import admin
+from django.urls import include, path
+
+from . import views
+
+urlpatterns = [
+    path("admin/", admin.site.urls),
+    path("api/recurring/", include("revel_recurring.api.urls")),
+    path("kalender.ics", views.dojo_feed, name="dojo_feed"),
+]
