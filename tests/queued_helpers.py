@@ -17,6 +17,8 @@ from typing import Any
 
 import pytest
 from celery import Celery, current_app
+from celery import _state as celery_state
+from celery.app import default_app
 
 from bench.broker import take_messages
 
@@ -84,20 +86,28 @@ def broker_down() -> Iterator[str]:
     every publish really connects, is refused, and fails after Celery's own
     retries, as it does when a site's broker is down (no mock). The tasks the
     admin sends resolve through the current app, so a fresh app with that broker
-    is made current; the suite's own app comes back afterwards. Yields its URL.
+    is made current, and the default of other threads (a live server's); the
+    suite's own apps come back afterwards. Yields its URL.
     """
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"redis://127.0.0.1:{port}/0"
     suite_app = current_app._get_current_object()
+    # A live server's threads have no current app: they use the default one.
+    suite_default = default_app._get_current_object()
     down = Celery("broker-down", broker=url, set_as_current=False)
     down.conf.task_always_eager = False
     down.set_current()
+    down.set_default()
     try:
         yield url
     finally:
         suite_app.set_current()
+        if suite_default is not None:
+            suite_default.set_default()
+        else:  # there was none: the next thread that asks makes its own again
+            celery_state.set_default_app(None)
         down.close()
 
 

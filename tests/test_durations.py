@@ -136,3 +136,25 @@ def test_a_duration_field_that_is_no_duration_field_is_reported(
     assert found[0].level == checks.ERROR
     monkeypatch.setattr(Event, "RECURRING_DURATION_FIELD", "length")
     assert [m.id for m in check_event_model(None)] == ["revel_recurring.E004"]
+
+
+@pytest.mark.urls("tests.api_urls")
+def test_is_future_keeps_a_date_going_on_for_its_default_length(
+    django_user_model: Any, without_an_end: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    editor = client(user_with(django_user_model, "editor", "view_eventseries"))
+    now = timezone.now()
+    series = _generated(dtstart=(now + dt.timedelta(days=1)).astimezone(VIENNA), now=now)
+    going_on = occurrences(series)[0]
+    Event.objects.filter(pk=going_on.pk).update(starts_at=now - dt.timedelta(minutes=30))
+    url = f"{API}{series.pk}/occurrences/?is_future=true"
+
+    def future_ids() -> set[Any]:
+        response = editor.get(url)
+        assert response.status_code == 200, response.json()
+        return {row["id"] for row in response.json()["results"]}
+
+    assert going_on.pk not in future_ids()  # a moment, 30 minutes ago
+    monkeypatch.setattr(Event, "RECURRING_DEFAULT_DURATION", dt.timedelta(minutes=45))
+    assert going_on.pk in future_ids()
+    assert len(future_ids()) == len(occurrences(series))

@@ -15,7 +15,8 @@ from typing import Any
 import django_filters
 from django import forms
 from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db.models import Q, QuerySet
+from django.db.models import DateTimeField, ExpressionWrapper, F, Q, QuerySet
+from django.db.models.lookups import GreaterThanOrEqual
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 from django_filters.rest_framework import DjangoFilterBackend
@@ -152,12 +153,24 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
 
 
 def future_q(now: dt.datetime) -> Q:
-    """Occurrences still ahead or going on: end (or, without an end, start) >= now."""
+    """Occurrences still ahead or going on: their end >= now.
+
+    The end as ``occurrence_end`` reads it from the columns: the end field, else
+    the start plus the duration field, else the start plus
+    ``RECURRING_DEFAULT_DURATION`` (the start alone without one). A host that
+    overrides ``occurrence_duration`` with other columns is filtered by these.
+    """
     model = get_event_model()
     start, end = model.RECURRING_START_FIELD, model.RECURRING_END_FIELD
+    duration = model.RECURRING_DURATION_FIELD
+    default = model.RECURRING_DEFAULT_DURATION or dt.timedelta(0)
+    ahead = Q(**{f"{start}__gte": now - default})
+    if duration:
+        ends = ExpressionWrapper(F(start) + F(duration), output_field=DateTimeField())
+        ahead = Q(GreaterThanOrEqual(ends, now)) | (Q(**{f"{duration}__isnull": True}) & ahead)
     if not end:
-        return Q(**{f"{start}__gte": now})
-    return Q(**{f"{end}__gte": now}) | Q(**{f"{end}__isnull": True, f"{start}__gte": now})
+        return ahead
+    return Q(**{f"{end}__gte": now}) | (Q(**{f"{end}__isnull": True}) & ahead)
 
 
 def slot_matches(params: dict[str, Any], slot: dt.datetime | None, now: dt.datetime) -> bool:
