@@ -15,6 +15,7 @@ import pytest
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
+from revel_recurring.validators import EXTRA_DATES_MAX
 from tests.studio.models import User
 
 from .conftest import BERLIN, MakeSeries, lessons, sign_in
@@ -65,3 +66,43 @@ def test_adding_a_date_on_the_series_page_marks_it_in_the_upcoming_list(
         return list(EventSeries.objects.get(pk=series.pk).extra_dates)
 
     assert read_db(stored) == [rules.format_instant(saturday)]
+
+
+@pytest.fixture
+def full_series(make_series: MakeSeries) -> EventSeries:
+    """A lesson series holding EXTRA_DATES_MAX extra dates (Saturdays 11:00, Berlin)."""
+    series = make_series(generation_window_weeks=2)
+    first = (lessons(series)[0].begins.astimezone(BERLIN) + dt.timedelta(days=2)).replace(
+        hour=11, minute=0
+    )
+    series.extra_dates = rules.normalize_exdates(
+        [first + dt.timedelta(weeks=week) for week in range(EXTRA_DATES_MAX)]
+    )
+    series.save(update_fields=["extra_dates"])
+    return series
+
+
+def test_one_date_more_than_the_limit_is_refused_with_a_message_on_the_page(
+    live_server: Any, owner: User, full_series: EventSeries, browser_page: Any
+) -> None:
+    page = browser_page
+    friday = (lessons(full_series)[0].begins.astimezone(BERLIN) + dt.timedelta(days=1)).replace(
+        hour=17, minute=0
+    )
+    url = f"{live_server.url}/admin/revel_recurring/eventseries/{full_series.pk}/change/"
+
+    sign_in(page, live_server.url, url.removeprefix(live_server.url))
+    page.wait_for_selector("#revel-add-date")
+    page.fill("#revel-add-date input[name=when_0]", f"{friday:%Y-%m-%d}")
+    page.fill("#revel-add-date input[name=when_1]", "17:00")
+    page.click("#revel-add-date button[name=add_date]")
+
+    page.wait_for_selector(".messagelist .error")
+    message = page.inner_text(".messagelist .error")
+    assert f"at most {EXTRA_DATES_MAX} extra dates; this would give it 501" in message
+    screenshot(page, "studio-extra-date-03-limit")
+
+    def count() -> int:
+        return len(EventSeries.objects.get(pk=full_series.pk).extra_dates)
+
+    assert read_db(count) == EXTRA_DATES_MAX
