@@ -20,20 +20,33 @@ Arguments other than ``--backend`` go to pytest unchanged, e.g. ``make test ARGS
 envs use that); ``postgresql`` then fails instead of skipping when no server
 is reachable.
 
-After the backends, ``make test`` runs the notebooks in a pass of their own:
+Beside the backends, ``make test`` runs the notebooks in a pass of their own:
 ``pytest --nbval notebooks/`` without pytest-django (each notebook sets Django up
 in its own kernel, on a throwaway SQLite database). ``--backend notebooks`` runs
 only that pass; it needs the ``notebooks`` extra.
+
+The passes run side by side, ``--jobs`` at a time (default: the machine's cores, at
+most 4; ``REVEL_TEST_JOBS`` sets it too). They share nothing: each backend has its
+own database server or an in-memory SQLite, and each pass gets its own Redis
+database for the worker tests (``REVEL_TEST_REDIS_URL``'s number, minus the pass's
+position). With more than one job, each pass writes to
+``test-output/passes/<pass>.log`` (follow it with ``tail -f``) and the whole log is
+printed when the pass ends; ``--jobs 1`` runs them one after the other with live output.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import re
 import socket
 import subprocess
 import sys
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import IO
 
 ROOT = Path(__file__).resolve().parent.parent
 LOCAL_PG = "postgres://postgres@127.0.0.1:5432/test"
@@ -59,6 +72,9 @@ NO_TESTS_COLLECTED = 5
 NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_SANITIZERS = NOTEBOOKS / "nbval-sanitize.cfg"
 
+PASS_LOGS = ROOT / "test-output" / "passes"
+DEFAULT_REDIS = "redis://127.0.0.1:6379/15"
+
 
 def _answers(port: int) -> bool:
     try:
@@ -80,11 +96,22 @@ def mariadb_url() -> str | None:
     return LOCAL_MARIADB if _answers(3306) else None
 
 
+def redis_url_for(position: int) -> str:
+    """The worker tests' Redis database for the pass at ``position``: two passes side by
+    side must never share a queue, or one pass's worker would run the other's tasks."""
+    base = os.environ.get("REVEL_TEST_REDIS_URL", DEFAULT_REDIS)
+    found = re.search(r"/(\d+)$", base)
+    number = int(found.group(1)) if found else 15
+    stem = base[: found.start()] if found else base.rstrip("/")
+    return f"{stem}/{(number - position) % 16}"
+
+
 def run(
     label: str,
     env_updates: dict[str, str | None],
     extra: list[str],
     suites: tuple[tuple[str, list[str]], ...] = SUITES,
+    out: IO[str] | None = None,
 ) -> bool:
     env = dict(os.environ)
     for key, value in env_updates.items():
@@ -97,11 +124,13 @@ def run(
     for settings, paths in suites:
         if not any((ROOT / p).exists() for p in paths):
             continue
-        print(f"\n=== {label}: {settings} ===", flush=True)
+        print(f"\n=== {label}: {settings} ===", file=out, flush=True)
         command = [sys.executable, "-m", "pytest", "--ds", settings, *paths, *extra]
-        returncode = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+        returncode = subprocess.run(
+            command, cwd=ROOT, env=env, check=False, stdout=out, stderr=out
+        ).returncode
         if returncode == NO_TESTS_COLLECTED and settings != "tests.settings":
-            print(f"({settings}: no tests collected)")
+            print(f"({settings}: no tests collected)", file=out, flush=True)
             continue
         ok = returncode == 0 and ok
     return ok
@@ -116,13 +145,17 @@ def browser_notice() -> str:
     )
 
 
-def run_notebooks(extra: list[str]) -> bool:
+def run_notebooks(extra: list[str], out: IO[str] | None = None) -> bool:
     """``pytest --nbval notebooks/``: every stored output must come out again exactly."""
-    print("\n=== Notebooks: pytest --nbval notebooks/ ===", flush=True)
+    print("\n=== Notebooks: pytest --nbval notebooks/ ===", file=out, flush=True)
     try:
         import nbval  # noqa: F401
     except ImportError:
-        print("nbval is not installed: pip install -e '.[notebooks]' (make test does)")
+        print(
+            "nbval is not installed: pip install -e '.[notebooks]' (make test does)",
+            file=out,
+            flush=True,
+        )
         return False
     env = {key: value for key, value in os.environ.items() if key != "DATABASE_URL"}
     # Nothing left in the checkout: no __pycache__ beside the notebooks' helpers.
@@ -146,15 +179,49 @@ def run_notebooks(extra: list[str]) -> bool:
         "notebooks",
         *extra,
     ]
-    returncode = subprocess.run(command, cwd=ROOT, env=env, check=False).returncode
+    returncode = subprocess.run(
+        command, cwd=ROOT, env=env, check=False, stdout=out, stderr=out
+    ).returncode
     if returncode == NO_TESTS_COLLECTED:
-        print("(notebooks: no cells selected)")
+        print("(notebooks: no cells selected)", file=out, flush=True)
         return True
     return returncode == 0
 
 
 def _verdict(ok: bool) -> str:
     return "passed" if ok else "FAILED"
+
+
+# A pass: its name in the summary and the callable that runs it, writing to the stream.
+Pass = tuple[str, Callable[[IO[str] | None], bool]]
+
+
+def default_jobs() -> int:
+    if os.environ.get("REVEL_TEST_JOBS"):
+        return max(1, int(os.environ["REVEL_TEST_JOBS"]))
+    return max(1, min(4, os.cpu_count() or 1))
+
+
+def run_passes(passes: list[Pass], jobs: int) -> dict[str, bool]:
+    """Run the passes ``jobs`` at a time; each one's log is printed whole when it ends."""
+    if jobs == 1 or len(passes) == 1:
+        return {name: body(None) for name, body in passes}
+    PASS_LOGS.mkdir(parents=True, exist_ok=True)
+
+    def one(name: str, body: Callable[[IO[str] | None], bool]) -> bool:
+        path = PASS_LOGS / f"{name}.log"
+        started = time.monotonic()
+        print(f"--- {name}: started (log: {path.relative_to(ROOT)})", flush=True)
+        with path.open("w", encoding="utf-8") as log:
+            ok = body(log)
+        seconds = time.monotonic() - started
+        print(path.read_text(encoding="utf-8"), end="", flush=True)
+        print(f"--- {name}: {_verdict(ok)} in {seconds:.0f} s", flush=True)
+        return ok
+
+    with ThreadPoolExecutor(max_workers=jobs) as pool:
+        futures = {name: pool.submit(one, name, body) for name, body in passes}
+        return {name: future.result() for name, future in futures.items()}
 
 
 def main(argv: list[str]) -> int:
@@ -164,34 +231,40 @@ def main(argv: list[str]) -> int:
         choices=("auto", "sqlite", "postgresql", "mariadb", "notebooks"),
         default="auto",
     )
+    parser.add_argument("--jobs", type=int, default=None)
     options, extra = parser.parse_known_args(argv)
+    jobs = options.jobs if options.jobs is not None else default_jobs()
     print(browser_notice(), flush=True)
     results: dict[str, bool] = {}
-    if options.backend in ("auto", "sqlite"):
-        results["sqlite"] = run("SQLite", {"DATABASE_URL": None}, extra)
+    passes: list[Pass] = []
+    # The longest passes first, so that the short ones fill in beside them.
     url = postgres_url() if options.backend in ("auto", "postgresql") else None
     if url:
-        results["postgresql"] = run("PostgreSQL", {"DATABASE_URL": url}, extra)
+        pg_env = {"DATABASE_URL": url, "REVEL_TEST_REDIS_URL": redis_url_for(0)}
+        passes.append(("postgresql", lambda out: run("PostgreSQL", pg_env, extra, out=out)))
     elif options.backend == "postgresql":
         results["postgresql"] = False
         print("PostgreSQL: asked for, but no DATABASE_URL and nothing on 127.0.0.1:5432")
     maria = mariadb_url() if options.backend in ("auto", "mariadb") else None
     if maria:
-        results["mariadb"] = run("MariaDB", {"DATABASE_URL": maria}, extra)
+        maria_env = {"DATABASE_URL": maria, "REVEL_TEST_REDIS_URL": redis_url_for(1)}
+        passes.append(("mariadb", lambda out: run("MariaDB", maria_env, extra, out=out)))
     elif options.backend == "mariadb":
         results["mariadb"] = False
         print("MariaDB: asked for, but no REVEL_TEST_MARIADB_URL and nothing on 127.0.0.1:3306")
-    notebooks = None
+    if options.backend in ("auto", "sqlite"):
+        sqlite_env = {"DATABASE_URL": None, "REVEL_TEST_REDIS_URL": redis_url_for(2)}
+        passes.append(("sqlite", lambda out: run("SQLite", sqlite_env, extra, out=out)))
     if options.backend in ("auto", "notebooks") and NOTEBOOKS.exists():
-        notebooks = run_notebooks(extra)
+        passes.append(("notebooks", lambda out: run_notebooks(extra, out=out)))
+    results.update(run_passes(passes, jobs))
     if options.backend == "auto" and not url:
         print("PostgreSQL: not run (no DATABASE_URL and nothing on 127.0.0.1:5432)")
-    summary = ", ".join(f"{k} ({_verdict(v)})" for k, v in results.items())
-    if notebooks is not None:
-        summary = "; ".join(filter(None, [summary, f"notebooks ({_verdict(notebooks)})"]))
-    print(f"\nBackends run: {summary}")
+    order = ("sqlite", "postgresql", "mariadb", "notebooks")
+    summary = ", ".join(f"{name} ({_verdict(results[name])})" for name in order if name in results)
+    print(f"\nPasses run ({jobs} at a time): {summary}")
     print(browser_notice())
-    return 0 if all(results.values()) and notebooks is not False else 1
+    return 0 if all(results.values()) else 1
 
 
 if __name__ == "__main__":
