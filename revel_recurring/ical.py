@@ -432,7 +432,7 @@ def _folded_extra_dates(spec: rules.RuleSpec) -> frozenset[dt.datetime]:
     )
 
 
-def _text(value: str) -> str:
+def _text(value: str | None) -> str:
     """``value`` as RFC 5545 TEXT can hold it: line breaks as LF, no other control character.
 
     Names and titles with control characters are refused on the way in, but a
@@ -441,6 +441,9 @@ def _text(value: str) -> str:
     character other than a tab is no TEXT at all (RFC 5545 §3.3.11), so those are
     dropped.
     """
+    # A host's hook may answer None for an empty description or location: no property.
+    if not value:
+        return ""
     if value.isprintable():
         return value
     value = value.replace("\r\n", "\n").replace("\r", "\n")

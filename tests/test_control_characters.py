@@ -18,6 +18,7 @@ from django.core.exceptions import ValidationError
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.editing import update_series
@@ -244,3 +245,25 @@ def test_the_api_feed_of_a_stored_line_break_answers_200(editor: APIClient) -> N
     response = editor.get(f"{API}{series.pk}/ical/")
     assert response.status_code == 200
     assert b"X-WR-CALNAME:Evening Run\\nX-INJECTED:1" in response.content
+
+
+class EmptyDetailsAdapter(DefaultRecurringAdapter):
+    """A host whose hooks answer None for an event without a description or a place."""
+
+    def get_ical_description(self, event: Any, series: Any) -> Any:
+        return None
+
+    def get_ical_location(self, event: Any, series: Any) -> Any:
+        return None
+
+
+def test_a_hook_answering_none_for_a_description_or_location_leaves_the_property_out(
+    settings: Any,
+) -> None:
+    settings.REVEL_RECURRING_ADAPTER = "tests.test_control_characters.EmptyDetailsAdapter"
+    series = _stored_with_line_breaks()
+    calendar = icalendar.Calendar.from_ical(series_feed(series, now=NOW).body)
+    events = calendar.walk("VEVENT")
+
+    assert events
+    assert all("DESCRIPTION" not in e and "LOCATION" not in e for e in events)
