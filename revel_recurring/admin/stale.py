@@ -42,7 +42,6 @@ from .selection import (
     report_not_queued,
     reposted,
 )
-from .status import status_label
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -124,7 +123,7 @@ class CancelStaleMixin(_Base):
                     events[pk],
                     local_label(series, events[pk].occurrence_start),
                     pk in booked_now,
-                    status_label(model, getattr(events[pk], model.RECURRING_STATUS_FIELD)),
+                    model.status_label(getattr(events[pk], model.RECURRING_STATUS_FIELD)),
                 )
                 for pk in own
                 if pk in chosen

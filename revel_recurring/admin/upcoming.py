@@ -25,7 +25,6 @@ from ..services.bookings import booked_ids, series_zone
 from ..services.drift import detect_cadence_drift
 from ..slots import holiday_of
 from .holidays import holiday_note
-from .status import status_label
 
 #: At most this many rows in the upcoming list and the slot picker.
 UPCOMING_LIMIT = 100
@@ -106,7 +105,7 @@ def upcoming_rows(
         UpcomingRow(
             instant=rules.to_utc(value),
             label=describe_instant(value, zone),
-            status=status_label(model, state),
+            status=model.status_label(state),
             event_id=pk,
             # quote(): the admin's own escaping of text keys holding "/" or "_".
             admin_url=(
@@ -258,7 +257,7 @@ def _excluded_row(instant: dt.datetime, zone: Any, reason: ExclusionReason) -> U
     return UpcomingRow(
         instant=instant,
         label=describe_instant(instant, zone),
-        status=status_label(model, model.RECURRING_STATUS_CANCELLED),
+        status=model.status_label(model.RECURRING_STATUS_CANCELLED),
         event_id=None,
         admin_url=None,
         modified=False,

@@ -227,7 +227,7 @@ class EventIdField(serializers.Field[Any, Any, Any, Any]):
 class EventIdFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
     """drf-spectacular: an event id has the schema of the host's primary key field."""
 
-    target_class = EventIdField
+    target_class: type[Any] = EventIdField
 
     def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
         try:
@@ -257,14 +257,7 @@ class EventStatusField(serializers.Field[Any, Any, Any, Any]):
         return self.concrete().to_representation(get_event_model().status_value(value))
 
 
-class EventStatusFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+class EventStatusFieldExtension(EventIdFieldExtension):  # type: ignore[no-untyped-call]
     """drf-spectacular: a status has the schema of the host's status field."""
 
     target_class = EventStatusField
-
-    def map_serializer_field(self, auto_schema: Any, direction: Any) -> Any:
-        try:
-            concrete = self.target.concrete()
-        except ImproperlyConfigured:  # no host event model yet: checks E001-E003 report it
-            return build_basic_type(OpenApiTypes.STR)
-        return auto_schema._map_serializer_field(concrete, direction)

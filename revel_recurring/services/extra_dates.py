@@ -34,7 +34,7 @@ from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import extra_date_changed
 from ..validators import EXTRA_DATES_MAX
-from .bookings import booked_date, booked_ids
+from .bookings import booked_date, booked_ids, series_zone
 from .exdates import absorb_pending_exdates, drop_exdates
 from .generation.floor import generate_locked
 from .locking import lock_series, retry_on_lock_conflict
@@ -86,11 +86,12 @@ def _refusal(
         }
     if instant in current:
         return gettext("%(date)s is an extra date of this series already.") % {"date": shown}
-    if rules.is_occurrence(rule.to_spec(), instant):
+    spec = rule.to_spec()
+    if rules.is_occurrence(spec, instant):
         return gettext("%(date)s is a date of the series' rule already.") % {"date": shown}
-    twin = rules.fold_twin(instant, rule.to_spec().zone)
+    twin = rules.fold_twin(instant, spec.zone)
     others = current if beside is None else beside
-    if twin is not None and (twin in others or rules.is_occurrence(rule.to_spec(), twin)):
+    if twin is not None and (twin in others or rules.is_occurrence(spec, twin)):
         return fold_twin_refusal(instant, twin, rule.timezone)
     return ""
 
@@ -119,7 +120,7 @@ def _given_once(values: Iterable[object], series: EventSeries) -> tuple[dt.datet
     given = Counter(instants)
     repeated = sorted(instant for instant, times in given.items() if times > 1)
     if repeated:
-        zone = _zone_of(series)
+        zone = series_zone(series)
         raise ValidationError({"instant": [_twice(instant, zone) for instant in repeated]})
     return instants
 
@@ -328,12 +329,6 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
     return add_extra_dates(series, target - current)
 
 
-def _zone_of(series: EventSeries) -> str | None:
-    """The zone a date of ``series`` is shown in, for a message (None without a rule)."""
-    rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
-    return rule.timezone if rule is not None else None
-
-
 def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:
     """A change plan's ``extra_dates`` as UTC instants to the whole second, in the order given.
 
@@ -408,7 +403,13 @@ def plan_extra_dates(
             problems.append(_twice(instant, rule.timezone))
         elif instant not in current:
             # Of two new fold twins, the later is refused: the first keeps its place.
-            beside = {other for other in target if other in current or other < instant}
+            # Only the date's fold twin matters to _refusal: look it up, not every date.
+            twin = rules.fold_twin(instant, rule.to_spec().zone)
+            beside = (
+                {twin}
+                if twin is not None and twin in target and (twin in current or twin < instant)
+                else set()
+            )
             problem = _refusal(instant, rule, now=now, current=(), beside=beside)
             if problem:
                 problems.append(problem)
