@@ -155,6 +155,16 @@ def _page(response: Any) -> list[str]:
     return read(response.content).lines
 
 
+def _said(response: Any) -> list[str]:
+    """What the action told the person: the page's messages, error notes and form errors."""
+    html = response.content.decode()
+    lists = re.findall(r'<ul class="(?:messagelist|errorlist)[^"]*"[^>]*>(.*?)</ul>', html, re.S)
+    items = [item for block in lists for item in re.findall(r"<li[^>]*>(.*?)</li>", block, re.S)]
+    items += re.findall(r'<p class="errornote"[^>]*>(.*?)</p>', html, re.S)
+    texts = (" ".join(re.sub(r"<[^>]+>", " ", item).split()) for item in items)
+    return [text for text in texts if text]
+
+
 def _admin_actions(admin_client: Any) -> list[tuple[str, Callable[[str], Any]]]:
     """Each editing action as (what, act): ``act(language)`` runs it on fresh data."""
 
@@ -256,6 +266,11 @@ def test_admin_editing_actions_in_german_hold_no_english_sentence(admin_client: 
     for what, act in _admin_actions(admin_client):
         english, german = act("en"), act("de")
         assert english.status_code == german.status_code == 200, what
+        # The action's own message or form error, not only the page around it.
+        said_in_english, said_in_german = _said(english), _said(german)
+        assert said_in_english, what
+        assert len(said_in_german) == len(said_in_english), what
+        assert not set(said_in_german) & set(said_in_english), what
         found = english_in(_page(german), _page(english))
         if found:
             leftovers[what] = found

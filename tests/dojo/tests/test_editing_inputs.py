@@ -44,6 +44,7 @@ def test_a_series_at_the_extra_date_limit_is_patched_back_as_read_and_takes_no_m
         format="json",
     )
 
+    assert len(read["extra_dates"]) == EXTRA_DATES_MAX
     assert back.status_code == 200, back.json()
     assert back.json()["extra_dates"] == read["extra_dates"]
     assert added.status_code == 400, added.json()
