@@ -39,8 +39,7 @@ from ..instants import AwareInstantField
 from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
 from ..services.editing import SeriesUpdate, update_series
 from ..services.from_event import SeriesFromEvent, create_series_from_event
-from ..services.generation import generate_series_events
-from ..services.plans import RecurrencePlan, apply_recurrence_plan, plan_recurrence_change
+from ..services.plans import HOLIDAYS_KEY, RecurrencePlan, plan_recurrence_change
 from ..validators import (
     WEEKDAY_NAMES,
     validate_rule,
@@ -385,24 +384,20 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
         if not plan_hash:
             self.ask_to_confirm(plan_recurrence_change(self.instance, changes, now=now))
             return None
-        # The plan first: its hash was made from the series as it is now. The other
-        # fields follow in the same savepoint (a refusal undoes both), under the
-        # lock the plan took, so nothing can come between them.
-        applied = apply_recurrence_plan(
+        # The same call as the API's recurrence-apply/: the plan first (its hash was
+        # made from the series as it is now), the other fields in the same transaction.
+        update = update_series(
             self.instance,
-            plan_hash,
-            changes,
+            **plain,
+            rule_changes=self.rule_values,
+            generation_window_weeks=data["generation_window_weeks"],
+            holidays=changes.get(HOLIDAYS_KEY),
+            plan_hash=plan_hash,
             cancel_drift=ticked_drift(self.data),
             now=now,
         )
-        update = update_series(self.instance, **plain, now=now)
-        generated: list[Any] = []
-        if "is_active" in update.changed and self.instance.is_active:
-            # Resumed in the same save: the plan, made for the paused series, had no
-            # new dates. They are created now, within the generation budget, so a
-            # rule whose run is too large is refused here as update_series refuses it.
-            generated = generate_series_events(self.instance, now=now)
-        return PlannedSave(applied=applied, update=update, generated=generated)
+        assert update.applied is not None  # a plan hash was given
+        return PlannedSave(applied=update.applied, update=update, generated=list(update.created))
 
     def _names_a_calendar(self, holidays: Mapping[str, Any]) -> bool:
         return bool(holidays["country"] or self.holidays_before["country"])

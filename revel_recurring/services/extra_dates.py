@@ -293,7 +293,9 @@ def remove_extra_date(
     mirror_columns(series, locked, *_WRITTEN)
 
 
-def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> list[Any]:
+def add_extra_dates(
+    series: EventSeries, instants: Iterable[dt.datetime], *, now: dt.datetime | None = None
+) -> list[Any]:
     """:func:`add_extra_date` for each of ``instants``; the occurrences generated at once.
 
     The same instant given twice (in two zones, say) is refused, as by
@@ -303,13 +305,15 @@ def add_extra_dates(series: EventSeries, instants: Iterable[dt.datetime]) -> lis
     """
     created = []
     for instant in sorted(_given_once(instants, series)):
-        event = add_extra_date(series, instant)
+        event = add_extra_date(series, instant, now=now)
         if event is not None:
             created.append(event)
     return created
 
 
-def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> list[Any]:
+def replace_extra_dates(
+    series: EventSeries, wanted: Iterable[dt.datetime], *, now: dt.datetime | None = None
+) -> list[Any]:
     """Make ``wanted`` the series' extra dates: remove those left out, add the new ones.
 
     Removals first (a date removed may be added again only as another instant).
@@ -325,8 +329,8 @@ def replace_extra_dates(series: EventSeries, wanted: Iterable[dt.datetime]) -> l
         raise ValidationError({"instant": [problem]})
     current = series.extra_date_instants
     for instant in sorted(current - target):
-        remove_extra_date(series, instant)
-    return add_extra_dates(series, target - current)
+        remove_extra_date(series, instant, now=now)
+    return add_extra_dates(series, target - current, now=now)
 
 
 def read_extra_dates(values: object) -> tuple[dt.datetime, ...]:

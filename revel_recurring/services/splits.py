@@ -35,7 +35,6 @@ from ..validators import (
 )
 from .bookings import BookedDate, booked_dates, booked_ids
 from .drift import detect_cadence_drift
-from .editing import merge_rule_changes
 from .exdates import absorb_pending_exdates, exdates_from, hand_over_exdates
 from .from_event import template_data_from_event
 from .generation.floor import generate_locked
@@ -44,6 +43,7 @@ from .plans import RecurrencePlan
 from .plans.compute import plan_outcome
 from .plans.state import PlanState, read_plan_state
 from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .schedule_change import merge_rule_changes
 from .scheduling import refresh_next_due_at
 from .templates import build_template, save_template
 
