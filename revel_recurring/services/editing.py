@@ -38,11 +38,8 @@ from ..validators import (
     validate_series_options,
     validate_single_line_values,
 )
-from .exdates import absorb_pending_exdates
 from .extra_dates import EXTRA_DATES_KEY, replace_extra_dates
 from .generation import generate_series_events, generation_readiness
-from .locking import lock_series, retry_on_lock_conflict
-from .parking import PARKING_COLUMNS, clear_parking
 from .plans import (
     HOLIDAYS_KEY,
     WINDOW_KEY,
@@ -52,14 +49,17 @@ from .plans import (
     current_drift,
 )
 from .plans.apply import CancelDriftMode
-from .plumbing import mirror_columns, now_utc, send_after_commit
 from .schedule_change import (
     SCHEDULE_FIELDS,
     ScheduleChange,
     change_schedule,
     merge_rule_changes,
 )
-from .scheduling import refresh_next_due_at
+from .toolbox.exdates import absorb_pending_exdates
+from .toolbox.locking import lock_series, retry_on_lock_conflict
+from .toolbox.parking import PARKING_COLUMNS, clear_parking
+from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at
 
 logger = logging.getLogger(__name__)
 

@@ -26,11 +26,11 @@ from ..holiday_settings import (
 )
 from ..models import EventSeries, RecurrenceRule
 from ..validators import validate_dtstart_zone, validate_rule
-from .exdates import absorb_pending_exdates
 from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
-from .plumbing import load_rule
-from .scheduling import refresh_next_due_at
+from .toolbox.exdates import absorb_pending_exdates
+from .toolbox.plumbing import load_rule
+from .toolbox.scheduling import refresh_next_due_at
 
 #: The fields whose change moves the series' dates: the rule's, the window, the holidays.
 SCHEDULE_FIELDS = frozenset(
