@@ -25,18 +25,14 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils.translation import gettext
 
 from ..exceptions import RecurrenceError
 from ..holiday_settings import HOLIDAY_FIELDS
-from ..host_model import single_line_fields
 from ..models import EventSeries
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
-    validate_no_nul_characters,
     validate_rule_keys,
     validate_series_options,
-    validate_single_line_values,
 )
 from .extra_dates import EXTRA_DATES_KEY, replace_extra_dates
 from .generation import generate_series_events, generation_readiness
@@ -55,16 +51,18 @@ from .schedule_change import (
     change_schedule,
     merge_rule_changes,
 )
-from .toolbox.exdates import absorb_pending_exdates
+from .series_columns import (
+    PLAIN_COLUMNS,
+    plain_values,
+    switch_active,
+    validate_series_values,
+    write_plain_columns,
+)
 from .toolbox.locking import lock_series, retry_on_lock_conflict
-from .toolbox.parking import PARKING_COLUMNS, clear_parking
+from .toolbox.parking import PARKING_COLUMNS
 from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
-from .toolbox.scheduling import refresh_next_due_at
 
 logger = logging.getLogger(__name__)
-
-#: The series' own text columns: no other row depends on them.
-PLAIN_COLUMNS = ("name", "slug", "description")
 
 #: The columns a schedule change writes; copied onto the caller's instance after every call.
 _SCHEDULE_COLUMNS = (
@@ -133,54 +131,38 @@ def update_series(
 ) -> SeriesUpdate:
     """Change any of a series' editable values at once; ``None`` leaves a value as it is.
 
-    - ``name``, ``slug``, ``description``: plain columns, checked with the model's
-      own field validation (length, blank name, a slug another series holds). An
-      empty ``slug`` is filled from the name, as on create.
-    - ``is_active``: ``False`` pauses, ``True`` resumes, exactly as
-      :func:`~revel_recurring.services.lifecycle.pause_series` and
-      :func:`~revel_recurring.services.lifecycle.resume_series`: resuming also
-      unparks a parked series, even one that is active. A form that always posts
-      the flag passes it only when the person changed it, so saving an unrelated
-      field never unparks.
-    - ``auto_publish``, ``generation_window_weeks`` and ``rule_changes`` (a
-      partial mapping of rule field names to values): as
-      :func:`~revel_recurring.services.recurrence.update_series_recurrence`
-      describes. Changing ``frequency`` clears the optional fields the new one
-      does not read; the cursor is reset exactly when the window or a rule field
-      really changes; a change whose next run would exceed
-      ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``.
-      The size is checked for the series as it will be (a series resumed in the
-      same call is checked, a paused one is not).
-    - ``holidays``: holiday settings to change (any of ``country``,
-      ``subdivision``, ``categories``, ``policy``; see
-      :mod:`revel_recurring.holiday_settings`), a schedule change like a rule
-      change: errors keyed ``holiday_country`` ... by the model field.
-    - ``extra_dates``: the whole new set of the series' extra dates, as
-      :func:`~revel_recurring.services.extra_dates.replace_extra_dates` makes it
-      after the other changes (errors keyed ``extra_dates``; a booked date left
-      out is an ``OccurrenceHasBookingsError``).
-    - ``plan_hash``: the schedule changes (rule, window, holidays, extra dates)
-      are applied as the change plan with that hash, by
-      :func:`~revel_recurring.services.plans.apply_recurrence_plan` (its
-      ``PlanOutdatedError`` when the series changed since; ``cancel_drift`` as it
-      takes it), then the other values are saved; a series resumed by the same
-      call generates its window at once.
-    - ``generate``: after commit, a change of the schedule generates the new dates
-      at once when the series can (a failure then is reported in
-      ``generation_error``, the change stays), and the answer names the drift.
+    - ``name``, ``slug``, ``description``: checked with the model's own field
+      validation (a blank name, a slug another series holds); an empty ``slug`` is
+      filled from the name.
+    - ``is_active``: ``False`` pauses, ``True`` resumes (and unparks, even an active
+      series) as ``pause_series`` / ``resume_series``; a form passes it only when
+      the person changed it, so saving an unrelated field never unparks.
+    - ``auto_publish``, ``generation_window_weeks``, ``rule_changes`` (rule field
+      names to values) and ``holidays`` (:mod:`revel_recurring.holiday_settings`,
+      errors keyed by the model field): as ``update_series_recurrence`` describes;
+      the cursor resets exactly when the schedule really changes, and a next run
+      over ``REVEL_RECURRING_MAX_GENERATION_BYTES`` (for the series as it will be)
+      raises ``GenerationTooLargeError``.
+    - ``extra_dates``: the whole new set, made so after the other changes by
+      ``replace_extra_dates`` (errors keyed ``extra_dates``; a booked date left out
+      is an ``OccurrenceHasBookingsError``).
+    - ``plan_hash``: the schedule changes apply as that confirmed plan
+      (``apply_recurrence_plan`` with ``cancel_drift``; ``PlanOutdatedError`` when
+      the series changed since), then the other values; a series resumed by the
+      same call generates its window at once.
+    - ``generate``: after commit, a schedule change generates the new dates when
+      the series can (a failure is ``generation_error``, the change stays), and the
+      answer names the drift.
 
-    Everything is validated before anything is kept: a ``ValidationError`` keyed
-    by field (rule fields under their own names) or a ``RecurrenceError`` leaves
-    the series, its rule and its flags exactly as they were. One transaction, one
-    series lock (retried like the other services on a lock conflict). Sends after
-    commit ``series_recurrence_changed`` when the rule, the window or
-    ``auto_publish`` changed, then ``series_paused`` / ``series_resumed`` when
-    ``is_active`` changed (or a resume unparked); a change of the plain columns
-    sends nothing.
+    Everything is validated before anything is kept: a ``ValidationError`` keyed by
+    field or a ``RecurrenceError`` leaves everything as it was. One transaction, one
+    series lock (retried on a lock conflict). After commit: ``series_recurrence_changed``
+    when the rule, the window or ``auto_publish`` changed, then ``series_paused`` /
+    ``series_resumed`` when ``is_active`` changed (or a resume unparked).
     """
     moment = now_utc(now)
     edit = _Edit(
-        plain=_plain_values(name=name, slug=slug, description=description),
+        plain=plain_values(name=name, slug=slug, description=description),
         is_active=is_active,
         auto_publish=auto_publish,
         window=generation_window_weeks,
@@ -192,7 +174,8 @@ def update_series(
         return _apply_planned(
             series, edit, changes, plan_hash=plan_hash, cancel_drift=cancel_drift, now=moment
         )
-    _validate_input(edit)
+    validate_rule_keys(edit.rule_changes)
+    validate_series_values(edit.plain, is_active=is_active, auto_publish=auto_publish)
     validate_series_options(generation_window_weeks=generation_window_weeks)
     with transaction.atomic():
         update = _write_edit(series, edit, now=moment)
@@ -200,12 +183,6 @@ def update_series(
             added = _replace_extra_dates(series, extra_dates, now=moment)
             update = dataclasses.replace(update, created=added)
     return _generate_after(series, update, now=moment) if generate else update
-
-
-def _plain_values(*, name: str | None, slug: str | None, description: str | None) -> dict[str, str]:
-    """The plain columns given (``None`` ones left out), in :data:`PLAIN_COLUMNS` order."""
-    given = zip(PLAIN_COLUMNS, (name, slug, description), strict=True)
-    return {key: value for key, value in given if value is not None}
 
 
 def _write_edit(series: EventSeries, edit: _Edit, *, now: dt.datetime) -> SeriesUpdate:
@@ -235,10 +212,10 @@ def _write_edit(series: EventSeries, edit: _Edit, *, now: dt.datetime) -> Series
 def _write_locked(locked: EventSeries, edit: _Edit, *, now: dt.datetime) -> SeriesUpdate:
     """The columns, the flag and the schedule of the locked series, saved; the signals
     queued for after commit."""
-    changed = _write_plain(locked, edit.plain)
+    changed = write_plain_columns(locked, edit.plain)
     columns = set(changed)
     if edit.is_active is not None:
-        flipped, written = _switch_active(locked, active=edit.is_active, now=now)
+        flipped, written = switch_active(locked, active=edit.is_active, now=now)
         changed |= flipped
         columns |= written
     schedule = change_schedule(
@@ -340,7 +317,7 @@ def _apply_planned(
     """The plan first (its hash was made from the series as it is now), then the other
     values under the lock the plan took, in one transaction: a refusal undoes both."""
     rest = dataclasses.replace(edit, window=None, rule_changes={}, holidays=None)
-    _validate_input(rest)
+    validate_series_values(rest.plain, is_active=rest.is_active, auto_publish=rest.auto_publish)
     with transaction.atomic():
         applied = apply_recurrence_plan(
             series, plan_hash, changes, cancel_drift=cancel_drift, now=now
@@ -361,56 +338,6 @@ def _apply_planned(
         created=tuple(generated),
         applied=applied,
     )
-
-
-def _validate_input(edit: _Edit) -> None:
-    """The types of the values given; the rule's keys (the rule itself is checked under
-    the lock)."""
-    validate_rule_keys(edit.rule_changes)
-    errors: dict[str, list[str]] = {}
-    for key, value in edit.plain.items():
-        if not isinstance(value, str):
-            errors[key] = [gettext("Give a text, got %(value)s.") % {"value": repr(value)}]
-    for key, flag in (("is_active", edit.is_active), ("auto_publish", edit.auto_publish)):
-        if flag is not None and not isinstance(flag, bool):
-            errors[key] = [gettext("Give True or False, got %(flag)s.") % {"flag": repr(flag)}]
-    if errors:
-        raise ValidationError(errors)
-    validate_single_line_values(edit.plain, single_line_fields(EventSeries))
-    validate_no_nul_characters(edit.plain)
-
-
-def _write_plain(locked: EventSeries, plain: Mapping[str, str]) -> set[str]:
-    """Set the plain columns that differ and validate them on the locked row."""
-    changed = {key for key, value in plain.items() if getattr(locked, key) != value}
-    for key in changed:
-        setattr(locked, key, plain[key])
-    if changed:
-        others = [f.name for f in EventSeries._meta.concrete_fields if f.name not in changed]
-        # Only the written columns: a slug another series holds is refused here
-        # (keyed "slug") rather than by the database after the rule was written.
-        locked.full_clean(exclude=others)
-    return changed
-
-
-def _switch_active(
-    locked: EventSeries, *, active: bool, now: dt.datetime
-) -> tuple[set[str], set[str]]:
-    """Pause or resume the locked series in memory: what changed, and the columns to save."""
-    unparked = active and clear_parking(locked)
-    changed = {"is_active"} if locked.is_active != active else set()
-    if unparked:
-        changed |= set(PARKING_COLUMNS)
-    if not changed:
-        return changed, set()
-    locked.is_active = active
-    written = {"is_active"}
-    if active:
-        # The next due moment skips excluded slots: fold the pending ones first.
-        absorb_pending_exdates(locked)
-        refresh_next_due_at(locked, now=now)
-        written |= {"next_due_at", *PARKING_COLUMNS}
-    return changed, written
 
 
 __all__ = [
