@@ -1,4 +1,7 @@
-"""System checks, ids ``revel_recurring.E001``... Each id is asserted in tests/test_checks.py."""
+"""System checks, ids ``revel_recurring.E001``...
+
+Each id is asserted in tests/default/project/test_checks.py.
+"""
 
 from __future__ import annotations
 
