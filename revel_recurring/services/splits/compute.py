@@ -4,7 +4,7 @@ Nothing here writes. :func:`prepare` validates the split and builds what it woul
 save; :func:`split_plan` is the plan a person looks at and, under the locks, the
 plan a split with a hash checks and then applies: which of the rows that move the
 continuation's rule does not hold (drift, with their bookings), judged once by
-:func:`~revel_recurring.services.plans.compute.judge_rows`.
+:func:`~revel_recurring.services.plans.judging.judge_rows`.
 """
 
 from __future__ import annotations
@@ -25,7 +25,8 @@ from ...validators import validate_dtstart_zone
 from ..editing import merge_rule_changes
 from ..exdates import exdates_from
 from ..from_event import template_data_from_event
-from ..plans.compute import judge_rows, plan_outcome
+from ..plans.compute import plan_outcome
+from ..plans.judging import judge_rows
 from ..plans.result import PlannedOccurrence, RecurrencePlan
 from ..plans.state import PlanRow, PlanState
 from ..templates import build_template
