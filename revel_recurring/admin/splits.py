@@ -31,7 +31,6 @@ from ..describe import describe_rule
 from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..services.bookings import booked_ids
 from ..services.plans import RecurrencePlan
 from ..services.splits import (
     SplitResult,
@@ -40,6 +39,7 @@ from ..services.splits import (
     slots_before,
     split_series,
 )
+from ..services.toolbox.bookings import booked_ids
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
 from .plans import PLAN_HASH, PlanLine, carried_fields, plan_lines

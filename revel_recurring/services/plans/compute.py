@@ -33,10 +33,10 @@ from ...holiday_settings import (
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ..editing import merge_rule_changes
-from ..exdates import drop_exdates
 from ..extra_dates import ExtraDatesChange, plan_extra_dates
 from ..generation.plan import plan_generation
-from ..scheduling import GenerationWindow, generation_window
+from ..toolbox.exdates import drop_exdates
+from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
 from .digest import booked_drift_ids, plan_digest
 from .judging import judge_rows, local_in

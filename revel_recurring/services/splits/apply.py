@@ -21,14 +21,14 @@ from ...context import suppress_event_notifications
 from ...exceptions import PlanOutdatedError
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...signals import series_split
-from ..exdates import absorb_pending_exdates, hand_over_exdates
 from ..generation.floor import generate_locked
-from ..locking import lock_series, lock_several_series, retry_on_lock_conflict
 from ..plans.result import RecurrencePlan
 from ..plans.state import PlanState, read_plan_state
-from ..plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from ..scheduling import refresh_next_due_at
 from ..templates import save_template
+from ..toolbox.exdates import absorb_pending_exdates, hand_over_exdates
+from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
+from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, moving_drift, prepare, split_plan
 from .inputs import SplitRequest, no_rule, read_request
 from .result import SplitResult

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...models import EventSeries
-from ..bookings import BookedDate
+from ..toolbox.bookings import BookedDate
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ from typing import Any
 from django.utils import timezone
 
 from ...models import EventSeries, OccurrenceChange
-from ..bookings import BookedDate
 from ..plans.result import PlannedOccurrence
+from ..toolbox.bookings import BookedDate
 
 
 def move_rows(
