@@ -38,7 +38,7 @@ from ..generation.plan import plan_generation
 from ..toolbox.exdates import drop_exdates
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
-from .digest import booked_drift_ids, plan_digest
+from .digest import booked_drift_ids, hash_matches, plan_digest
 from .judging import judge_rows, local_in
 from .result import ExcludedBecause, PlannedDate, RecurrencePlan
 from .state import PlanRow, PlanState
@@ -368,6 +368,8 @@ def _date(
     )
 
 
+# The changes, the hash and the judgement live in modules of their own; their names
+# stay importable from here, where they were.
 __all__ = [
     "EXTRA_DATES_KEY",
     "HOLIDAYS_KEY",
@@ -375,7 +377,9 @@ __all__ = [
     "Changes",
     "compute_change",
     "compute_plan",
+    "hash_matches",
     "holiday_data_changed",
+    "judge_rows",
     "plan_outcome",
     "pop_holidays",
     "split_changes",
