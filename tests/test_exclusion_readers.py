@@ -43,7 +43,7 @@ ALLOWED = {
     ("revel_recurring/rules/__init__.py", ""): "re-exports the parser (rules/stored.py)",
     "revel_recurring/services/exdates.py": "the writers: merge, drop, fold the pending rows in",
     "revel_recurring/services/pending_exdates.py": "records pending rows, deletes a gone series'",
-    ("revel_recurring/admin/series.py", "EventSeriesAdmin.exdates_local"): (
+    ("revel_recurring/admin/columns.py", "SeriesColumnsMixin.exdates_local"): (
         "shows the stored column itself, as the API's `exdates` field does"
     ),
     ("revel_recurring/api/serializers/series.py", "SeriesSerializer"): (
