@@ -41,8 +41,12 @@ ALLOWED = {
     "revel_recurring/models/series.py": "the field and the parsed property",
     ("revel_recurring/models/__init__.py", ""): "re-exports the PendingExdate table",
     ("revel_recurring/rules/__init__.py", ""): "re-exports the parser (rules/stored.py)",
-    "revel_recurring/services/exdates.py": "the writers: merge, drop, fold the pending rows in",
-    "revel_recurring/services/pending_exdates.py": "records pending rows, deletes a gone series'",
+    "revel_recurring/services/toolbox/exdates.py": (
+        "the writers: merge, drop, fold the pending rows in"
+    ),
+    "revel_recurring/services/toolbox/pending_exdates.py": (
+        "records pending rows, deletes a gone series'"
+    ),
     ("revel_recurring/admin/columns.py", "SeriesColumnsMixin.exdates_local"): (
         "shows the stored column itself, as the API's `exdates` field does"
     ),

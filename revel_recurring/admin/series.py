@@ -24,8 +24,8 @@ from ..adapter import get_adapter
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.bookings import series_zone
 from ..services.from_event import SeriesFromEvent
+from ..services.toolbox.bookings import series_zone
 from .actions import SeriesActionsMixin
 from .beat import beat_status
 from .changelist import ParkedFilter, SeriesChangeList
