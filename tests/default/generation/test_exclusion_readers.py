@@ -47,7 +47,7 @@ ALLOWED = {
     "revel_recurring/services/toolbox/pending_exdates.py": (
         "records pending rows, deletes a gone series'"
     ),
-    ("revel_recurring/admin/series.py", "EventSeriesAdmin.exdates_local"): (
+    ("revel_recurring/admin/columns.py", "SeriesColumnsMixin.exdates_local"): (
         "shows the stored column itself, as the API's `exdates` field does"
     ),
     ("revel_recurring/api/serializers/series.py", "SeriesSerializer"): (
