@@ -24,7 +24,7 @@ from tests.support.factories import NOW, captured, fresh, make_series, monday, o
 pytestmark = pytest.mark.django_db
 
 
-def booked_series(**rule_fields: object) -> EventSeries:
+def booked_series(**rule_fields: Any) -> EventSeries:
     series = make_series(**rule_fields)
     generate_series_events(series, now=NOW)
     return fresh(series)
