@@ -617,7 +617,7 @@ def _feed_dates(body: bytes) -> tuple[set[dt.datetime], dict[dt.datetime, dt.dat
             for line in lines if isinstance(lines, list) else [lines]:
                 exdates |= {value.dt for value in line.dts}
         elif "RECURRENCE-ID" in component:
-            overrides[component["RECURRENCE-ID"].dt] = component["DTSTART"].dt
+            overrides[component["RECURRENCE-ID"].dt] = component["DTSTART"].dt  # type: ignore[index,assignment]
     return exdates, overrides
 
 
@@ -809,7 +809,7 @@ def _advent_class() -> EventSeries:
     return series
 
 
-def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Event:
+def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Component:
     found = [
         component
         for component in icalendar.Calendar.from_ical(body).walk("VEVENT")
@@ -846,7 +846,7 @@ def test_a_date_a_holiday_moved_names_the_holiday_in_the_feeds_language(
     assert "DESCRIPTION" not in _master_of(body)
 
 
-def _master_of(body: bytes) -> icalendar.Event:
+def _master_of(body: bytes) -> icalendar.Component:
     (master,) = [c for c in icalendar.Calendar.from_ical(body).walk("VEVENT") if "RRULE" in c]
     return master
 
