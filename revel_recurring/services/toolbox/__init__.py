@@ -15,7 +15,8 @@ steps those verbs take in common, and none of them imports a verb
 - :mod:`.parking`: a series the daily pass stops retrying, and unparking it;
 - :mod:`.bookings`: which occurrences hold bookings, one host question per page;
 - :mod:`.columns`: many rows' own values in one UPDATE;
-- :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries.
+- :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries,
+  its unique checks for the whole set in :mod:`.unique_checks`.
 
 A module belongs here when it is a step several verbs take and no caller wants
 it on its own. ``templates.py`` stays among the verbs (``replace_template`` is one
