@@ -12,6 +12,9 @@ steps those verbs take in common, and none of them imports a verb
   slots of deleted occurrences recorded without the lock (called from a receiver,
   but only to fold them in later: the same store as :mod:`.exdates`);
 - :mod:`.scheduling`: where the rolling window stands, the next due moment;
+- :mod:`.extra_dates`: what an extra date may be, and a change plan's new set of
+  them worked out and stored (the verbs adding and removing one stay in
+  ``services/extra_dates.py``);
 - :mod:`.parking`: a series the daily pass stops retrying, and unparking it;
 - :mod:`.bookings`: which occurrences hold bookings, one host question per page;
 - :mod:`.columns`: many rows' own values in one UPDATE;
