@@ -1,4 +1,4 @@
-"""Each system check id of revel_recurring/checks.py, asserted exactly."""
+"""Each system check id of the revel_recurring/checks/ package, asserted exactly."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ from revel_recurring.checks import (
     check_setting_values,
     check_visibility_mapping,
 )
+from revel_recurring.checks import event_model as event_model_checks
+from revel_recurring.checks import holiday_data as holiday_data_checks
+from revel_recurring.checks import visibility as visibility_checks
 from revel_recurring.conf import recurring_settings
 from revel_recurring.holiday_rules import data_version
 from revel_recurring.models import EventSeries, RecurringEventMixin
@@ -49,7 +52,8 @@ def ids(messages: list[checks.CheckMessage]) -> list[str | None]:
 
 
 def test_every_check_id_is_tested() -> None:
-    source = Path(recurring_checks.__file__).read_text(encoding="utf-8")
+    package = Path(recurring_checks.__file__).parent
+    source = "".join(path.read_text(encoding="utf-8") for path in package.glob("*.py"))
     declared = set(re.findall(r"""id=["'](revel_recurring\.[EW]\d{3})["']""", source))
 
     assert declared == TESTED_IDS, "assert each new check id in tests/test_checks.py"
@@ -118,9 +122,10 @@ def test_e003_event_model_without_the_mixin(settings: Settings) -> None:
 
 @pytest.fixture
 def isolated_apps(monkeypatch: pytest.MonkeyPatch) -> Iterator[Apps]:
-    """A throwaway registry for models defined in a test; checks.py looks models up in it."""
+    """A throwaway registry for models defined in a test; the checks look models up in it."""
     with isolate_apps("tests.testapp") as registry:
-        monkeypatch.setattr(recurring_checks, "apps", registry)
+        monkeypatch.setattr(event_model_checks, "apps", registry)
+        monkeypatch.setattr(visibility_checks, "apps", registry)
         yield registry
 
 
@@ -825,6 +830,6 @@ def test_w002_says_nothing_before_the_tables_exist(monkeypatch: pytest.MonkeyPat
     def missing(*args: Any, **kwargs: Any) -> Any:
         raise OperationalError("no such column: revel_recurring_eventseries.holidays_version")
 
-    monkeypatch.setattr(recurring_checks, "series_changed_by_holiday_data", missing)
+    monkeypatch.setattr(holiday_data_checks, "series_changed_by_holiday_data", missing)
 
     assert check_holiday_data(databases=["default"]) == []

@@ -14,7 +14,6 @@ from pathlib import Path
 import pytest
 from django.conf import LazySettings
 
-from revel_recurring import checks as recurring_checks
 from revel_recurring.conf import RecurringSettings, recurring_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -43,7 +42,7 @@ def test_the_reference_shows_the_default_the_app_uses(name: str, settings: LazyS
 
 
 def test_every_check_id_in_the_code_is_in_the_reference() -> None:
-    source = Path(recurring_checks.__file__).read_text(encoding="utf-8")
+    source = "".join(path.read_text(encoding="utf-8") for path in facts.check_sources())
     declared = set(re.findall(r"""id=["'](revel_recurring\.[EW]\d{3})["']""", source))
     entries = facts.system_checks()
 

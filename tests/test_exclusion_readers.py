@@ -38,7 +38,9 @@ NAMES = {"exdates", "exdate_instants", "PendingExdate"}
 # file and the function (qualified name) allowed in it.
 ALLOWED = {
     "revel_recurring/exclusions.py": "the reader",
-    "revel_recurring/models.py": "the field, its PendingExdate table and the parsed property",
+    "revel_recurring/models/series.py": "the field and the parsed property",
+    ("revel_recurring/models/__init__.py", ""): "re-exports the PendingExdate table",
+    ("revel_recurring/rules/__init__.py", ""): "re-exports the parser (rules/stored.py)",
     "revel_recurring/services/toolbox/exdates.py": (
         "the writers: merge, drop, fold the pending rows in"
     ),

@@ -99,7 +99,7 @@ RUNS = (
 
 @dataclass(frozen=True)
 class Cadence:
-    """A rule's fields and, independently of rules.py, which days it falls on."""
+    """A rule's fields and, independently of revel_recurring.rules, which days it falls on."""
 
     fields: dict[str, Any]
     falls_on: Callable[[dt.date], bool]

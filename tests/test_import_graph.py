@@ -109,7 +109,7 @@ def function_level_imports() -> set[tuple[str, str]]:
 def test_the_graph_sees_relative_and_function_level_imports() -> None:
     graph = import_graph()
 
-    assert "revel_recurring.rules" in graph["revel_recurring.models"]
+    assert "revel_recurring.rules" in graph["revel_recurring.models.rule"]
     assert (
         "revel_recurring.services.toolbox.locking"
         in graph["revel_recurring.services.generation.single"]
