@@ -1,6 +1,6 @@
 """Facts the reference pages show, read from the code (no Sphinx needed).
 
-``revel_reference`` renders them; ``tests/test_docs.py`` checks them against the
+``revel_reference`` renders them; ``tests/default/project/test_docs.py`` checks them against the
 code's own definitions, in every test env (the docs extra is not needed there).
 """
 

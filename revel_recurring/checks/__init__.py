@@ -1,4 +1,5 @@
-"""System checks, ids ``revel_recurring.E001``... Each id is asserted in tests/test_checks.py.
+"""System checks, ids ``revel_recurring.E001``...; each id is asserted in
+tests/default/project/test_checks.py.
 
 One module per subject: the host's event model (``event_model``), the settings
 (``setting_values``), the visibility mapping (``visibility``) and the ``holidays`` data
