@@ -29,7 +29,7 @@ from django.db import transaction
 from ..exceptions import RecurrenceError
 from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import EventSeries
-from ..signals import series_paused, series_recurrence_changed, series_resumed
+from ..signals import series_paused, series_resumed
 from ..validators import (
     validate_rule_keys,
     validate_series_options,
@@ -48,6 +48,7 @@ from .plans.apply import CancelDriftMode
 from .schedule_change import (
     SCHEDULE_FIELDS,
     ScheduleChange,
+    announce_schedule_change,
     change_schedule,
     merge_rule_changes,
 )
@@ -240,13 +241,7 @@ def _write_locked(locked: EventSeries, edit: _Edit, *, now: dt.datetime) -> Seri
 def _send_edit_signals(
     locked: EventSeries, edit: _Edit, schedule: ScheduleChange, changed: set[str]
 ) -> None:
-    if schedule.changed:
-        send_after_commit(
-            series_recurrence_changed,
-            series=locked,
-            changed_fields=schedule.changed,
-            cursor_reset=schedule.cursor_reset,
-        )
+    announce_schedule_change(locked, schedule)
     if edit.is_active is not None and changed & {"is_active", *PARKING_COLUMNS}:
         send_after_commit(series_resumed if edit.is_active else series_paused, series=locked)
 

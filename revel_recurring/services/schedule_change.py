@@ -25,11 +25,12 @@ from ..holiday_settings import (
     set_holiday_settings,
 )
 from ..models import EventSeries, RecurrenceRule
+from ..signals import series_recurrence_changed
 from ..validators import validate_dtstart_zone, validate_rule
 from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
 from .toolbox.exdates import absorb_pending_exdates
-from .toolbox.plumbing import load_rule
+from .toolbox.plumbing import load_rule, send_after_commit
 from .toolbox.scheduling import refresh_next_due_at
 
 #: The fields whose change moves the series' dates: the rule's, the window, the holidays.
@@ -161,4 +162,21 @@ def change_schedule(
     )
 
 
-__all__ = ["SCHEDULE_FIELDS", "ScheduleChange", "change_schedule", "merge_rule_changes"]
+def announce_schedule_change(locked: EventSeries, schedule: ScheduleChange) -> None:
+    """Send ``series_recurrence_changed`` after commit when ``schedule`` changed anything."""
+    if schedule.changed:
+        send_after_commit(
+            series_recurrence_changed,
+            series=locked,
+            changed_fields=schedule.changed,
+            cursor_reset=schedule.cursor_reset,
+        )
+
+
+__all__ = [
+    "SCHEDULE_FIELDS",
+    "ScheduleChange",
+    "announce_schedule_change",
+    "change_schedule",
+    "merge_rule_changes",
+]

@@ -15,15 +15,14 @@ from ...exceptions import InvalidArgumentError, PlanOutdatedError
 from ...holiday_settings import HOLIDAY_FIELDS
 from ...host_model import bulky_fields
 from ...models import EventSeries, get_event_model
-from ...signals import series_recurrence_changed
 from ..drift import cancel_stale_locked
 from ..extra_dates import ExtraDatesChange
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
-from ..schedule_change import ScheduleChange, change_schedule
+from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
-from ..toolbox.plumbing import mirror_columns, now_utc, send_after_commit
+from ..toolbox.plumbing import mirror_columns, now_utc
 from .changes import Changes, split_changes
 from .compute import compute_change, compute_plan
 from .digest import hash_matches
@@ -252,13 +251,7 @@ def _change_schedule(
     )
     if schedule.columns:
         locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
-    if schedule.changed:
-        send_after_commit(
-            series_recurrence_changed,
-            series=locked,
-            changed_fields=schedule.changed,
-            cursor_reset=schedule.cursor_reset,
-        )
+    announce_schedule_change(locked, schedule)
     return schedule
 
 
