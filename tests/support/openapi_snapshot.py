@@ -3,7 +3,10 @@
 
 After a deliberate change, rewrite the kept copies with
 ``REVEL_UPDATE_OPENAPI=1 make test ARGS="-k openapi_document"`` and say in
-docs/upgrading.md what a client sees differently.
+docs/upgrading.md what a client sees differently. The kept copies are SQLite's: an
+integer field's bounds in the document are the database's
+(``connection.ops.integer_field_range``), so on PostgreSQL and MariaDB the comparison is
+skipped (and never rewrites the copies).
 """
 
 from __future__ import annotations
@@ -12,6 +15,8 @@ import difflib
 import os
 from pathlib import Path
 
+import pytest
+from django.db import connection
 from django.test import Client
 
 KEPT = Path(__file__).resolve().parents[1] / "openapi"
@@ -20,6 +25,8 @@ SCHEMA = "/api/recurring/schema/"
 
 def check_openapi_document(client: Client, host: str) -> None:
     """Fail with a unified diff when ``host``'s served document differs from its kept copy."""
+    if connection.vendor != "sqlite":
+        pytest.skip("the kept API documents hold SQLite's integer bounds")
     response = client.get(SCHEMA)
     assert response.status_code == 200, response.content[:500]
     served = response.content.decode()
