@@ -1,6 +1,7 @@
 """``RecurringEventMixin``: what a host Event model composes in to join a series.
 
-Import it from ``revel_recurring.models``; it lives here to keep models.py short.
+Import it from ``revel_recurring.models``; it lives here, below the models, because
+they and ``host_model`` read it.
 """
 
 from __future__ import annotations
