@@ -4,11 +4,11 @@ The consumer tests (tests/feed_consumers.py) check that a feed expands to the
 right dates; this pins the text itself, so that a change of the export's code
 that should change nothing (a refactoring) is seen to change nothing. The series
 has every kind of line a feed writes for a series: a master VEVENT with its
-RRULE across a DST switch, an EXDATE (a cancelled date), RDATEs (extra dates),
-an override (a moved date, a renamed one), VEVENTs of their own (the
-rows a cadence change left off the rule) and the host's own length (an end or a
-duration). Every step runs at a fixed moment, so the stamps and SEQUENCE are the
-same at every run.
+RRULE across a DST switch, an EXDATE (a cancelled date), RDATEs (extra dates; a
+cancelled one left out), an override (a moved date, a renamed one), VEVENTs of
+their own (the rows a cadence change left off the rule) and the host's own length
+(an end or a duration). Every step runs at a fixed moment, so the stamps and
+SEQUENCE are the same at every run.
 
 What the host chooses (the keys in the UIDs, the package version in PRODID) is
 replaced by a placeholder before comparing; where the keys are drawn at random
@@ -69,11 +69,14 @@ def pinned_series_text(template_data: Mapping[str, Any]) -> str:
             auto_publish=True,
             generation_window_weeks=6,
         )
-    with _at(1):  # two extra dates: a Saturday morning and a Friday in summer time
+    cancelled_extra = dt.datetime(2031, 3, 22, 10, 0, tzinfo=BERLIN)
+    with _at(1):  # three extra dates: Saturday mornings and a Friday in summer time
         add_extra_date(series, dt.datetime(2031, 3, 8, 11, 0, tzinfo=BERLIN))
+        add_extra_date(series, cancelled_extra)
         add_extra_date(series, dt.datetime(2031, 4, 4, 17, 0, tzinfo=BERLIN))
-    with _at(2):  # the second Wednesday cancelled: an EXDATE
+    with _at(2):  # the second Wednesday cancelled (an EXDATE), and an extra date (left out)
         cancel_occurrence(series, PIN_START + dt.timedelta(days=9))
+        cancel_occurrence(series, cancelled_extra)
     rows = list(manager.filter(series=series, is_template=False).order_by(start))
     # 0 Mon 3 March, 1 Wed 5, 2 Sat 8 (extra), 3 Mon 10, 4 Wed 12 (cancelled), 5 Mon 17, ...
     moved, renamed = rows[5], rows[6]
