@@ -396,7 +396,7 @@ def split_chunked(tomorrow: dt.datetime, last_pk: int, due: int) -> None:
 def steady_state(
     count: int, base: dt.datetime, *, rounds: int, profile: str | None, phases: bool = False
 ) -> None:
-    from revel_recurring.services.dispatch import iter_due_series_ids
+    from revel_recurring.services.generation.dispatch import iter_due_series_ids
 
     print(f"\nSteady state: {count} weekly series generated to their horizon")
     create_series(count, base, prefix="steady")

@@ -19,8 +19,12 @@ from typing import Any
 
 # (module, function, label): the chunk's parts, outermost first.
 PARTS = (
-    ("revel_recurring.services.chunks", "_generate_chunk", "chunk transaction, all of it"),
-    ("revel_recurring.services.chunks", "lock_series_chunk", "lock (SKIP LOCKED)"),
+    (
+        "revel_recurring.services.generation.chunks",
+        "_generate_chunk",
+        "chunk transaction, all of it",
+    ),
+    ("revel_recurring.services.generation.chunks", "lock_series_chunk", "lock (SKIP LOCKED)"),
     ("revel_recurring.services.generation.floor", "read_taken_slots", "templates + taken slots"),
     ("revel_recurring.services.generation.floor", "plan_generation", "planning (rule walk)"),
     ("revel_recurring.services.generation.floor", "build_occurrences", "building rows"),

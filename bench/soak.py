@@ -150,7 +150,7 @@ class Organiser(threading.Thread):
     def run(self) -> None:
         from django.db import connection, transaction
 
-        from revel_recurring.services.locking import lock_several_series
+        from revel_recurring.services.toolbox.locking import lock_several_series
 
         try:
             while not self.stop.is_set() and self.ids:
@@ -169,7 +169,7 @@ def verify(day: dt.datetime, start: dt.datetime) -> dict[str, int]:
 
     from revel_recurring import rules
     from revel_recurring.models import EventSeries
-    from revel_recurring.services.dispatch import iter_due_series_ids
+    from revel_recurring.services.generation.dispatch import iter_due_series_ids
 
     with connection.cursor() as cursor:
         cursor.execute(
@@ -272,7 +272,7 @@ def soak(args: argparse.Namespace) -> int:
     began = time.perf_counter()
     ids = generation.create_series(args.series, start)
     print(f"{args.series} series created in {time.perf_counter() - began:.1f} s")
-    from revel_recurring.services.dispatch import iter_due_series_ids
+    from revel_recurring.services.generation.dispatch import iter_due_series_ids
 
     env = _child_env(database_url, args.redis)
     logdir = Path(tempfile.mkdtemp(prefix="revel-soak-"))

@@ -34,8 +34,8 @@ from .context import (
 from .context import suspend_modification_tracking as suspend_modification_tracking
 from .exceptions import TemplateProtectedError
 from .models import get_event_model
-from .services.pending_exdates import record_pending_exdates
-from .services.scheduling import rearm_disarmed_series
+from .services.toolbox.pending_exdates import record_pending_exdates
+from .services.toolbox.scheduling import rearm_disarmed_series
 
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).

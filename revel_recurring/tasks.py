@@ -26,10 +26,10 @@ from .host_model import parse_event_pks
 from .instants import parse_aware_instant
 from .models import EventSeries, get_event_model
 from .services.bulk import StaleChoice, cancel_stale_many, delete_many, pause_many, resume_many
-from .services.chunks import generate_series_chunk_events
-from .services.dispatch import dispatch_due_chunks, dispatch_due_series
 from .services.generation import generate_series_events
-from .services.parking import park_failed_series
+from .services.generation.chunks import generate_series_chunk_events
+from .services.generation.dispatch import dispatch_due_chunks, dispatch_due_series
+from .services.toolbox.parking import park_failed_series
 from .transient import is_transient_db_error
 
 logger = logging.getLogger(__name__)
@@ -92,7 +92,7 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
 def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
     """Materialize the windows of a chunk of series in one transaction.
 
-    See :func:`~revel_recurring.services.chunks.generate_series_chunk_events`:
+    See :func:`~revel_recurring.services.generation.chunks.generate_series_chunk_events`:
     series held elsewhere are retried in this run, and when the chunk fails it
     falls back to one transaction per series. A series whose own run then fails
     with a transient database error is handed to ``generate_series`` (and its

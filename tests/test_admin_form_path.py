@@ -22,7 +22,7 @@ from revel_recurring.admin import EventSeriesAdmin
 from revel_recurring.admin import forms as admin_forms
 from revel_recurring.exceptions import SeriesBusyError
 from revel_recurring.models import EventSeries
-from revel_recurring.services.parking import park_failed_series
+from revel_recurring.services.toolbox.parking import park_failed_series
 from tests.admin_helpers import (
     ADD,
     change_url,

@@ -14,11 +14,11 @@ from revel_recurring.checks import check_setting_values
 from revel_recurring.exceptions import GenerationTooLargeError
 from revel_recurring.host_model import RowSizer
 from revel_recurring.models import EventSeries
-from revel_recurring.services.chunks import generate_series_chunk_events
 from revel_recurring.services.generation import generate_series_events, insert_batches
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import pause_series, resume_series
-from revel_recurring.services.parking import PARKED_REASON_MAX_LENGTH, park_failed_series
 from revel_recurring.services.propagation import update_template
+from revel_recurring.services.toolbox.parking import PARKED_REASON_MAX_LENGTH, park_failed_series
 from tests.factories import NOW, make_series, occurrences
 from tests.testapp.models import Event
 

@@ -18,7 +18,7 @@ from revel_recurring.exceptions import GenerationTooLargeError
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.editing import update_series
 from revel_recurring.services.lifecycle import pause_series
-from revel_recurring.services.locking import lock_series
+from revel_recurring.services.toolbox.locking import lock_series
 from revel_recurring.signals import series_paused, series_recurrence_changed, series_resumed
 from tests.concurrency import Background, held_in_transaction, wait_until_blocked
 from tests.factories import NOW, captured, fresh, weekly_series

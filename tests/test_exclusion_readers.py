@@ -39,8 +39,12 @@ NAMES = {"exdates", "exdate_instants", "PendingExdate"}
 ALLOWED = {
     "revel_recurring/exclusions.py": "the reader",
     "revel_recurring/models.py": "the field, its PendingExdate table and the parsed property",
-    "revel_recurring/services/exdates.py": "the writers: merge, drop, fold the pending rows in",
-    "revel_recurring/services/pending_exdates.py": "records pending rows, deletes a gone series'",
+    "revel_recurring/services/toolbox/exdates.py": (
+        "the writers: merge, drop, fold the pending rows in"
+    ),
+    "revel_recurring/services/toolbox/pending_exdates.py": (
+        "records pending rows, deletes a gone series'"
+    ),
     ("revel_recurring/admin/series.py", "EventSeriesAdmin.exdates_local"): (
         "shows the stored column itself, as the API's `exdates` field does"
     ),

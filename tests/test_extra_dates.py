@@ -18,11 +18,11 @@ from revel_recurring.exceptions import OccurrenceHasBookingsError
 from revel_recurring.ical import rule_from_ical, series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
-from revel_recurring.services.chunks import generate_series_chunk_events
-from revel_recurring.services.dispatch import dispatch_due_chunks
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.extra_dates import add_extra_date, remove_extra_date
 from revel_recurring.services.generation import generate_series_events, preview_series_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.dispatch import dispatch_due_chunks
 from revel_recurring.services.lifecycle import update_series_recurrence
 from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
 from revel_recurring.services.splits import split_series

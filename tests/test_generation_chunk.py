@@ -13,10 +13,10 @@ from django.db import IntegrityError, OperationalError, transaction
 
 from revel_recurring import tasks
 from revel_recurring.models import EventSeries, PendingExdate
-from revel_recurring.services.chunks import generate_series_chunk_events
-from revel_recurring.services.dispatch import dispatch_due_chunks
 from revel_recurring.services.generation import floor, generate_series_events, plan
-from revel_recurring.services.scheduling import generation_window
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.dispatch import dispatch_due_chunks
+from revel_recurring.services.toolbox.scheduling import generation_window
 from revel_recurring.signals import series_events_generated
 from tests.factories import NEW_YORK, NOW, VIENNA, captured, make_series, occurrences
 from tests.testapp.models import Event, Seat

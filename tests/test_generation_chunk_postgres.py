@@ -7,9 +7,9 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from revel_recurring.services.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import update_series_recurrence
-from revel_recurring.services.locking import lock_series, lock_series_chunk
+from revel_recurring.services.toolbox.locking import lock_series, lock_series_chunk
 from tests.concurrency import Background, held_in_transaction, race, wait_until_blocked
 from tests.factories import NOW, fresh, make_series, occurrences
 

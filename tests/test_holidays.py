@@ -33,17 +33,17 @@ from revel_recurring.ical import calendar_feed, feed_revision, series_feed
 from revel_recurring.ical.responses import revision_response
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
-from revel_recurring.services.chunks import generate_series_chunk_events
 from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import create_recurring_series
-from revel_recurring.services.locking import lock_series_chunk
 from revel_recurring.services.plans import (
     ExcludedBecause,
     apply_recurrence_plan,
     current_drift,
     plan_recurrence_change,
 )
+from revel_recurring.services.toolbox.locking import lock_series_chunk
 from tests.factories import fresh, make_series, occurrences
 from tests.feed_consumers import CONSUMERS, expand_many, shown_instances, window
 from tests.testapp.models import Event

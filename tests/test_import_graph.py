@@ -110,7 +110,10 @@ def test_the_graph_sees_relative_and_function_level_imports() -> None:
     graph = import_graph()
 
     assert "revel_recurring.rules" in graph["revel_recurring.models"]
-    assert "revel_recurring.services.locking" in graph["revel_recurring.services.generation.single"]
+    assert (
+        "revel_recurring.services.toolbox.locking"
+        in graph["revel_recurring.services.generation.single"]
+    )
     assert "revel_recurring.models" in graph["revel_recurring.services.generation.floor"]
 
 
@@ -132,15 +135,15 @@ def test_both_generation_paths_stand_on_the_one_floor() -> None:
     floor = "revel_recurring.services.generation.floor"
 
     assert floor in graph["revel_recurring.services.generation.single"]
-    assert floor in graph["revel_recurring.services.chunks"]
+    assert floor in graph["revel_recurring.services.generation.chunks"]
     # The chunk path plans and builds through the floor, not on its own.
     helpers = {
         "revel_recurring.services.generation.plan",
         "revel_recurring.services.generation.rows",
-        "revel_recurring.services.scheduling",
-        "revel_recurring.services.exdates",
+        "revel_recurring.services.toolbox.scheduling",
+        "revel_recurring.services.toolbox.exdates",
     }
-    assert helpers & graph["revel_recurring.services.chunks"] == set()
+    assert helpers & graph["revel_recurring.services.generation.chunks"] == set()
 
 
 def test_the_api_and_the_admin_sit_above_everything_else() -> None:
@@ -158,8 +161,9 @@ def test_the_api_and_the_admin_sit_above_everything_else() -> None:
 
 # The floors of docs/architecture.md, lowest first. A module may import from its own
 # floor and the floors below it, never from one above. A package (``services``,
-# ``api``, ...) stands on one floor with every module inside it, but for a module of
-# it named on a floor of its own (``ical.responses``, the feeds' HTTP answers).
+# ``api``, ...) stands on one floor with every module inside it, except a subpackage
+# or module named on a floor of its own (``services/toolbox``: the steps the verbs
+# share; ``ical/responses``: the feeds' HTTP answers, an adapter in the feed's package).
 FLOORS: list[tuple[str, frozenset[str]]] = [
     (
         "pure",
@@ -199,11 +203,12 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
             }
         ),
     ),
+    ("toolbox", frozenset({"services/toolbox"})),
     ("services", frozenset({"services"})),
     (
         "adapters",
         frozenset(
-            {"beat", "checks", "ical.responses", "ical_http", "management", "receivers", "tasks"}
+            {"beat", "checks", "ical/responses", "ical_http", "management", "receivers", "tasks"}
         ),
     ),
     ("faces", frozenset({"admin", "api"})),
@@ -226,20 +231,32 @@ ADAPTER_ONLY_IMPORTS = (
 
 
 def floor_of(module: str) -> int:
-    """The floor of a package module: the longest name of ``FLOORS`` it is or lies inside.
+    """The floor of a package module, by the longest folder path below ``revel_recurring``
+    that a floor names (``services/toolbox`` before ``services``)."""
+    parts = module.split(".")[1:] or ["revel_recurring"]
+    for depth in range(len(parts), 0, -1):
+        prefix = "/".join(parts[:depth])
+        found = [number for number, (_, names) in enumerate(FLOORS) if prefix in names]
+        if found:
+            return found[0]
+    raise AssertionError(f"{module} stands on no floor: add it to FLOORS and docs/architecture.md")
 
-    Names are below ``revel_recurring`` (``services``, ``ical.responses``).
-    """
-    parts = module.split(".")
-    relative = ".".join(parts[1:]) or parts[0]
-    found = [
-        (len(name), number)
-        for number, (_, names) in enumerate(FLOORS)
-        for name in names
-        if relative == name or relative.startswith(f"{name}.")
-    ]
-    assert found, f"{module} stands on no floor: add it to FLOORS and docs/architecture.md"
-    return max(found)[1]
+
+def test_the_toolbox_stands_under_the_verbs() -> None:
+    toolbox = floor_of("revel_recurring.services.toolbox.locking")
+
+    assert floor_of("revel_recurring.services.toolbox") == toolbox
+    assert floor_of("revel_recurring.services.lifecycle") == toolbox + 1
+    assert floor_of("revel_recurring.services.generation.chunks") == toolbox + 1
+    assert floor_of("revel_recurring.services") == toolbox + 1
+
+
+def test_the_feeds_http_answers_stand_with_the_adapters() -> None:
+    adapters = floor_of("revel_recurring.ical_http")
+
+    assert floor_of("revel_recurring.ical.responses") == adapters
+    assert floor_of("revel_recurring.ical") == floor_of("revel_recurring.ical.feeds") < adapters
+    assert floor_of("revel_recurring.ical.rule_import") == floor_of("revel_recurring.ical")
 
 
 def test_every_module_stands_on_one_floor() -> None:
@@ -286,10 +303,7 @@ def test_the_architecture_page_shows_the_floors_enforced_here() -> None:
     page = (PACKAGE.parent / "docs" / "architecture.md").read_text(encoding="utf-8")
     rows = re.findall(r"^\| (\d), (\w+) \| (.+) \|$", page, re.MULTILINE)
     shown = [
-        (
-            name,
-            frozenset(m.rstrip("/").replace("/", ".") for m in re.findall(r"`([\w/]+)`", modules)),
-        )
+        (name, frozenset(m.rstrip("/") for m in re.findall(r"`([\w/]+)`", modules)))
         for _, name, modules in rows
     ]
     enforced = [

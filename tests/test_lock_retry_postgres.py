@@ -15,9 +15,9 @@ from django.db import connection, transaction
 
 from revel_recurring.exceptions import SeriesBusyError
 from revel_recurring.models import EventSeries
-from revel_recurring.services import locking
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.toolbox import locking
 from revel_recurring.transient import is_transient_db_error
 from tests.concurrency import Background, held_in_transaction
 from tests.factories import NOW, make_series, occurrences

@@ -16,7 +16,7 @@ import pytest
 from django.db import connection, transaction
 
 from revel_recurring.models import EventSeries
-from revel_recurring.services import locking
+from revel_recurring.services.toolbox import locking
 from tests.concurrency import blocked_backends, is_deadlock, race
 from tests.factories import make_series
 

@@ -20,9 +20,9 @@ from revel_recurring.models import EventSeries, PendingExdate
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
 from revel_recurring.services.lifecycle import delete_series, pause_series, resume_series
-from revel_recurring.services.locking import lock_series, lock_several_series
 from revel_recurring.services.recurrence import update_series_recurrence
 from revel_recurring.services.templates import replace_template
+from revel_recurring.services.toolbox.locking import lock_series, lock_several_series
 from tests.factories import NOW, fresh, monday, occurrences, weekly_series
 
 pytestmark = pytest.mark.django_db

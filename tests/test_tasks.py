@@ -13,8 +13,8 @@ from django.test.utils import CaptureQueriesContext
 from revel_recurring import tasks
 from revel_recurring.context import replacing_template
 from revel_recurring.models import EventSeries
-from revel_recurring.services.dispatch import dispatch_due_series
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation.dispatch import dispatch_due_series
 from revel_recurring.transient import is_transient_db_error
 from tests.factories import NOW, make_series, occurrences
 from tests.testapp.models import Event

@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.models import EventSeries
-from revel_recurring.services.columns import update_columns
+from revel_recurring.services.toolbox.columns import update_columns
 from tests.factories import NOW
 
 pytestmark = pytest.mark.django_db

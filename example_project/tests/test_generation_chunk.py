@@ -9,7 +9,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from example_project.events.models import Event, TicketTier
-from revel_recurring.services.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 
 from .conftest import MakeTemplate
 

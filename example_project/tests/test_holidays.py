@@ -21,7 +21,7 @@ from django.test.utils import CaptureQueriesContext
 
 from example_project.events.models import Event, Organization, TicketTier
 from revel_recurring.models import EventSeries
-from revel_recurring.services.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import create_recurring_series
 from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
 

@@ -26,8 +26,8 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
 
 from ..models import EventSeries, get_event_model
-from ..services.bookings import booked_date, booked_ids, series_zone
 from ..services.lifecycle import delete_series
+from ..services.toolbox.bookings import booked_date, booked_ids, series_zone
 from ..tasks import delete_series_chunk
 from .selection import (
     LISTED_DATES,

@@ -20,12 +20,12 @@ from django.utils.translation import ngettext
 from ..exceptions import OccurrenceHasBookingsError, RecurrenceError
 from ..instants import describe_instant
 from ..models import EventSeries
-from ..services.bookings import series_zone
 from ..services.cancellation import cancel_occurrence, restore_occurrence
 from ..services.drift import cancel_stale_occurrences
 from ..services.extra_dates import add_extra_date, remove_extra_date
 from ..services.generation import generate_series_events, generation_readiness
 from ..services.lifecycle import pause_series, resume_series
+from ..services.toolbox.bookings import series_zone
 from .forms import AddDateForm, DateButtonForm
 
 T = TypeVar("T")

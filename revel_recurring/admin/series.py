@@ -29,9 +29,9 @@ from ..describe import describe_spec
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.bookings import series_zone
 from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import SeriesFromEvent
+from ..services.toolbox.bookings import series_zone
 from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
 from .beat import beat_status
 from .clock import current_time as _now

@@ -32,7 +32,6 @@ from ..describe import describe_rule
 from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..instants import AwareInstantField, describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..services.bookings import booked_ids
 from ..services.drift import detect_cadence_drift
 from ..services.plans import RecurrencePlan
 from ..services.splits import (
@@ -42,6 +41,7 @@ from ..services.splits import (
     slots_before,
     split_series,
 )
+from ..services.toolbox.bookings import booked_ids
 from ..validators import validate_single_line
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now

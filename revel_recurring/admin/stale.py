@@ -28,9 +28,9 @@ from ..conf import recurring_settings
 from ..exceptions import QueueUnavailableError
 from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, get_event_model
-from ..services.bookings import booked_ids
 from ..services.bulk import StaleChoice
 from ..services.drift import drifted_ids_by_series
+from ..services.toolbox.bookings import booked_ids
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
 from .clock import current_time as _now
 from .operations import cancel_stale, local_label

@@ -21,8 +21,8 @@ from ..exclusions import ExclusionReason, Exclusions, excluded_between
 from ..instants import describe_instant
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.bookings import booked_ids, series_zone
 from ..services.drift import detect_cadence_drift
+from ..services.toolbox.bookings import booked_ids, series_zone
 from ..slots import holiday_of
 from .holidays import holiday_note
 

@@ -14,7 +14,7 @@ from .. import changelog
 from ..exclusions import holiday_placer
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.bookings import booked_ids
+from ..services.toolbox.bookings import booked_ids
 from ..slots import holiday_of, shifted_start
 from .filters import OccurrenceFilter, slot_matches
 from .serializers.occurrences import OccurrenceRow

@@ -2,7 +2,7 @@
 
 What the admin hands to Celery when a selection is larger than
 ``REVEL_RECURRING_ADMIN_INLINE_LIMIT`` (its *Generate now* reuses the daily
-pass's chunk, :mod:`~revel_recurring.services.chunks`). Each series goes through
+pass's chunk, :mod:`~revel_recurring.services.generation.chunks`). Each series goes through
 the same single-series service as one clicked in the admin, in its own
 transaction with its own lock, so a chunk is a loop over the services the
 inline path calls, never a second implementation of them. One series never
@@ -24,7 +24,7 @@ from ..exceptions import HasBookingsError, RecurrenceError
 from ..models import EventSeries
 from .drift import cancel_stale_occurrences, drifted_ids_by_series
 from .lifecycle import delete_series, pause_series, resume_series
-from .plumbing import now_utc
+from .toolbox.plumbing import now_utc
 
 logger = logging.getLogger(__name__)
 

@@ -25,12 +25,12 @@ from ..instants import describe_instant
 from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..signals import occurrence_cancelled, occurrence_restored
-from .bookings import booked_date, booked_ids, series_zone
-from .exdates import absorb_pending_exdates, drop_exdates, keep_holiday_dates, merge_exdates
-from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .propagation import occurrence_error, reapply_template
-from .scheduling import refresh_next_due_at
+from .toolbox.bookings import booked_date, booked_ids, series_zone
+from .toolbox.exdates import absorb_pending_exdates, drop_exdates, keep_holiday_dates, merge_exdates
+from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at
 
 
 def _as_instant(value: dt.datetime) -> dt.datetime:

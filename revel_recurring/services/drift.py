@@ -21,11 +21,11 @@ from ..host_model import bulky_fields
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
-from .bookings import BookedDate, booked_date, booked_ids
-from .exdates import absorb_pending_exdates, merge_exdates
-from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from .scheduling import refresh_next_due_at
+from .toolbox.bookings import BookedDate, booked_date, booked_ids
+from .toolbox.exdates import absorb_pending_exdates, merge_exdates
+from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at
 
 #: A candidate as read: (id, start, whether a pending exdate of its series sits on its start).
 Candidate = tuple[Any, dt.datetime, bool]

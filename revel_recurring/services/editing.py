@@ -39,13 +39,13 @@ from ..validators import (
     validate_series_options,
     validate_single_line_values,
 )
-from .exdates import absorb_pending_exdates
 from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
-from .locking import lock_series, retry_on_lock_conflict
-from .parking import PARKING_COLUMNS, clear_parking
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from .scheduling import refresh_next_due_at
+from .toolbox.exdates import absorb_pending_exdates
+from .toolbox.locking import lock_series, retry_on_lock_conflict
+from .toolbox.parking import PARKING_COLUMNS, clear_parking
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at
 
 #: The series' own text columns: no other row depends on them.
 PLAIN_COLUMNS = ("name", "slug", "description")

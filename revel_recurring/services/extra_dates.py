@@ -34,12 +34,12 @@ from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..signals import extra_date_changed
 from ..validators import EXTRA_DATES_MAX
-from .bookings import booked_date, booked_ids, series_zone
-from .exdates import absorb_pending_exdates, drop_exdates
 from .generation.floor import generate_locked
-from .locking import lock_series, retry_on_lock_conflict
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from .scheduling import refresh_next_due_at, window_length
+from .toolbox.bookings import booked_date, booked_ids, series_zone
+from .toolbox.exdates import absorb_pending_exdates, drop_exdates
+from .toolbox.locking import lock_series, retry_on_lock_conflict
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at, window_length
 
 _WRITTEN = ("extra_dates", "exdates", "last_generated_until", "next_due_at")
 

@@ -16,8 +16,8 @@ from ..mixins import OCCURRENCE_STATE_FIELDS, RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
 from .lifecycle import create_recurring_series
-from .locking import lock_series
-from .plumbing import now_utc
+from .toolbox.locking import lock_series
+from .toolbox.plumbing import now_utc
 
 
 def template_data_from_event(event: Any, *, start: dt.datetime) -> dict[str, Any]:

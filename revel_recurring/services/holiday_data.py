@@ -40,7 +40,7 @@ from .plans import (
 )
 from .plans.compute import Changes, compute_plan
 from .plans.state import PlanState, read_plan_states
-from .plumbing import now_utc
+from .toolbox.plumbing import now_utc
 
 __all__ = [
     "AppliedHolidayData",

@@ -1,7 +1,7 @@
 """A series' life after its rule is written: create, change the cadence, pause, delete.
 
 Every function that writes series state opens one ``transaction.atomic()`` whose
-first statement is :func:`~revel_recurring.services.locking.lock_series`, the same
+first statement is :func:`~revel_recurring.services.toolbox.locking.lock_series`, the same
 lock generation takes, so an organiser's edit and a beat run never interleave.
 Signals go out after commit only; a failing receiver is logged, never raised into
 a request that already committed.
@@ -32,14 +32,14 @@ from ..validators import (
     validate_series_options,
     validate_single_line_values,
 )
-from .bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
 from .editing import update_series
 from .generation import generate_series_events
-from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .plumbing import load_rule, mirror_columns, now_utc
 from .recurrence import update_series_recurrence
-from .scheduling import refresh_next_due_at
 from .templates import build_template, save_template
+from .toolbox.bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
+from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc
+from .toolbox.scheduling import refresh_next_due_at
 
 
 def create_recurring_series(
@@ -147,7 +147,7 @@ def delete_series(series: EventSeries) -> int:
     host's ``booked_among()`` hook (asked once for all the series' events) names any:
     paid data is never deleted as a side effect (the foreign keys are PROTECT for the
     same reason). The error names the booked dates in the rule's zone and carries
-    them as ``booked`` (:class:`~revel_recurring.services.bookings.BookedDate`). Occurrences
+    them as ``booked`` (:class:`~revel_recurring.services.toolbox.bookings.BookedDate`). Occurrences
     deleted here record no exdates. A :class:`~revel_recurring.models.DeletedSeries`
     remembers the series, so its feed tells calendar apps to drop its dates
     (an empty calendar for ``REVEL_RECURRING_DELETED_FEED_DAYS``, then 410).

@@ -19,11 +19,11 @@ from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import template_propagated
 from ..validators import validate_no_nul_characters, validate_single_line_values
-from .bookings import series_zone
-from .locking import lock_rows, lock_series, retry_on_lock_conflict
-from .parking import unpark_series
-from .plumbing import now_utc, send_after_commit, utc_instants
-from .row_validation import first_invalid_row
+from .toolbox.bookings import series_zone
+from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.parking import unpark_series
+from .toolbox.plumbing import now_utc, send_after_commit, utc_instants
+from .toolbox.row_validation import first_invalid_row
 
 PropagationScope = Literal["none", "future_unmodified", "all_future"]
 PROPAGATION_SCOPES: tuple[str, ...] = ("none", "future_unmodified", "all_future")

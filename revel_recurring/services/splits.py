@@ -33,19 +33,19 @@ from ..validators import (
     validate_rule_keys,
     validate_single_line_values,
 )
-from .bookings import BookedDate, booked_dates, booked_ids
 from .drift import detect_cadence_drift
 from .editing import merge_rule_changes
-from .exdates import absorb_pending_exdates, exdates_from, hand_over_exdates
 from .from_event import template_data_from_event
 from .generation.floor import generate_locked
-from .locking import lock_series, lock_several_series, retry_on_lock_conflict
 from .plans import RecurrencePlan
 from .plans.compute import plan_outcome
 from .plans.state import PlanState, read_plan_state
-from .plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from .scheduling import refresh_next_due_at
 from .templates import build_template, save_template
+from .toolbox.bookings import BookedDate, booked_dates, booked_ids
+from .toolbox.exdates import absorb_pending_exdates, exdates_from, hand_over_exdates
+from .toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from .toolbox.scheduling import refresh_next_due_at
 
 
 @dataclass(frozen=True)

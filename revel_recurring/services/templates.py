@@ -23,10 +23,10 @@ from ..mixins import RecurringEventMixin
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..validators import validate_no_nul_characters, validate_single_line_values
-from .exdates import absorb_pending_exdates
-from .locking import lock_series
-from .plumbing import load_rule, mirror_columns, now_utc, utc_instants
-from .scheduling import refresh_next_due_at
+from .toolbox.exdates import absorb_pending_exdates
+from .toolbox.locking import lock_series
+from .toolbox.plumbing import load_rule, mirror_columns, now_utc, utc_instants
+from .toolbox.scheduling import refresh_next_due_at
 
 #: Called with the saved template, in the same transaction, before anything copies
 #: from it: the place to create its related rows (seat blocks, ticket tiers).

@@ -37,8 +37,8 @@ from example_project.tests.api.conftest import (
 )
 from revel_recurring.admin.selection import LISTED_DATES
 from revel_recurring.models import EventSeries
-from revel_recurring.services.chunks import generate_series_chunk_events
-from revel_recurring.services.dispatch import iter_due_series_ids
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.dispatch import iter_due_series_ids
 from revel_recurring.services.lifecycle import resume_series, update_series_recurrence
 
 pytestmark = pytest.mark.django_db

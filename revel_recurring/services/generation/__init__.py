@@ -1,8 +1,10 @@
 """Rolling-window materialization: the one place that creates occurrences.
 
 - :mod:`.single`: ``generate_series_events``, one series on demand;
-- :mod:`.floor`: what that path and the daily pass's chunks
-  (:mod:`revel_recurring.services.chunks`) share, from the taken slots to the cursors;
+- :mod:`.dispatch`: the daily pass's fan-out, the due series handed out in chunks;
+- :mod:`.chunks`: the daily pass, one transaction for a chunk of due series;
+- :mod:`.floor`: what the single path and the chunks share, from the taken slots
+  to the cursors;
 - :mod:`.plan`: which slots a run creates (pure), and the read-only preview;
 - :mod:`.rows`: the occurrence rows: built, weighed, inserted in bulk;
 - :mod:`.readiness`: whether "generate now" can run, and why not.
@@ -12,7 +14,7 @@ were when it was one module.
 """
 
 from ...notifications import SeriesDigest
-from ..scheduling import GenerationWindow
+from ..toolbox.scheduling import GenerationWindow
 from .floor import TakenSlots, apply_plan, disarm_series, read_taken_slots, write_cursors
 from .plan import GenerationPlan, plan_generation, preview_series_events
 from .readiness import GenerationReadiness, NotReadyReason, generation_readiness

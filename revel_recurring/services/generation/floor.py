@@ -1,7 +1,7 @@
 """The floor both generation paths share: plan, read the taken slots, build, insert, write cursors.
 
-``generate_series_events`` (one series, waiting for its lock) and the daily pass's
-chunks (``services.chunks``: many series, ``SKIP LOCKED``) differ in how they lock,
+``generate_series_events`` (one series, waiting for its lock) and the daily
+pass's chunks (:mod:`.chunks`: many series, ``SKIP LOCKED``) differ in how they lock,
 in what becomes of a series whose planning fails and in which host hook copies
 related rows. Everything between their locks and their commit is
 :func:`generate_locked`, so a rule behaves the same on both paths.
@@ -26,10 +26,10 @@ from ...host_model import RowSizer
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
-from ..columns import update_columns
-from ..exdates import absorb_pending_exdates
-from ..parking import PARKING_COLUMNS, clear_parking
-from ..scheduling import GenerationWindow, generation_window
+from ..toolbox.columns import update_columns
+from ..toolbox.exdates import absorb_pending_exdates
+from ..toolbox.parking import PARKING_COLUMNS, clear_parking
+from ..toolbox.scheduling import GenerationWindow, generation_window
 from .plan import GenerationPlan, plan_generation
 from .rows import build_occurrences, bulk_insert
 
@@ -295,7 +295,7 @@ def write_cursors(series_list: Sequence[EventSeries]) -> None:
 
     A plain UPDATE of these columns only: save() would rewrite (and re-normalise)
     every other column too. Several series: one UPDATE with a CASE per column
-    whose values differ (:func:`~revel_recurring.services.columns.update_columns`).
+    whose values differ (:func:`~revel_recurring.services.toolbox.columns.update_columns`).
     """
     if len(series_list) == 1:
         series = series_list[0]

@@ -17,8 +17,8 @@ from ...conf import recurring_settings
 from ...exceptions import GenerationWindowError
 from ...exclusions import Exclusions, excluded_between
 from ...models import EventSeries, RecurrenceRule
-from ..plumbing import load_rule, now_utc
-from ..scheduling import GenerationWindow, due_moment, generation_window, materialized_slots
+from ..toolbox.plumbing import load_rule, now_utc
+from ..toolbox.scheduling import GenerationWindow, due_moment, generation_window, materialized_slots
 
 
 @dataclass(frozen=True)

@@ -11,8 +11,8 @@ from ...context import suppress_event_notifications
 from ...exceptions import InvalidArgumentError, SeriesNotFoundError
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries
-from ..locking import lock_series
-from ..plumbing import mirror_columns, now_utc
+from ..toolbox.locking import lock_series
+from ..toolbox.plumbing import mirror_columns, now_utc
 from .floor import CURSOR_COLUMNS, generate_locked
 from .plan import check_until
 

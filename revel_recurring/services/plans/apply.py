@@ -16,13 +16,13 @@ from ...holiday_settings import HOLIDAY_FIELDS
 from ...host_model import bulky_fields
 from ...models import EventSeries, get_event_model
 from ...signals import series_recurrence_changed
-from ..bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..drift import cancel_stale_locked
 from ..editing import change_schedule
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
-from ..locking import lock_rows, lock_series, retry_on_lock_conflict
-from ..plumbing import mirror_columns, now_utc, send_after_commit
+from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
+from ..toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from ..toolbox.plumbing import mirror_columns, now_utc, send_after_commit
 from .compute import compute_change, compute_plan, hash_matches, judge_rows, split_changes
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state

@@ -37,10 +37,10 @@ from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_rule_keys, validate_series_options
 from ..editing import merge_rule_changes
-from ..exdates import drop_exdates
 from ..extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, plan_extra_dates, read_extra_dates
 from ..generation.plan import plan_generation
-from ..scheduling import generation_window
+from ..toolbox.exdates import drop_exdates
+from ..toolbox.scheduling import generation_window
 from .result import ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 from .state import PlanRow, PlanState
 

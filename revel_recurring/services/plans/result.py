@@ -12,7 +12,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..bookings import BookedDate
+from ..toolbox.bookings import BookedDate
 
 
 class ExcludedBecause(enum.StrEnum):

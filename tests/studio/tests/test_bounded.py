@@ -20,8 +20,8 @@ from rest_framework.test import APIClient
 
 from bench.memory import heap_tracing
 from revel_recurring.models import EventSeries
-from revel_recurring.services.chunks import generate_series_chunk_events
-from revel_recurring.services.dispatch import iter_due_series_ids
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.generation.dispatch import iter_due_series_ids
 from revel_recurring.services.lifecycle import resume_series
 from tests.studio.models import Lesson, School, User
 

@@ -12,8 +12,8 @@ import pytest
 from revel_recurring import tasks
 from revel_recurring.models import EventSeries
 from revel_recurring.notifications import Audience
-from revel_recurring.services.chunks import generate_series_chunk_events
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.studio import notifier
 from tests.studio.models import Lesson, School, User

@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from .. import rules
-from ..instants import describe_instant
-from ..models import EventSeries, get_event_model
+from ... import rules
+from ...instants import describe_instant
+from ...models import EventSeries, get_event_model
 
 
 @dataclass(frozen=True)

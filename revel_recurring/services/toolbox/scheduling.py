@@ -8,12 +8,12 @@ from dataclasses import dataclass
 
 from django.db import transaction
 
-from .. import rules
-from ..exceptions import SeriesNotFoundError
-from ..exclusions import FOLDED, Exclusions, excluded_between
-from ..holiday_placement import SHIFT_REACH
-from ..holiday_rules import HolidayPolicy
-from ..models import EventSeries, RecurrenceRule, get_event_model
+from ... import rules
+from ...exceptions import SeriesNotFoundError
+from ...exclusions import FOLDED, Exclusions, excluded_between
+from ...holiday_placement import SHIFT_REACH
+from ...holiday_rules import HolidayPolicy
+from ...models import EventSeries, RecurrenceRule, get_event_model
 from .locking import lock_series
 from .plumbing import now_utc
 

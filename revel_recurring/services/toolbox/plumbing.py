@@ -16,9 +16,9 @@ from django.dispatch import Signal
 from django.utils import timezone
 from django.utils.translation import gettext
 
-from .. import rules
-from ..exceptions import InvalidArgumentError
-from ..models import EventSeries, RecurrenceRule
+from ... import rules
+from ...exceptions import InvalidArgumentError
+from ...models import EventSeries, RecurrenceRule
 
 logger = logging.getLogger("revel_recurring.services")
 

@@ -15,8 +15,8 @@ from __future__ import annotations
 import datetime as dt
 import logging
 
-from ..models import EventSeries
-from ..transient import is_transient_db_error
+from ...models import EventSeries
+from ...transient import is_transient_db_error
 from .plumbing import now_utc
 
 logger = logging.getLogger(__name__)

@@ -7,8 +7,8 @@ from collections.abc import Iterable
 
 from django.db import transaction
 
-from ..exceptions import SeriesNotFoundError
-from ..models import PendingExdate
+from ...exceptions import SeriesNotFoundError
+from ...models import PendingExdate
 from .exdates import absorb_pending_exdates
 from .locking import lock_series
 
