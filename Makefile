@@ -70,7 +70,7 @@ soak: $(STAMP)
 
 # The shipped translations (revel_recurring/locale/): `make messages` brings every catalogue
 # up to date with the code (new strings arrive empty, changed ones fuzzy: fill them in) and
-# compiles them; `make compilemessages` only compiles. tests/test_catalogues.py runs the same
+# compiles them; `make compilemessages` only compiles. tests/default/languages/test_catalogues.py runs the same
 # makemessages on a copy and fails on a string left out, untranslated or fuzzy, or a stale .mo.
 # Needs GNU gettext (apt-get install gettext; .ci/run does it).
 LANGUAGES := de fr es it nl

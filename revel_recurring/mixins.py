@@ -1,6 +1,8 @@
+# Over 400 lines on purpose: one class, the contract a host reads in one place; mostly docstrings.
 """``RecurringEventMixin``: what a host Event model composes in to join a series.
 
-Import it from ``revel_recurring.models``; it lives here to keep models.py short.
+Import it from ``revel_recurring.models``; it lives here, below the models, because
+they and ``host_model`` read it.
 """
 
 from __future__ import annotations

@@ -10,7 +10,7 @@ Prints which backends ran and whether the browser tests (marker ``browser``)
 can run: they need Chromium at /usr/bin/chromium (or REVEL_TEST_CHROMIUM) and
 skip themselves without it. Exits non-zero if any run failed.
 
-Each backend, MariaDB included, runs ``tests/`` with ``tests.settings``,
+Each backend, MariaDB included, runs ``tests/default/`` with ``tests.settings``,
 ``tests/studio/`` (the second host: UUID primary keys, custom user model) with
 ``tests.settings_studio``, ``tests/dojo/`` (the third host: text keys without a
 default, an integer status, a duration, German) with ``tests.settings_dojo`` and
@@ -54,9 +54,10 @@ LOCAL_MARIADB = "mysql://root@127.0.0.1:3306/test"
 
 # (settings module, test paths); a pair is skipped while its paths do not exist.
 SUITES = (
-    ("tests.settings", ["tests"]),
-    # The second test host (UUID primary keys, a custom user model); tests/conftest.py
-    # keeps each settings module to its own host's tests.
+    # The smallest host (tests/hosts/testapp); each host's tree holds the same concern
+    # folders, and tests/conftest.py keeps each settings module to its own host's tree.
+    ("tests.settings", ["tests/default"]),
+    # The second test host (UUID primary keys, a custom user model).
     ("tests.settings_studio", ["tests/studio"]),
     # The third test host (text keys without a default, an integer status, German).
     ("tests.settings_dojo", ["tests/dojo"]),

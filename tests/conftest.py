@@ -1,9 +1,10 @@
-"""Fixtures shared by the whole suite; the builders themselves live in tests/factories.py.
+"""Fixtures shared by the whole suite; the builders themselves live in tests/support/factories.py.
 
-``tests/studio`` (``tests.settings_studio``) and ``tests/dojo`` (``tests.settings_dojo``)
-are hosts with their own settings: each one's tests are collected only under its
-settings, and the rest of ``tests/`` only under ``tests.settings``, so
-``pytest --ds ... tests`` never mixes the hosts' models.
+Each test host has its own tree of tests, one folder per concern: ``tests/default``
+(``tests.settings``, the host app ``tests/hosts/testapp``), ``tests/studio``
+(``tests.settings_studio``) and ``tests/dojo`` (``tests.settings_dojo``). A tree is
+collected only under the settings that install its host, so ``pytest --ds ... tests``
+never mixes the hosts' models.
 """
 
 from __future__ import annotations
@@ -16,16 +17,20 @@ import pytest
 from django.apps import apps
 
 from revel_recurring.models import RecurrenceRule
-from tests.language import (
+from tests.support.language import (
     language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
 )
-from tests.mysql_driver import missing_time_zone_tables
+from tests.support.mysql_driver import missing_time_zone_tables
 
 MakeRule = Callable[..., RecurrenceRule]
 
 HERE = Path(__file__).resolve().parent
-#: The other test hosts: each one's tests run only under its own settings.
-HOSTS = {"tests.studio": HERE / "studio", "tests.dojo": HERE / "dojo"}
+#: Each host app and its tree of tests, collected only under settings that install the host.
+TREES = {
+    "tests.hosts.testapp": HERE / "default",
+    "tests.hosts.studio": HERE / "studio",
+    "tests.hosts.dojo": HERE / "dojo",
+}
 
 
 @pytest.fixture(scope="session", autouse=True)
@@ -43,20 +48,17 @@ def mariadb_has_time_zone_tables(django_db_blocker: Any) -> None:
 
 def pytest_ignore_collect(collection_path: Path, config: Any) -> bool | None:
     path = collection_path.resolve()
-    for app, root in HOSTS.items():
-        inside = path == root or root in path.parents
-        if apps.is_installed(app):
-            return None if inside or path in root.parents else True
-        if inside:
+    for app, root in TREES.items():
+        if (path == root or root in path.parents) and not apps.is_installed(app):
             return True
     return None
 
 
 @pytest.fixture
 def make_rule() -> MakeRule:
-    """:func:`tests.factories.make_rule` as a fixture (``save=False`` needs no database)."""
-    # Imported here: the studio host's settings do not install tests.testapp, whose
-    # models tests.factories imports.
-    from tests import factories
+    """:func:`tests.support.factories.make_rule` as a fixture (``save=False`` needs no database)."""
+    # Imported here: the studio host's settings do not install tests.hosts.testapp, whose
+    # models tests.support.factories imports.
+    from tests.support import factories
 
     return factories.make_rule

@@ -6,7 +6,7 @@ import os
 
 import dj_database_url
 
-from tests.mysql_driver import use_pymysql_for
+from tests.support.mysql_driver import use_pymysql_for
 
 SECRET_KEY = "revel-recurring-tests"
 DEBUG = False
@@ -28,14 +28,14 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_celery_beat",
     "revel_recurring",
-    "tests.testapp",
+    "tests.hosts.testapp",
 ]
 
 STATIC_URL = "/static/"
 
 # A host that sets nothing but authentication, as the quickstart's mounting snippet does:
 # the API must not depend on DEFAULT_SCHEMA_CLASS, permission, filter or pagination
-# defaults (tests/test_api_bare_host.py).
+# defaults (tests/default/api/test_api_bare_host.py).
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": ["rest_framework.authentication.SessionAuthentication"],
 }
@@ -72,7 +72,7 @@ else:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 
 REVEL_RECURRING_EVENT_MODEL = "testapp.Event"
-REVEL_RECURRING_NOTIFIER = "tests.testapp.notifier.record_digest"
+REVEL_RECURRING_NOTIFIER = "tests.hosts.testapp.notifier.record_digest"
 REVEL_RECURRING_REGISTER_BEAT_TASKS = True
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")

@@ -11,7 +11,7 @@ import os
 
 import dj_database_url
 
-from tests.mysql_driver import use_pymysql_for
+from tests.support.mysql_driver import use_pymysql_for
 
 SECRET_KEY = "revel-recurring-dojo-tests"
 DEBUG = False
@@ -19,7 +19,7 @@ USE_TZ = True
 USE_I18N = True
 LANGUAGE_CODE = "de"
 TIME_ZONE = "Europe/Berlin"
-ROOT_URLCONF = "tests.dojo.urls"
+ROOT_URLCONF = "tests.hosts.dojo.urls"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 STATIC_URL = "static/"
@@ -36,7 +36,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "revel_recurring",
-    "tests.dojo",
+    "tests.hosts.dojo",
 ]
 
 MIDDLEWARE = [
@@ -83,8 +83,8 @@ else:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 
 REVEL_RECURRING_EVENT_MODEL = "dojo.Training"
-REVEL_RECURRING_ADAPTER = "tests.dojo.adapter.DojoAdapter"
-REVEL_RECURRING_NOTIFIER = "tests.dojo.notifier.record_digest"
+REVEL_RECURRING_ADAPTER = "tests.hosts.dojo.adapter.DojoAdapter"
+REVEL_RECURRING_NOTIFIER = "tests.hosts.dojo.notifier.record_digest"
 REVEL_RECURRING_REGISTER_BEAT_TASKS = True
 
 CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")

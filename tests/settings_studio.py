@@ -11,13 +11,13 @@ import os
 
 import dj_database_url
 
-from tests.mysql_driver import use_pymysql_for
+from tests.support.mysql_driver import use_pymysql_for
 
 SECRET_KEY = "revel-recurring-studio-tests"
 DEBUG = False
 USE_TZ = True
 TIME_ZONE = "Europe/Berlin"
-ROOT_URLCONF = "tests.studio.urls"
+ROOT_URLCONF = "tests.hosts.studio.urls"
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 ALLOWED_HOSTS = ["testserver", "localhost", "127.0.0.1"]
 STATIC_URL = "static/"
@@ -34,7 +34,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "django_celery_beat",
     "revel_recurring",
-    "tests.studio",
+    "tests.hosts.studio",
 ]
 
 MIDDLEWARE = [
@@ -80,8 +80,8 @@ else:
     DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": ":memory:"}}
 
 REVEL_RECURRING_EVENT_MODEL = "studio.Lesson"
-REVEL_RECURRING_ADAPTER = "tests.studio.adapter.StudioAdapter"
-REVEL_RECURRING_NOTIFIER = "tests.studio.notifier.record_digest"
+REVEL_RECURRING_ADAPTER = "tests.hosts.studio.adapter.StudioAdapter"
+REVEL_RECURRING_NOTIFIER = "tests.hosts.studio.notifier.record_digest"
 REVEL_RECURRING_REGISTER_BEAT_TASKS = True
 
 CELERY_BROKER_URL = "memory://"

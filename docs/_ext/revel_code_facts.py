@@ -1,6 +1,6 @@
 """Facts the reference pages show, read from the code (no Sphinx needed).
 
-``revel_reference`` renders them; ``tests/test_docs.py`` checks them against the
+``revel_reference`` renders them; ``tests/default/project/test_docs.py`` checks them against the
 code's own definitions, in every test env (the docs extra is not needed there).
 """
 
@@ -68,13 +68,19 @@ def _template(node: ast.expr | None) -> str | None:
     return "{" + ast.unparse(node) + "}"
 
 
-def system_checks() -> list[CheckEntry]:
-    """Every ``checks.<Level>(..., id="revel_recurring.X000")`` in checks.py, by id."""
-    import revel_recurring.checks as module
+def check_sources() -> list[Path]:
+    """The modules of the ``revel_recurring.checks`` package, in name order."""
+    import revel_recurring.checks as package
 
-    tree = ast.parse(Path(module.__file__ or "").read_text(encoding="utf-8"))
+    return sorted(Path(package.__file__ or "").parent.glob("*.py"))
+
+
+def system_checks() -> list[CheckEntry]:
+    """Every ``checks.<Level>(..., id="revel_recurring.X000")`` in the checks package, by id."""
+    trees = [ast.parse(path.read_text(encoding="utf-8")) for path in check_sources()]
     entries: dict[str, CheckEntry] = {}
-    for function in (n for n in ast.walk(tree) if isinstance(n, ast.FunctionDef)):
+    functions = (n for tree in trees for n in ast.walk(tree) if isinstance(n, ast.FunctionDef))
+    for function in functions:
         for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
             level = getattr(call.func, "attr", getattr(call.func, "id", None))
             keywords = {k.arg: k.value for k in call.keywords}

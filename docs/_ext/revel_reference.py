@@ -6,7 +6,7 @@ Directives:
   ``revel_recurring.conf.RecurringSettings``: its default as the property computes
   it with the setting absent, and its docstring.
 - ``revel-checks``: one ``check`` entry per system check id in
-  ``revel_recurring/checks.py``, with every message and hint the code words for it
+  ``revel_recurring/checks/``, with every message and hint the code words for it
   (read from the source, so a new check or a changed message shows at once).
 - ``revel-commands``: the ``revel_recurring_*`` management commands, their help and
   the options each adds to Django's own.
@@ -32,6 +32,7 @@ from typing import Any
 from docutils.statemachine import StringList
 from revel_code_facts import (
     SETTING_PREFIX,
+    check_sources,
     management_commands,
     openapi_document,
     setting_defaults,
@@ -96,7 +97,8 @@ class SettingsDirective(GeneratedDirective):
 
 class ChecksDirective(GeneratedDirective):
     def lines(self) -> list[str]:
-        self.env.note_dependency(importlib.import_module("revel_recurring.checks").__file__)
+        for path in check_sources():
+            self.env.note_dependency(str(path))
         out: list[str] = []
         for entry in system_checks():
             functions = ", ".join(f"``{f}``" for f in entry.functions)

@@ -11,10 +11,10 @@ from django.core.cache import caches
 
 from example_project.events.models import Event, Organization, TicketTier
 from revel_recurring.models import EventSeries, RecurrenceRule
-from tests.language import (
+from tests.support.language import (
     language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
 )
-from tests.mysql_driver import missing_time_zone_tables
+from tests.support.mysql_driver import missing_time_zone_tables
 
 VIENNA = ZoneInfo("Europe/Vienna")
 

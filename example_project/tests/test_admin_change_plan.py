@@ -18,7 +18,7 @@ from example_project.tests.conftest import MakeTemplate
 from example_project.tests.helpers import generated_from_now, staff_of
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
-from tests.form_helpers import confirm_plan, drift_boxes, form_data, form_errors
+from tests.support.forms import confirm_plan, drift_boxes, form_data, form_errors
 
 pytestmark = pytest.mark.django_db
 

@@ -21,7 +21,7 @@ from example_project.tests.conftest import MakeTemplate
 from example_project.tests.helpers import staff_of
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import pause_series
-from tests.form_helpers import form_data, form_errors, save_confirmed, series_locks
+from tests.support.forms import form_data, form_errors, save_confirmed, series_locks
 
 pytestmark = pytest.mark.django_db
 

@@ -15,8 +15,8 @@ from example_project.events.models import Event, Organization, TicketTier
 from example_project.tests.api.conftest import VIENNA, make_series
 from example_project.tests.helpers import staff_of
 from revel_recurring.admin.holidays import local_day
-from tests.form_helpers import confirm_plan, drift_boxes, form_data, form_errors
-from tests.holiday_dates import WINDOW_WEEKS, at, holiday_name, next_holiday
+from tests.support.forms import confirm_plan, drift_boxes, form_data, form_errors
+from tests.support.holiday_dates import WINDOW_WEEKS, at, holiday_name, next_holiday
 
 pytestmark = pytest.mark.django_db
 

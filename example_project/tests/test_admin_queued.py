@@ -11,7 +11,7 @@ from example_project.events.models import Event, Organization
 from example_project.tests.conftest import MakeTemplate
 from example_project.tests.test_admin_scoping import staff_login
 from revel_recurring.models import EventSeries
-from tests.queued_helpers import (
+from tests.support.queued import (
     CHANGELIST,
     FAN_OUT,
     Broker,

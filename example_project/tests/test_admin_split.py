@@ -19,7 +19,7 @@ from example_project.tests.conftest import MakeTemplate
 from example_project.tests.helpers import generated_from_now, member_of, staff_of
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
-from tests.form_helpers import confirm_split, split_data, split_url
+from tests.support.forms import confirm_split, split_data, split_url
 
 pytestmark = pytest.mark.django_db
 

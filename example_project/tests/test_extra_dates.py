@@ -13,7 +13,7 @@ from revel_recurring.ical import rule_from_ical, series_feed
 from revel_recurring.services.extra_dates import add_extra_date, remove_extra_date
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
-from tests.feed_consumers import CONSUMERS, expand_many, shown_instances, window
+from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
 
 from .helpers import tuesday_run
 

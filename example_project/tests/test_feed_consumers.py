@@ -4,7 +4,7 @@ recurring-ical-events, the ``ical`` package (Home Assistant) and Mozilla's ical.
 (Thunderbird, many web calendars) each expand the feed of one scenario; the list
 of (UTC instant, summary) they read must equal the occurrences that are shown
 (not draft, not cancelled, let in by ``is_ical_exported``), duplicates included.
-The helpers are in tests/feed_consumers.py, shared with the other two hosts.
+The helpers are in tests/support/feed_consumers.py, shared with the other two hosts.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from revel_recurring.services.lifecycle import (
     pause_series,
     update_series_recurrence,
 )
-from tests.feed_consumers import CONSUMERS, expand, expand_many, shown_instances, window
+from tests.support.feed_consumers import CONSUMERS, expand, expand_many, shown_instances, window
 
 pytestmark = pytest.mark.django_db
 

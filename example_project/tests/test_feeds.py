@@ -18,7 +18,7 @@ from example_project.events.models import CalendarToken, Event, Membership, Orga
 from example_project.tests.helpers import tuesday_run
 from revel_recurring.models import EventSeries, OccurrenceChange, RecurrenceRule
 from revel_recurring.services.cancellation import cancel_occurrence
-from tests.http_dates import after_this_second, within_one_second
+from tests.support.http_dates import after_this_second, within_one_second
 
 pytestmark = pytest.mark.django_db
 

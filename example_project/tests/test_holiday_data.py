@@ -1,7 +1,7 @@
 """After upgrading ``holidays`` on the example project: the check warns, the command applies.
 
 A New York running club skips the state's public holidays. A newer ``holidays``
-release is simulated (tests/holiday_helpers.py): it adds a holiday on two of the
+release is simulated (tests/support/holidays.py): it adds a holiday on two of the
 generated runs, one with tickets sold.
 """
 
@@ -18,7 +18,7 @@ from example_project.events.models import Event, Organization, TicketTier
 from example_project.tests.helpers import weekly_run
 from revel_recurring.holiday_rules import data_version
 from revel_recurring.models import EventSeries
-from tests.holiday_helpers import TEST_DAY, coming_monday, generated_with, newer_holiday_data
+from tests.support.holidays import TEST_DAY, coming_monday, generated_with, newer_holiday_data
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from revel_recurring.ical import calendar_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import plan_split, split_series
-from tests.feed_consumers import CONSUMERS, expand, shown_instances, window
+from tests.support.feed_consumers import CONSUMERS, expand, shown_instances, window
 
 from .helpers import tuesday_run
 

@@ -34,7 +34,7 @@ from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
 from ..transient import is_transient_db_error
 from .plans import plan_data
 
-#: The error code of a message from a rule of the series (``validators.py``, the
+#: The error code of a message from a rule of the series (``validators/``, the
 #: services) that carries no code of its own: input of the right shape that the
 #: domain refuses, which no schema can state. Codes show in ``exc.get_codes()``
 #: for hosts whose exception handler renders them.

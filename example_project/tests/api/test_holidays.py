@@ -14,7 +14,7 @@ from django.test import Client
 from example_project.events.models import Event, TicketTier
 from example_project.tests.api.conftest import API, ClientFor, World, create_body, stamp, url
 from revel_recurring.models import EventSeries
-from tests.holiday_dates import WINDOW_WEEKS, at, holiday_name, next_holiday
+from tests.support.holiday_dates import WINDOW_WEEKS, at, holiday_name, next_holiday
 
 pytestmark = pytest.mark.django_db
 

@@ -17,7 +17,7 @@ from example_project.tests.api.conftest import (
     url,
 )
 from revel_recurring.models import EventSeries, RecurrenceRule
-from tests.http_dates import after_this_second
+from tests.support.http_dates import after_this_second
 
 pytestmark = pytest.mark.django_db
 

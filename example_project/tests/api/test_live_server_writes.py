@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from example_project.events.models import CalendarToken, Event
-from tests.http_dates import after_this_second
-from tests.live_http import LiveApi, write_every_action
+from tests.support.http_dates import after_this_second
+from tests.support.live_http import LiveApi, write_every_action
 
 from .conftest import World, create_body, occurrences_of
 

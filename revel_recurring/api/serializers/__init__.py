@@ -1,4 +1,4 @@
-"""Serializers of the REST API: shapes only. The rules of a recurrence (``validators.py``)
+"""Serializers of the REST API: shapes only. The rules of a recurrence (``validators/``)
 and of the host's event (``full_clean``) are applied by the services, whose errors the
 views key by field.
 

@@ -4,7 +4,7 @@ The verbs (``services/lifecycle.py``, ``editing.py``, ``cancellation.py``, ``pla
 ``generation/``...) are what an adapter or a face calls: each opens the transaction,
 does one whole piece of work and answers with a result. The modules here are the
 steps those verbs take in common, and none of them imports a verb
-(``tests/test_import_graph.py`` keeps this package on its own floor under them):
+(``tests/default/project/test_import_graph.py`` keeps this package on its own floor under them):
 
 - :mod:`.locking`: the series lock first, occurrence rows after it, the retry;
 - :mod:`.plumbing`: the clock, the rule read after the lock, signals after commit;

@@ -1,0 +1,31 @@
+"""RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``.
+
+The app's models, one module each (``rule``, ``series``, ``changes``, ``pending``,
+``deleted``), and the host's side: ``RecurringEventMixin`` (from
+``revel_recurring.mixins``) and ``get_event_model()`` (``event_model``). Import
+from here.
+"""
+
+from __future__ import annotations
+
+from ..mixins import RecurringEventMixin
+from ..rules import RULE_FIELDS  # kept importable from here
+from .changes import OccurrenceChange
+from .deleted import DeletedSeries
+from .event_model import get_event_model
+from .pending import PendingExdate
+from .rule import RecurrenceRule
+from .series import EventSeries, EventSeriesManager, HolidayPolicyChoices
+
+__all__ = [
+    "RULE_FIELDS",
+    "DeletedSeries",
+    "EventSeries",
+    "EventSeriesManager",
+    "HolidayPolicyChoices",
+    "OccurrenceChange",
+    "PendingExdate",
+    "RecurrenceRule",
+    "RecurringEventMixin",
+    "get_event_model",
+]

@@ -1,7 +1,0 @@
-from django.apps import AppConfig
-
-
-class DojoConfig(AppConfig):
-    name = "tests.dojo"
-    label = "dojo"
-    default_auto_field = "django.db.models.BigAutoField"

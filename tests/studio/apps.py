@@ -1,7 +1,0 @@
-from django.apps import AppConfig
-
-
-class StudioConfig(AppConfig):
-    name = "tests.studio"
-    label = "studio"
-    default_auto_field = "django.db.models.BigAutoField"

@@ -1,0 +1,1 @@
+"""Helpers the test trees share: builders, HTTP and browser drivers, worker processes."""
