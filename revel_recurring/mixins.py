@@ -1,3 +1,4 @@
+# Over 400 lines on purpose: one class, the contract a host reads in one place; mostly docstrings.
 """``RecurringEventMixin``: what a host Event model composes in to join a series.
 
 Import it from ``revel_recurring.models``; it lives here, below the models, because

@@ -9,46 +9,33 @@ the API, and a refusal shows on the form beside what the organiser typed.
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-from django.contrib import admin, messages
-from django.contrib.admin.helpers import ACTION_CHECKBOX_NAME
+from django.contrib import messages
 from django.contrib.admin.views.main import ChangeList
 from django.db import router, transaction
 from django.db.models import Count, IntegerField, Min, OuterRef, QuerySet, Subquery
 from django.db.models.functions import Coalesce
 from django.http import HttpRequest, HttpResponse
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext_lazy
 
 from ..adapter import get_adapter
-from ..describe import describe_spec
 from ..exclusions import excluded_between
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
-from ..services.drift import detect_cadence_drift, drifted_ids_by_series
 from ..services.from_event import SeriesFromEvent
 from ..services.toolbox.bookings import series_zone
-from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
+from .actions import SeriesActionsMixin
 from .beat import beat_status
+from .changelist import ParkedFilter, SeriesChangeList
 from .clock import current_time as _now
+from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
 from .forms import AddDateForm, EventSeriesAddForm, EventSeriesForm
 from .holidays import HOLIDAY_FIELDSET
-from .operations import (
-    adopted_text,
-    generate_now,
-    generated_text,
-    local_label,
-    pause,
-    report_each,
-    resume,
-)
+from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
-from .selection import queue_action, selected
 from .splits import SeriesSplitMixin, split_links
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
 
@@ -73,79 +60,10 @@ STATE_FIELDS = (
     "parked_reason",
 )
 
-# What a queued action says (``%(count)d``: the series queued).
-QUEUED_GENERATION = ngettext_lazy(
-    "%(count)d series queued for generation: its new dates appear as the Celery worker "
-    "gets to it. A paused or parked series is left as it is.",
-    "%(count)d series queued for generation: their new dates appear as the Celery worker "
-    "gets to them. Paused and parked series are left as they are.",
-    "count",
-)
-QUEUED_PAUSE = ngettext_lazy(
-    "%(count)d series queued to be paused.", "%(count)d series queued to be paused.", "count"
-)
-QUEUED_RESUME = ngettext_lazy(
-    "%(count)d series queued to be resumed.", "%(count)d series queued to be resumed.", "count"
-)
 
-
-def answers_an_action(request: HttpRequest) -> bool:
-    """Whether Django's changelist view hands this request to an action.
-
-    Such a request is answered by the action (its page, or a redirect back to the
-    list), never by the list itself.
-    """
-    data = request.POST
-    return (
-        request.method == "POST"
-        and "_save" not in data
-        and ("index" in data or ACTION_CHECKBOX_NAME in data)
-    )
-
-
-class SeriesChangeList(ChangeList):
-    """Adds each listed series' drifted count, computed for the whole page in one query."""
-
-    def get_results(self, request: HttpRequest) -> None:
-        if answers_an_action(request) and self.model_admin.get_actions(request):
-            # Django would count the series and read a page of them only to drop
-            # both: at 10,000 series that is most of an action request's time.
-            self.result_count = 0
-            self.full_result_count = None
-            self.show_full_result_count = self.model_admin.show_full_result_count
-            self.show_admin_actions = True
-            self.result_list = []
-            self.can_show_all = self.multi_page = False
-            self.paginator = self.model_admin.get_paginator(
-                request, self.queryset, self.list_per_page
-            )
-            return
-        super().get_results(request)
-        page = list(self.result_list)
-        drifted = drifted_ids_by_series(page, now=timezone.now())
-        for series in page:
-            series.revel_drifted_count = len(drifted.get(series.pk, ()))
-        self.result_list = page
-
-
-class ParkedFilter(admin.SimpleListFilter):
-    """Series the daily pass parked after a failure, and the others."""
-
-    title = gettext_lazy("parked")
-    parameter_name = "parked"
-
-    def lookups(self, request: HttpRequest, model_admin: Any) -> list[tuple[str, Any]]:
-        return [("yes", gettext_lazy("Parked")), ("no", gettext_lazy("Generating"))]
-
-    def queryset(self, request: HttpRequest, queryset: QuerySet[Any]) -> QuerySet[Any]:
-        if self.value() == "yes":
-            return queryset.filter(parked_at__isnull=False)
-        if self.value() == "no":
-            return queryset.filter(parked_at__isnull=True)
-        return queryset
-
-
-class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
+class EventSeriesAdmin(
+    SeriesActionsMixin, SeriesColumnsMixin, SeriesSplitMixin, DeleteThroughServiceMixin
+):
     form = EventSeriesForm
     add_form = EventSeriesAddForm
     change_form_template = "admin/revel_recurring/eventseries/change_form.html"
@@ -343,88 +261,3 @@ class EventSeriesAdmin(SeriesSplitMixin, DeleteThroughServiceMixin):
             # transaction rolls back as the view returns (the page renders after it).
             transaction.set_rollback(True, using=router.db_for_write(EventSeries))
         return response
-
-    @admin.display(description=gettext_lazy("rule"))
-    def rule_description(self, obj: EventSeries) -> str:
-        rule = obj.recurrence_rule
-        # The series' dates: the rule with its extra dates and holidays.
-        return describe_spec(obj.dates_spec(rule)) if rule is not None else "—"
-
-    @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
-    def rrule_string(self, obj: EventSeries) -> str:
-        rule = obj.recurrence_rule
-        return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
-
-    def _local(self, obj: EventSeries, value: dt.datetime | None) -> str:
-        return "—" if value is None else local_label(obj, value)
-
-    @admin.display(description=gettext_lazy("dates created up to"))
-    def cursor(self, obj: EventSeries) -> str:
-        return self._local(obj, obj.last_generated_until)
-
-    @admin.display(description=gettext_lazy("next dates added on"))
-    def next_due_local(self, obj: EventSeries) -> str:
-        return self._local(obj, obj.next_due_at)
-
-    @admin.display(description=gettext_lazy("cancelled dates"))
-    def exdates_local(self, obj: EventSeries) -> str:
-        instants = sorted(obj.exdate_instants)
-        if not instants:
-            return "—"
-        return format_html_join(
-            ", ", "<span>{}</span>", ((self._local(obj, value),) for value in instants)
-        )
-
-    @admin.display(description=gettext_lazy("next occurrence"), ordering="revel_next")
-    def next_occurrence(self, obj: EventSeries) -> str:
-        return self._local(obj, getattr(obj, "revel_next", None))
-
-    @admin.display(description=gettext_lazy("upcoming"), ordering="revel_upcoming")
-    def upcoming_count(self, obj: EventSeries) -> int:
-        return int(getattr(obj, "revel_upcoming", 0))
-
-    @admin.display(description=gettext_lazy("parked"), ordering="parked_at")
-    def parked(self, obj: EventSeries) -> str:
-        """Empty while the series generates; else since when and why (cut for the list)."""
-        if obj.parked_at is None:
-            return ""
-        reason = obj.parked_reason
-        short = reason if len(reason) <= 80 else reason[:79] + "…"
-        return _("Since %(when)s: %(reason)s") % {
-            "when": self._local(obj, obj.parked_at),
-            "reason": short,
-        }
-
-    @admin.display(description=gettext_lazy("drifted"))
-    def drifted_count(self, obj: EventSeries) -> int:
-        count = getattr(obj, "revel_drifted_count", None)
-        return len(detect_cadence_drift(obj)) if count is None else int(count)
-
-    @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
-    def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        selection = selected(request, queryset)
-        # A large selection goes to the daily pass's own chunk task.
-        if not queue_action(
-            request, selection, generate_series_chunk, QUEUED_GENERATION, label=_("Generate now")
-        ):
-            report_each(request, selection.series(), generate_now, now=_now())
-
-    @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
-    def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        selection = selected(request, queryset)
-        if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE, label=_("Pause")):
-            report_each(request, selection.series(), pause, now=_now())
-
-    @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
-    def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
-        selection = selected(request, queryset)
-        if not queue_action(
-            request, selection, resume_series_chunk, QUEUED_RESUME, label=_("Resume")
-        ):
-            report_each(request, selection.series(), resume, now=_now())
-
-    @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
-    def cancel_stale_action(
-        self, request: HttpRequest, queryset: QuerySet[EventSeries]
-    ) -> HttpResponse | None:
-        return self._cancel_stale(request, selected(request, queryset), from_action=True)

@@ -95,7 +95,7 @@ def expand_spans_many(consumer: str, jobs: Sequence[Job]) -> list[list[Span]]:
     neither ends at its start in all three.
     """
     if consumer == "ical.js":
-        return _ical_js(jobs, ends=True)  # type: ignore[return-value]
+        return _ical_js(jobs, ends=True)
     if consumer == "recurring-ical-events":
         read = _recurring_ical_events_spans
     elif consumer == "ical":

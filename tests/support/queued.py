@@ -64,7 +64,7 @@ class Broker:
 @pytest.fixture
 def broker() -> Iterator[Broker]:
     """Tasks sent during the test wait in the in-memory broker instead of running."""
-    app = current_app._get_current_object()
+    app = current_app._get_current_object()  # type: ignore[attr-defined]
     if not str(app.conf.broker_url).startswith("memory://"):
         pytest.skip("the queued-action tests need the in-memory broker (memory://)")
     found = Broker(app)
@@ -93,9 +93,9 @@ def broker_down() -> Iterator[str]:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
     url = f"redis://127.0.0.1:{port}/0"
-    suite_app = current_app._get_current_object()
+    suite_app = current_app._get_current_object()  # type: ignore[attr-defined]
     # A live server's threads have no current app: they use the default one.
-    suite_default = default_app._get_current_object()
+    suite_default = default_app._get_current_object()  # type: ignore[attr-defined]
     down = Celery("broker-down", broker=url, set_as_current=False)
     down.conf.task_always_eager = False
     down.set_current()

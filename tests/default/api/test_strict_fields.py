@@ -13,7 +13,7 @@ from revel_recurring.api.fields import StrictFieldsMixin
 
 class Shelf(StrictFieldsMixin, serializers.Serializer[Any]):
     name = serializers.CharField()
-    label = serializers.CharField(read_only=True)
+    label = serializers.CharField(read_only=True)  # type: ignore[assignment]
     shelf_mark = serializers.CharField(read_only=True, source="mark")
     audit = serializers.SerializerMethodField()
 

@@ -116,7 +116,7 @@ def test_offsets_beyond_what_the_database_stores_are_saved_as_the_same_instant()
 
 @pytest.mark.parametrize("field", ["name", "description"])
 def test_nul_characters_in_the_series_are_refused(field: str) -> None:
-    options = {"name": "Yoga", "description": "", field: "Yo\x00ga"}
+    options: dict[str, Any] = {"name": "Yoga", "description": "", field: "Yo\x00ga"}
     with pytest.raises(ValidationError) as caught:
         _create(**options)
     assert list(caught.value.message_dict) == [field]

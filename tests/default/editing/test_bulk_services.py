@@ -37,7 +37,7 @@ def test_stale_choice_with_rest_adds_the_unlisted_dates_but_not_of_a_complete_se
 
 def test_pause_many_reports_each_series_and_the_missing_ones() -> None:
     yoga, pilates = generated_series(name="Yoga"), generated_series(name="Pilates")
-    bulk.pause_series(pilates)
+    bulk.pause_series(pilates)  # type: ignore[attr-defined]
 
     result = bulk.pause_many([yoga.pk, pilates.pk, 999_999])
 
@@ -51,7 +51,7 @@ def test_pause_many_reports_each_series_and_the_missing_ones() -> None:
 
 def test_one_refused_series_never_stops_the_chunk(monkeypatch: pytest.MonkeyPatch) -> None:
     first, second, third = (generated_series(name=n) for n in ("A", "B", "C"))
-    real = bulk.resume_series
+    real = bulk.resume_series  # type: ignore[attr-defined]
 
     def busy_for_b(series: EventSeries, **options: Any) -> bool:
         if series.name == "B":
@@ -62,7 +62,7 @@ def test_one_refused_series_never_stops_the_chunk(monkeypatch: pytest.MonkeyPatc
 
     monkeypatch.setattr(bulk, "resume_series", busy_for_b)
     for series in (first, second, third):
-        bulk.pause_series(series)
+        bulk.pause_series(series)  # type: ignore[attr-defined]
 
     result = bulk.resume_many([first.pk, second.pk, third.pk])
 

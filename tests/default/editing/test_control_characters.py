@@ -140,7 +140,9 @@ def test_the_api_answers_400_naming_the_field_for_every_name_like_input(editor: 
     assert list(refused.json()) == ["name"], refused.json()
     assert "U+000A" in refused.json()["name"][0]
     refused = editor.post(
-        API, {**body, "template": {**body["template"], "title": named("\r")}}, format="json"
+        API,
+        {**body, "template": {**body["template"], "title": named("\r")}},  # type: ignore[dict-item]
+        format="json",
     )
     assert refused.status_code == 400, refused.json()
     assert list(refused.json()) == ["template"]

@@ -102,7 +102,7 @@ def test_the_halves_of_a_split_expand_to_their_rows_none_lost_or_doubled(
         for event in icalendar.Calendar.from_ical(series_feed(series).body).walk("VEVENT")
         if "RRULE" in event
     )
-    assert master["RRULE"]["UNTIL"] == [result.last_before]
+    assert master["RRULE"]["UNTIL"] == [result.last_before]  # type: ignore[index]
     exdates = master.get("EXDATE", [])
     hidden = {
         d.dt for line in (exdates if isinstance(exdates, list) else [exdates]) for d in line.dts

@@ -125,7 +125,7 @@ def test_the_task_parks_a_series_that_fails_for_good_and_due_skips_it(
     assert list(EventSeries.objects.due(now=NOW)) == [series]
 
     with pytest.raises(GenerationTooLargeError):
-        tasks.generate_series.apply(args=[series.pk], kwargs={"now": NOW.isoformat()}).get()
+        tasks.generate_series.apply(args=(series.pk,), kwargs={"now": NOW.isoformat()}).get()
 
     series.refresh_from_db()
     assert series.parked_at == NOW

@@ -47,13 +47,13 @@ ALLOWED = {
     "revel_recurring/services/toolbox/pending_exdates.py": (
         "records pending rows, deletes a gone series'"
     ),
-    ("revel_recurring/admin/series.py", "EventSeriesAdmin.exdates_local"): (
+    ("revel_recurring/admin/columns.py", "SeriesColumnsMixin.exdates_local"): (
         "shows the stored column itself, as the API's `exdates` field does"
     ),
     ("revel_recurring/api/serializers/series.py", "SeriesSerializer"): (
         "the API's `exdates` field: the stored column itself"
     ),
-    ("revel_recurring/services/plans/compute.py", "_hash"): (
+    ("revel_recurring/services/plans/digest.py", "plan_digest"): (
         "a change plan's hash covers the stored column with the pending rows (decision 0032)"
     ),
 }

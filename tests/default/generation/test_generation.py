@@ -169,7 +169,7 @@ def test_until_beyond_max_window_is_refused(settings: object) -> None:
 
 
 def test_until_limit_follows_setting(settings: object) -> None:
-    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 10  # type: ignore[attr-defined]
+    settings.REVEL_RECURRING_MAX_WINDOW_WEEKS = 10
     series = make_series()
     with pytest.raises(GenerationWindowError, match="10 weeks"):
         generate_series_events(series, now=NOW, until=NOW + dt.timedelta(weeks=11))

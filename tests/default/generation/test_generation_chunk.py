@@ -288,7 +288,7 @@ def test_chunk_task_reports_its_counts() -> None:
     series = [make_series(name=f"s{n}") for n in range(3)]
 
     result = tasks.generate_series_chunk.apply(
-        args=[[s.pk for s in series]], kwargs={"now": NOW.isoformat()}
+        args=([s.pk for s in series],), kwargs={"now": NOW.isoformat()}
     ).get()
 
     assert result == {
@@ -318,7 +318,7 @@ def test_a_transient_error_of_one_series_hands_it_to_the_retrying_task(
     monkeypatch.setattr(Event, "prepare_occurrence", prepare)
     with ran_tasks() as names:
         result = tasks.generate_series_chunk.apply(
-            args=[[flaky.pk, fine.pk]], kwargs={"now": NOW.isoformat()}
+            args=([flaky.pk, fine.pk],), kwargs={"now": NOW.isoformat()}
         ).get()
 
     assert (result["fallen_back"], result["failed"], result["requeued"]) == (1, [], [flaky.pk])

@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from revel_recurring.exceptions import NotCancelledError
 from revel_recurring.holiday_placement import SHIFT_REACH
 from revel_recurring.ical import calendar_feed, feed_revision, series_feed
-from revel_recurring.ical_http import revision_response
+from revel_recurring.ical.responses import revision_response
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.extra_dates import add_extra_date
@@ -617,7 +617,7 @@ def _feed_dates(body: bytes) -> tuple[set[dt.datetime], dict[dt.datetime, dt.dat
             for line in lines if isinstance(lines, list) else [lines]:
                 exdates |= {value.dt for value in line.dts}
         elif "RECURRENCE-ID" in component:
-            overrides[component["RECURRENCE-ID"].dt] = component["DTSTART"].dt
+            overrides[component["RECURRENCE-ID"].dt] = component["DTSTART"].dt  # type: ignore[index,assignment]
     return exdates, overrides
 
 
@@ -809,7 +809,7 @@ def _advent_class() -> EventSeries:
     return series
 
 
-def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Event:
+def _override_of(body: bytes, slot: dt.datetime) -> icalendar.Component:
     found = [
         component
         for component in icalendar.Calendar.from_ical(body).walk("VEVENT")
@@ -846,7 +846,7 @@ def test_a_date_a_holiday_moved_names_the_holiday_in_the_feeds_language(
     assert "DESCRIPTION" not in _master_of(body)
 
 
-def _master_of(body: bytes) -> icalendar.Event:
+def _master_of(body: bytes) -> icalendar.Component:
     (master,) = [c for c in icalendar.Calendar.from_ical(body).walk("VEVENT") if "RRULE" in c]
     return master
 

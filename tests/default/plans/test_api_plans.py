@@ -48,7 +48,7 @@ def url(series: EventSeries, action: str = "") -> str:
 def plan(api: APIClient, series: EventSeries, **body: Any) -> dict[str, Any]:
     response = api.post(url(series, "recurrence-plan"), body, format="json")
     assert response.status_code == 200, response.json()
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def apply_unbooked(
@@ -58,7 +58,7 @@ def apply_unbooked(
     body = {"plan_hash": seen["hash"], "recurrence": recurrence, "cancel_drift": "unbooked"}
     response = api.post(url(series, "recurrence-apply"), body, format="json")
     assert response.status_code == 200, response.json()
-    return response.json()  # type: ignore[no-any-return]
+    return response.json()
 
 
 def test_the_plan_of_tue_thu_to_mon_wed_names_drift_with_the_hosts_booking_counts(

@@ -262,7 +262,7 @@ def test_a_paused_series_plans_no_new_dates_but_still_its_drift() -> None:
     applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, now=NOW)
     assert applied.created == []
     assert len(occurrences(series)) == 8
-    assert fresh(series).recurrence_rule.weekdays == [1]  # type: ignore[union-attr]
+    assert fresh(series).recurrence_rule.weekdays == [1]
 
 
 def test_a_series_without_template_plans_no_new_dates() -> None:

@@ -69,7 +69,7 @@ def test_overlapping_chunks_in_four_threads_create_every_occurrence_once() -> No
     ids = [s.pk for s in series]
     chunks = [ids, ids[::-1], ids[3:], ids[:9]]
 
-    errors = race([lambda c=c: generate_series_chunk_events(c, now=NOW) for c in chunks])
+    errors = race([lambda c=c: generate_series_chunk_events(c, now=NOW) for c in chunks])  # type: ignore[misc]
 
     assert errors == []
     for item in series:

@@ -339,7 +339,7 @@ def test_e009_register_beat_tasks_must_be_true_or_false(value: object, settings:
 def test_e010_meta_not_inheriting_the_mixin_meta(isolated_apps: Apps, settings: Settings) -> None:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
 
         class Meta:
@@ -362,7 +362,7 @@ def test_e010_own_constraints_replacing_the_mixin_ones(
 ) -> None:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
 
         class Meta(RecurringEventMixin.Meta):
@@ -383,7 +383,7 @@ def test_e010_not_raised_when_own_constraints_extend_the_mixin_ones(
 ) -> None:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
 
         class Meta(RecurringEventMixin.Meta):
@@ -406,7 +406,7 @@ def test_e010_not_raised_when_own_constraints_extend_the_mixin_ones(
 def test_e011_end_field_is_not_a_datetime(isolated_apps: Apps, settings: Settings) -> None:
     class Performance(RecurringEventMixin):
         begins = models.DateTimeField()
-        finishes = models.DateField(null=True)
+        finishes = models.DateField(null=True)  # type: ignore[misc]
         phase = models.CharField(max_length=20)
 
         RECURRING_START_FIELD = "begins"
@@ -464,7 +464,7 @@ def test_e013_status_value_longer_than_max_length(monkeypatch: pytest.MonkeyPatc
 def test_e013_status_value_not_among_choices(isolated_apps: Apps, settings: Settings) -> None:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(
             max_length=20,
             choices=[("planning", "Planning"), ("selling", "Selling"), ("cancelled", "Off")],
@@ -492,7 +492,7 @@ def _integer_status_model(*, cancelled: object) -> type[models.Model]:
 
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.IntegerField(choices=Status.choices, default=Status.DRAFT)
 
         RECURRING_STATUS_DRAFT = Status.DRAFT
@@ -541,7 +541,7 @@ def test_e013_refuses_a_status_the_integer_field_cannot_hold(
 def _unique_slug_model(*, override: bool) -> type[models.Model]:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
         slug = models.SlugField(unique=True)
 
@@ -550,7 +550,7 @@ def _unique_slug_model(*, override: bool) -> type[models.Model]:
 
     if override:
 
-        def prepare_occurrence(self, **kwargs):  # type: ignore[no-untyped-def]
+        def prepare_occurrence(self, **kwargs):
             occurrence = RecurringEventMixin.prepare_occurrence(self, **kwargs)
             occurrence.slug = f"{self.slug}-{kwargs['occurrence_index']}"
             return occurrence
@@ -585,7 +585,7 @@ def test_w001_not_raised_when_prepare_occurrence_is_overridden(
 def test_w001_unique_together_of_copied_fields(isolated_apps: Apps, settings: Settings) -> None:
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
         hall = models.CharField(max_length=20)
         code = models.CharField(max_length=20)

@@ -46,7 +46,7 @@ def test_a_hosts_own_conditional_constraint_still_warns() -> None:
     class Gig(RecurringEventMixin, models.Model):
         title = models.CharField(max_length=50)
         start = models.DateTimeField()
-        end = models.DateTimeField(null=True)
+        end = models.DateTimeField(null=True)  # type: ignore[misc]
         status = models.CharField(max_length=20)
 
         class Meta(RecurringEventMixin.Meta):

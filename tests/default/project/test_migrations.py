@@ -61,7 +61,7 @@ def test_migration_relations_stay_inside_the_app(name: str) -> None:
     for operation in migration.operations:
         fields = [f for _, f in getattr(operation, "fields", [])]
         if getattr(operation, "field", None) is not None:
-            fields.append(operation.field)
+            fields.append(operation.field)  # type: ignore[attr-defined]
         targets += [str(f.remote_field.model).lower() for f in fields if f.remote_field is not None]
 
     assert all(t.startswith("revel_recurring.") for t in targets), targets

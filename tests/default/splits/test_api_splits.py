@@ -204,7 +204,7 @@ def test_bad_split_input_is_a_400_keyed_where_it_was_sent(
     start = next_tuesday() - dt.timedelta(weeks=3)
     series, events = tuesdays(dtstart=start)
     at = events[1].starts_at
-    body: dict[str, Any] = {
+    body: dict[str, Any] = {  # type: ignore[assignment]
         "not a slot": {"at": utc(at + dt.timedelta(hours=1))},
         "in the past": {"at": utc(start + dt.timedelta(weeks=1))},
         "the first date": {"at": utc(start)},

@@ -13,10 +13,11 @@ from django.test import override_settings
 from revel_recurring.models import EventSeries
 from tests.default.admin.test_admin_bulk_scope import ADAPTER, state
 from tests.default.admin.test_admin_queued import staff
-from tests.default.worker.test_worker import WORKER_MARKS, celery_worker, wait_until
+from tests.default.worker.test_worker import WORKER_MARKS
 from tests.support.admin import texts
 from tests.support.factories import make_series, occurrences
 from tests.support.queued import CHANGELIST, select_all
+from tests.support.worker_process import celery_worker, wait_until
 
 pytestmark = WORKER_MARKS
 
@@ -24,7 +25,7 @@ pytestmark = WORKER_MARKS
 @contextmanager
 def sending_through(app: Celery) -> Iterator[None]:
     """The admin's tasks go to ``app``'s broker (Redis) instead of running eagerly here."""
-    previous = current_app._get_current_object()
+    previous = current_app._get_current_object()  # type: ignore[attr-defined]
     app.set_current()
     try:
         yield

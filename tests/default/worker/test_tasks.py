@@ -87,7 +87,7 @@ def test_generate_all_series_runs_the_due_series_eagerly() -> None:
 
 
 def test_generate_series_on_a_missing_series_creates_nothing() -> None:
-    assert tasks.generate_series.apply(args=[987654]).get() == {"series": 987654, "created": 0}
+    assert tasks.generate_series.apply(args=(987654,)).get() == {"series": 987654, "created": 0}
 
 
 def test_transient_error_is_retried_then_succeeds(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -102,7 +102,7 @@ def test_transient_error_is_retried_then_succeeds(monkeypatch: pytest.MonkeyPatc
         return real(target, **kwargs)
 
     monkeypatch.setattr("revel_recurring.tasks.generate_series_events", flaky)
-    result = tasks.generate_series.apply(args=[series.pk]).get()
+    result = tasks.generate_series.apply(args=(series.pk,)).get()
     assert calls["n"] == 3
     assert result["created"] > 0
 
@@ -117,7 +117,7 @@ def test_integrity_error_is_not_retried(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr("revel_recurring.tasks.generate_series_events", broken)
     with pytest.raises(IntegrityError):
-        tasks.generate_series.apply(args=[series.pk]).get()
+        tasks.generate_series.apply(args=(series.pk,)).get()
     assert calls["n"] == 1
 
 
@@ -134,7 +134,7 @@ def test_retries_stop_after_the_configured_maximum(
 
     monkeypatch.setattr("revel_recurring.tasks.generate_series_events", always_locked)
     with pytest.raises(OperationalError):
-        tasks.generate_series.apply(args=[series.pk]).get()
+        tasks.generate_series.apply(args=(series.pk,)).get()
     assert calls["n"] == 3  # the first attempt and two retries
 
 

@@ -67,7 +67,7 @@ def test_with_the_broker_down_a_queued_action_says_in_german_what_was_not_queued
         s.pk: list(Training.objects.filter(series=s).values_list("slug", "status")) for s in made
     }
     client = Client(HTTP_ACCEPT_LANGUAGE="de")
-    client.force_login(trainer)
+    client.force_login(trainer)  # type: ignore[arg-type]
 
     response = client.post(CHANGELIST, select_all("pause_action", [made[0].pk]), follow=True)
 

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def owner(db: Any) -> Client:
     client = Client(HTTP_ACCEPT_LANGUAGE="de")
-    client.force_login(User.objects.create_superuser("inhaber@dojo.example", PASSWORD))
+    client.force_login(User.objects.create_superuser("inhaber@dojo.example", PASSWORD))  # type: ignore[arg-type]
     return client
 
 

@@ -30,7 +30,7 @@ ADD = f"{CHANGELIST}add/"
 @pytest.fixture
 def admin(db: Any) -> Client:
     client = Client()
-    client.force_login(User.objects.create_superuser("owner@studio.example", PASSWORD))
+    client.force_login(User.objects.create_superuser("owner@studio.example", PASSWORD))  # type: ignore[arg-type]
     return client
 
 
@@ -109,8 +109,8 @@ def test_the_adapter_decides_who_may_add(school: School, teacher: User) -> None:
         user.save(update_fields=["is_staff"])
         user.user_permissions.add(*permissions)
     clerk_client, teacher_client = Client(), Client()
-    clerk_client.force_login(clerk)
-    teacher_client.force_login(teacher)
+    clerk_client.force_login(clerk)  # type: ignore[arg-type]
+    teacher_client.force_login(teacher)  # type: ignore[arg-type]
 
     assert clerk_client.get(ADD).status_code == 403
     assert teacher_client.get(ADD).status_code == 200

@@ -127,7 +127,7 @@ def test_queued_deletion_keeps_the_booked_series_and_records_the_others(
     assert list(result["kept"]) == [str(tango.pk)]
     assert list(EventSeries.objects.values_list("name", flat=True)) == ["Tango"]
     user = User.objects.get(email="owner@studio.example")
-    entries = LogEntry.objects.filter(action_flag=DELETION, user=user)
+    entries = LogEntry.objects.filter(action_flag=DELETION, user=user)  # type: ignore[misc]
     assert sorted(entries.values_list("object_repr", flat=True)) == ["Bachata", "Salsa"]
 
 

@@ -209,7 +209,7 @@ def member_of_ballet(teacher: User, client: Client) -> Client:
     teacher.is_staff = True
     teacher.save()
     teacher.user_permissions.add(*Permission.objects.filter(codename__in=ALL_SERIES_PERMISSIONS))
-    client.force_login(teacher)
+    client.force_login(teacher)  # type: ignore[arg-type]
     return client
 
 

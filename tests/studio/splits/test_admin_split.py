@@ -29,7 +29,7 @@ CHANGELIST = "/admin/revel_recurring/eventseries/"
 @pytest.fixture
 def owner(db: Any) -> Client:
     client = Client()
-    client.force_login(User.objects.create_superuser("owner@studio.example", PASSWORD))
+    client.force_login(User.objects.create_superuser("owner@studio.example", PASSWORD))  # type: ignore[arg-type]
     return client
 
 

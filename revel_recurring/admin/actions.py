@@ -1,0 +1,69 @@
+"""The series list's actions: generate now, pause, resume and cancel stale dates.
+
+A selection too large to work through in the request goes to the daily pass's
+chunk tasks (``selection.queue_action``); a smaller one is worked through with one
+service call per series (``operations.report_each``).
+"""
+
+from __future__ import annotations
+
+from django.contrib import admin
+from django.db.models import QuerySet
+from django.http import HttpRequest, HttpResponse
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy, ngettext_lazy
+
+from ..models import EventSeries
+from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
+from .clock import current_time as _now
+from .operations import generate_now, pause, report_each, resume
+from .selection import queue_action, selected
+from .stale import CancelStaleMixin
+
+# What a queued action says (``%(count)d``: the series queued).
+QUEUED_GENERATION = ngettext_lazy(
+    "%(count)d series queued for generation: its new dates appear as the Celery worker "
+    "gets to it. A paused or parked series is left as it is.",
+    "%(count)d series queued for generation: their new dates appear as the Celery worker "
+    "gets to them. Paused and parked series are left as they are.",
+    "count",
+)
+QUEUED_PAUSE = ngettext_lazy(
+    "%(count)d series queued to be paused.", "%(count)d series queued to be paused.", "count"
+)
+QUEUED_RESUME = ngettext_lazy(
+    "%(count)d series queued to be resumed.", "%(count)d series queued to be resumed.", "count"
+)
+
+
+class SeriesActionsMixin(CancelStaleMixin):
+    """The actions ``EventSeriesAdmin.actions`` lists (with Django's ``delete_selected``)."""
+
+    @admin.action(description=gettext_lazy("Generate now"), permissions=["change"])
+    def generate_now_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        selection = selected(request, queryset)
+        # A large selection goes to the daily pass's own chunk task.
+        if not queue_action(
+            request, selection, generate_series_chunk, QUEUED_GENERATION, label=_("Generate now")
+        ):
+            report_each(request, selection.series(), generate_now, now=_now())
+
+    @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
+    def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        selection = selected(request, queryset)
+        if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE, label=_("Pause")):
+            report_each(request, selection.series(), pause, now=_now())
+
+    @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
+    def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
+        selection = selected(request, queryset)
+        if not queue_action(
+            request, selection, resume_series_chunk, QUEUED_RESUME, label=_("Resume")
+        ):
+            report_each(request, selection.series(), resume, now=_now())
+
+    @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
+    def cancel_stale_action(
+        self, request: HttpRequest, queryset: QuerySet[EventSeries]
+    ) -> HttpResponse | None:
+        return self._cancel_stale(request, selected(request, queryset), from_action=True)
