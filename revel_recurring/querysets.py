@@ -12,7 +12,7 @@ _M = TypeVar("_M", bound=models.Model)
 _Q = TypeVar("_Q", bound=models.QuerySet[Any])
 
 
-# Generic over the model rather than naming EventSeries: models.py builds its
+# Generic over the model rather than naming EventSeries: models/series.py builds its
 # manager from this class, and a reference back (even a type-only one) would
 # make the two modules import each other.
 class EventSeriesQuerySet(models.QuerySet[_M]):

@@ -18,21 +18,19 @@ from typing import Any
 
 from django import forms
 from django.contrib import messages
-from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
-from django.forms.models import modelform_factory
+from django.core.exceptions import ValidationError
 from django.http import HttpRequest, HttpResponse
 from django.template.response import TemplateResponse
 from django.urls import URLPattern, path, reverse
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext
 
 from .. import rules
 from ..describe import describe_rule
 from ..exceptions import PlanOutdatedError, RecurrenceError
-from ..instants import AwareInstantField, describe_instant
+from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
-from ..services.drift import detect_cadence_drift
 from ..services.plans import RecurrencePlan
 from ..services.splits import (
     SplitResult,
@@ -42,56 +40,20 @@ from ..services.splits import (
     split_series,
 )
 from ..services.toolbox.bookings import booked_ids
-from ..validators import validate_single_line
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
-from .errors import messages_by_key
-from .forms import RuleFieldsForm, local_wall_clock, rule_initial
 from .plans import PLAN_HASH, PlanLine, carried_fields, plan_lines
+from .split_forms import (
+    TEMPLATE_PREFIX,
+    AtForm,
+    SplitForm,
+    route_split_errors,
+    split_initial,
+    template_form_class,
+)
 
-#: The template form's prefix: its fields (a host's ``name``) never meet the series'.
-TEMPLATE_PREFIX = "template"
-#: What the plan page does not carry back: the token is rendered afresh, the hash
-#: comes from the plan, the buttons say what to do.
 #: The split pages' own buttons, besides what every confirmation page leaves out.
 _NOT_CARRIED = frozenset({"_edit", "_confirm"})
-
-
-class SplitForm(RuleFieldsForm):
-    """The continuation's name and rule; its template fields are a form of their own."""
-
-    name = forms.CharField(
-        label=gettext_lazy("Name of the continuation"),
-        max_length=EventSeries._meta.get_field("name").max_length,
-        validators=[validate_single_line],
-        help_text=gettext_lazy("The new series that holds this date and the following ones."),
-    )
-
-    field_order = ("name",)
-
-
-class AtForm(forms.Form):
-    """The split date as the change page's link (or the form's hidden input) carries it."""
-
-    at = AwareInstantField(label=gettext_lazy("date"))
-
-
-def template_form_class() -> type[forms.ModelForm[Any]]:
-    """A form over the host's event model with its ``PROPAGATABLE_FIELDS`` only."""
-    model = get_event_model()
-    return modelform_factory(model, fields=list(model.PROPAGATABLE_FIELDS))
-
-
-def split_initial(rule: RecurrenceRule, at: dt.datetime, name: str) -> dict[str, Any]:
-    """The form's initial values: the series' rule as the continuation would carry it.
-
-    It starts at ``at`` (same time of day); a COUNT rule counts the dates left.
-    """
-    initial = {**rule_initial(rule), "name": name}
-    initial["dtstart"] = local_wall_clock(at, rule.timezone)
-    if rule.count is not None:
-        initial["count"] = max(rule.count - len(slots_before(rule, at)), 1)
-    return initial
 
 
 def splittable(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
@@ -110,32 +72,6 @@ def last_date_before(rule: RecurrenceRule, at: dt.datetime) -> dt.datetime | Non
     """The series' last date before ``at``: where the original ends after the split."""
     earlier = slots_before(rule, at)
     return earlier[-1] if earlier else None
-
-
-def _route_errors(
-    exc: ValidationError | RecurrenceError,
-    form: SplitForm,
-    template_form: forms.ModelForm[Any] | None,
-    template_changes: Mapping[str, Any],
-) -> list[str]:
-    """Put the service's refusal under the field to change; returns the errors about ``at``."""
-    about_at: list[str] = []
-    for key, texts in messages_by_key(exc).items():
-        if key == "at":
-            about_at.extend(texts)
-        elif template_form is not None and key in template_changes:
-            # The host's field of the same name as the series' ("name"): the
-            # template's when the split changes it, else the series'.
-            template_form.add_error(key, texts)
-        elif key in form.fields:
-            form.add_error(key, texts)
-        elif template_form is not None and key in template_form.fields:
-            template_form.add_error(key, texts)
-        else:
-            form.add_error(
-                None, texts if key == NON_FIELD_ERRORS else [f"{key}: {t}" for t in texts]
-            )
-    return about_at
 
 
 class SeriesSplitMixin(SeriesButtonsMixin):
@@ -216,9 +152,9 @@ class SeriesSplitMixin(SeriesButtonsMixin):
                 request, series, rule, at, exc.plan, options, outdated=True
             )
         except (ValidationError, RecurrenceError) as exc:
-            about_at = _route_errors(exc, form, template_form, template_changes)
+            about_at = route_split_errors(exc, form, template_form, template_changes)
             return self._split_form_page(request, series, rule, at, form, template_form, about_at)
-        self._report_split(request, result, now=options["now"])
+        self._report_split(request, result)
         return self._back(result.continuation)
 
     def _split_context(
@@ -300,8 +236,9 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             request, "admin/revel_recurring/eventseries/split_plan.html", context
         )
 
-    def _report_split(self, request: HttpRequest, result: SplitResult, *, now: dt.datetime) -> None:
-        """How many dates moved and were created; the booked moved dates by name."""
+    def _report_split(self, request: HttpRequest, result: SplitResult) -> None:
+        """How many dates moved and were created; the booked moved dates by name, and
+        those the new rule does not hold (the split's ``kept_booked``)."""
         continuation, original = result.continuation, result.original
         zone = continuation.recurrence_rule.timezone if continuation.recurrence_rule else None
         moved, created = len(result.moved), len(result.created)
@@ -328,7 +265,6 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         booked = booked_ids(rows)
         if not booked:
             return
-        drifted = set(detect_cadence_drift(continuation, now=now))
         labels = {
             pk: describe_instant(value, zone)
             for pk, value in rows.filter(pk__in=booked)
@@ -348,7 +284,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
                 "dates": ", ".join(labels.values()),
             },
         )
-        kept = [label for pk, label in labels.items() if pk in drifted]
+        kept = [date.display for date in result.kept_booked]
         if kept:
             messages.warning(
                 request,
@@ -393,6 +329,7 @@ def split_links(series: EventSeries, *, admin_site_name: str) -> dict[str, Any]:
 
 
 __all__ = [
+    "TEMPLATE_PREFIX",
     "AtForm",
     "SeriesSplitMixin",
     "SplitForm",

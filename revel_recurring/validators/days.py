@@ -82,9 +82,8 @@ def _check_weekdays(value: object, add: Add) -> None:
 
 
 def _check_monthly(data: Mapping[str, Any], add: Add) -> None:
+    """A monthly rule names its kind, then the fields of that kind and none of the other's."""
     monthly_type = data.get("monthly_type")
-    day_of_month = data.get("day_of_month")
-    nth_weekday, weekday = data.get("nth_weekday"), data.get("weekday")
     if monthly_type in (None, ""):
         add("monthly_type", _("Choose whether the monthly rule is by day of month or by weekday."))
         return
@@ -98,25 +97,33 @@ def _check_monthly(data: Mapping[str, Any], add: Add) -> None:
         )
         return
     if kind is MonthlyType.DAY_OF_MONTH:
-        if day_of_month is None:
-            add("day_of_month", _("Give the day of the month: 1 to 31, or -1 for the last day."))
-        elif not is_whole_number(day_of_month) or not (
-            1 <= day_of_month <= 31 or day_of_month == -1
-        ):
+        _check_by_day_of_month(data, add)
+    else:
+        _check_by_weekday(data, add)
+
+
+def _check_by_day_of_month(data: Mapping[str, Any], add: Add) -> None:
+    day_of_month = data.get("day_of_month")
+    if day_of_month is None:
+        add("day_of_month", _("Give the day of the month: 1 to 31, or -1 for the last day."))
+    elif not is_whole_number(day_of_month) or not (1 <= day_of_month <= 31 or day_of_month == -1):
+        add(
+            "day_of_month",
+            _("The day of the month must be 1 to 31, or -1 for the last day, got %(value)r.")
+            % {"value": day_of_month},
+        )
+    for name in ("nth_weekday", "weekday"):
+        if data.get(name) is not None:
             add(
-                "day_of_month",
-                _("The day of the month must be 1 to 31, or -1 for the last day, got %(value)r.")
-                % {"value": day_of_month},
+                name,
+                _("%(rule)s does not use %(field)s; leave it empty.")
+                % {"rule": _MONTHLY_BY_DAY_WORDS, "field": _FIELD_WORDS[name]},
             )
-        for name, value in (("nth_weekday", nth_weekday), ("weekday", weekday)):
-            if value is not None:
-                add(
-                    name,
-                    _("%(rule)s does not use %(field)s; leave it empty.")
-                    % {"rule": _MONTHLY_BY_DAY_WORDS, "field": _FIELD_WORDS[name]},
-                )
-        return
-    if day_of_month is not None:
+
+
+def _check_by_weekday(data: Mapping[str, Any], add: Add) -> None:
+    nth_weekday, weekday = data.get("nth_weekday"), data.get("weekday")
+    if data.get("day_of_month") is not None:
         add(
             "day_of_month",
             _("A monthly rule by weekday does not use a day of the month; leave it empty."),

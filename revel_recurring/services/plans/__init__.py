@@ -15,7 +15,7 @@ from .apply import (
     current_drift,
     plan_recurrence_change,
 )
-from .compute import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY
+from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY
 from .result import AppliedPlan, ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 
 __all__ = [

@@ -17,13 +17,17 @@ from ...host_model import bulky_fields
 from ...models import EventSeries, get_event_model
 from ...signals import series_recurrence_changed
 from ..drift import cancel_stale_locked
-from ..editing import change_schedule
+from ..extra_dates import ExtraDatesChange
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
+from ..schedule_change import ScheduleChange, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..toolbox.plumbing import mirror_columns, now_utc, send_after_commit
-from .compute import compute_change, compute_plan, hash_matches, judge_rows, split_changes
+from .changes import Changes, split_changes
+from .compute import compute_change, compute_plan
+from .digest import hash_matches
+from .judging import judge_rows
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -144,59 +148,15 @@ def apply_recurrence_plan(
 
     def attempt() -> tuple[EventSeries, AppliedPlan]:
         with transaction.atomic():
-            locked = lock_series(series.pk, with_rule=True)
-            rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
-            state = read_plan_state(locked, now=moment)
-            plan, extra_dates = compute_change(locked, rule, state, requested, now=moment)
-            if not hash_matches(plan.hash, plan_hash, bookings_seen=mode not in _ASKS_AGAIN):
-                raise PlanOutdatedError(
-                    gettext(
-                        "%(series)s changed since this plan was made; review the fresh "
-                        "plan and apply that one."
-                    )
-                    % {"series": locked.name},
-                    plan=plan,
-                )
-            schedule = change_schedule(
-                locked,
-                rule_changes=requested.rule,
-                auto_publish=None,
-                generation_window_weeks=requested.window,
-                holidays=requested.holidays,
-                extra_dates=extra_dates,
+            return _apply_locked(
+                lock_series(series.pk, with_rule=True),
+                requested,
+                plan_hash,
+                mode,
+                among=among,
+                generate=generate,
                 now=moment,
-                reset_cursor=plan.cursor_reset,
             )
-            if schedule.columns:
-                locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
-            if schedule.changed:
-                send_after_commit(
-                    series_recurrence_changed,
-                    series=locked,
-                    changed_fields=schedule.changed,
-                    cursor_reset=schedule.cursor_reset,
-                )
-            moved, kept_in_place = _move_drift(locked, plan, mode, among=among)
-            cancelled, kept_booked, kept_modified = _cancel_drift(
-                locked, plan, mode, among=among, now=moment
-            )
-            kept_booked = sorted([*kept_in_place, *kept_booked], key=lambda date: date.start)
-            created: list[Any] = []
-            if generate and locked.is_active:
-                with suppress_event_notifications():
-                    run = generate_locked([locked], now=moment)
-                if run.batches:
-                    created = run.batches[0].occurrences
-        return locked, AppliedPlan(
-            plan=plan,
-            changed=schedule.changed,
-            cursor_reset=schedule.cursor_reset,
-            created=created,
-            cancelled=cancelled,
-            kept_booked=kept_booked,
-            kept_modified=kept_modified,
-            moved=moved,
-        )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
@@ -212,19 +172,109 @@ def apply_recurrence_plan(
     return applied
 
 
-def _cancel_mode(value: object) -> str | frozenset[Any]:
-    if isinstance(value, str):
-        if value not in CANCEL_DRIFT_MODES:
-            raise InvalidArgumentError(
-                gettext(
-                    "'cancel_drift' must be one of %(names)s or a list of drifted "
-                    "occurrence ids, got %(value)s."
-                )
-                % {"names": ", ".join(CANCEL_DRIFT_MODES), "value": repr(value)},
-                field="cancel_drift",
+def _apply_locked(
+    locked: EventSeries,
+    requested: Changes,
+    plan_hash: str,
+    mode: str | frozenset[Any],
+    *,
+    among: frozenset[Any] | None,
+    generate: bool,
+    now: dt.datetime,
+) -> tuple[EventSeries, AppliedPlan]:
+    """:func:`apply_recurrence_plan` under the series lock: check, change, move and cancel
+    drift, generate."""
+    plan, extra_dates = _checked_plan(
+        locked, requested, plan_hash, bookings_seen=mode not in _ASKS_AGAIN, now=now
+    )
+    schedule = _change_schedule(
+        locked, requested, extra_dates, cursor_reset=plan.cursor_reset, now=now
+    )
+    moved, kept_in_place = _move_drift(locked, plan, mode, among=among)
+    cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, among=among, now=now)
+    created = _generate(locked, now=now) if generate else []
+    return locked, AppliedPlan(
+        plan=plan,
+        changed=schedule.changed,
+        cursor_reset=schedule.cursor_reset,
+        created=created,
+        cancelled=cancelled,
+        kept_booked=sorted([*kept_in_place, *kept_booked], key=lambda date: date.start),
+        kept_modified=kept_modified,
+        moved=moved,
+    )
+
+
+def _checked_plan(
+    locked: EventSeries,
+    requested: Changes,
+    plan_hash: str,
+    *,
+    bookings_seen: bool,
+    now: dt.datetime,
+) -> tuple[RecurrencePlan, ExtraDatesChange | None]:
+    """The plan computed again under the lock, with the change of the extra dates it
+    assumed, if its hash is ``plan_hash`` (``PlanOutdatedError`` with it otherwise)."""
+    rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+    state = read_plan_state(locked, now=now)
+    plan, extra_dates = compute_change(locked, rule, state, requested, now=now)
+    if not hash_matches(plan.hash, plan_hash, bookings_seen=bookings_seen):
+        raise PlanOutdatedError(
+            gettext(
+                "%(series)s changed since this plan was made; review the fresh "
+                "plan and apply that one."
             )
+            % {"series": locked.name},
+            plan=plan,
+        )
+    return plan, extra_dates
+
+
+def _change_schedule(
+    locked: EventSeries,
+    requested: Changes,
+    extra_dates: ExtraDatesChange | None,
+    *,
+    cursor_reset: bool,
+    now: dt.datetime,
+) -> ScheduleChange:
+    """Change the rule, window, holidays and extra dates as ``update_series`` does, save
+    the columns that changed and send ``series_recurrence_changed`` after commit."""
+    schedule = change_schedule(
+        locked,
+        rule_changes=requested.rule,
+        auto_publish=None,
+        generation_window_weeks=requested.window,
+        holidays=requested.holidays,
+        extra_dates=extra_dates,
+        now=now,
+        reset_cursor=cursor_reset,
+    )
+    if schedule.columns:
+        locked.save(update_fields=[*sorted(schedule.columns), "updated_at"])
+    if schedule.changed:
+        send_after_commit(
+            series_recurrence_changed,
+            series=locked,
+            changed_fields=schedule.changed,
+            cursor_reset=schedule.cursor_reset,
+        )
+    return schedule
+
+
+def _generate(locked: EventSeries, *, now: dt.datetime) -> list[Any]:
+    """Materialize an active series' new dates in the same transaction (one digest)."""
+    if not locked.is_active:
+        return []
+    with suppress_event_notifications():
+        run = generate_locked([locked], now=now)
+    return run.batches[0].occurrences if run.batches else []
+
+
+def _cancel_mode(value: object) -> str | frozenset[Any]:
+    if isinstance(value, str) and value in CANCEL_DRIFT_MODES:
         return value
-    if isinstance(value, Collection):
+    if isinstance(value, Collection) and not isinstance(value, str):
         return frozenset(value)
     raise InvalidArgumentError(
         gettext(

@@ -53,7 +53,7 @@ ALLOWED = {
     ("revel_recurring/api/serializers/series.py", "SeriesSerializer"): (
         "the API's `exdates` field: the stored column itself"
     ),
-    ("revel_recurring/services/plans/compute.py", "_hash"): (
+    ("revel_recurring/services/plans/digest.py", "plan_digest"): (
         "a change plan's hash covers the stored column with the pending rows (decision 0032)"
     ),
 }

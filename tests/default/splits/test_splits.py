@@ -237,6 +237,37 @@ def test_a_split_plan_names_the_moved_dates_the_new_rule_does_not_hold() -> None
     assert detect_cadence_drift(result.continuation, now=NOW) == moving
 
 
+def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows() -> None:
+    series = booked_series()
+    rows = occurrences(series)
+    booked, edited = rows[5], rows[6]
+    Seat.objects.filter(event__in=[booked, edited]).update(booked=2)
+    Event.objects.filter(pk=edited.pk).update(is_modified=True, venue="Room 9")
+    plan = plan_split(
+        series, at=monday(4), recurrence={"weekdays": [1]}, template={"venue": "Hall B"}, now=NOW
+    )
+    assert {row.id for row in plan.booked_drift} == {booked.pk, edited.pk}
+    result = split_series(
+        series,
+        at=monday(4),
+        recurrence={"weekdays": [1]},
+        template={"venue": "Hall B"},
+        plan_hash=plan.hash,
+        now=NOW,
+    )
+    # The plan's booked drift, but for the date edited by hand: the split leaves
+    # that one alone anyway, and names only what drift detection would find.
+    shown = next(row for row in plan.drift if row.id == booked.pk)
+    assert [(date.id, date.start, date.display) for date in result.kept_booked] == [
+        (booked.pk, shown.start, shown.display)
+    ]
+    moved = Event.objects.filter(pk__in=result.moved)
+    assert {row.pk: row.venue for row in moved if row.venue != "Room 9"} == {
+        row.id: rows[0].venue for row in plan.drift if row.id != edited.pk
+    }
+    assert Event.objects.get(pk=edited.pk).venue == "Room 9"
+
+
 def test_a_split_plan_made_stale_by_a_cancel_writes_nothing_and_offers_the_fresh_plan() -> None:
     series = booked_series()
     plan = plan_split(series, at=monday(4), now=NOW)

@@ -1,0 +1,140 @@
+"""Which rows still fit a rule, and which drift: the judgement a plan and a split share.
+
+Pure over the rows :func:`~revel_recurring.services.plans.state.read_plan_state`
+read, but for the host's booking count (one call for every row judged, unless the
+caller has the counts).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import zoneinfo
+from collections.abc import Mapping
+from typing import Any
+
+from ... import rules
+from ...exclusions import excluded_between, placed_dates
+from ...holiday_placement import SHIFT_REACH
+from ...instants import describe_instant
+from ...models import EventSeries, RecurrenceRule, get_event_model
+from .result import PlannedOccurrence
+from .state import PlanRow, PlanState
+
+
+def judge_rows(
+    target: EventSeries,
+    rule: RecurrenceRule,
+    state: PlanState,
+    judged: list[PlanRow],
+    *,
+    bookings: Mapping[Any, int] | None = None,
+) -> tuple[tuple[PlannedOccurrence, ...], tuple[PlannedOccurrence, ...]]:
+    """The live ``judged`` rows that fit ``target``'s dates under ``rule``, and those that
+    do not (drift), each with its bookings (one call to the host's hook, unless
+    ``bookings`` gives them)."""
+    spec = target.dates_spec(rule)
+    zone = rule.timezone
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    live = [row for row in judged if not model.is_status(row.status, cancelled)]
+    fitting, moves = _fitting(target, rule, spec, live, state)
+    counts = _count_bookings(live) if bookings is None else bookings
+    stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
+    drift = tuple(
+        _planned(row, zone, counts, moves_to=moves.get(row.id))
+        for row in live
+        if row.id not in fitting
+    )
+    return stay, drift
+
+
+def _judged_instant(row: PlanRow) -> dt.datetime:
+    """The instant a row is judged by: its original slot when moved by hand, else its start.
+
+    An occurrence not modified starts on its slot (drift detection reads the start,
+    so the plan agrees with it); one an organiser moved is judged by the date it
+    stands for, as generation does (it never recreates a slot that is taken).
+    """
+    if _by_slot(row):
+        assert row.slot is not None
+        return row.slot
+    return row.start
+
+
+def _fitting(
+    target: EventSeries,
+    rule: RecurrenceRule,
+    spec: rules.RuleSpec,
+    live: list[PlanRow],
+    state: PlanState,
+) -> tuple[set[Any], dict[Any, dt.datetime]]:
+    """The ids of ``live`` rows whose judged instant is a date of the new rule, not excluded,
+    and, for unmodified rows whose slot takes place on another day now (a holiday
+    policy change), where it takes place."""
+    if not live:
+        return set(), {}
+    instants = {row.id: _judged_instant(row) for row in live}
+    earliest, latest = min(instants.values()), max(instants.values())
+    excluded = excluded_between(
+        target, earliest - SHIFT_REACH, latest, pending=state.pending, rule=rule
+    )
+    placed = placed_dates(spec, excluded, earliest, latest)
+    # A row moved by hand is judged by its slot; any other by its start, which a
+    # holiday may have shifted off its slot.
+    starts = set(placed.values())
+    fitting = {
+        row.id
+        for row in live
+        if (instants[row.id] in placed if _by_slot(row) else instants[row.id] in starts)
+    }
+    moves = {
+        row.id: placed[row.slot]
+        for row in live
+        if row.id not in fitting
+        and not row.is_modified
+        and row.slot is not None
+        and placed.get(row.slot, row.start) != row.start
+    }
+    return fitting, moves
+
+
+def _by_slot(row: PlanRow) -> bool:
+    return row.is_modified and row.slot is not None
+
+
+def _count_bookings(live: list[PlanRow]) -> dict[Any, int]:
+    if not live:
+        return {}
+    model = get_event_model()
+    return {
+        pk: int(count)
+        for pk, count in model.count_bookings_among([row.event for row in live]).items()
+    }
+
+
+def local_in(instant: dt.datetime, zone: str) -> dt.datetime:
+    """``instant`` on the wall clock of ``zone``."""
+    return instant.astimezone(zoneinfo.ZoneInfo(zone))
+
+
+def _planned(
+    row: PlanRow,
+    zone: str,
+    counts: Mapping[Any, int],
+    *,
+    moves_to: dt.datetime | None = None,
+) -> PlannedOccurrence:
+    return PlannedOccurrence(
+        id=row.id,
+        start=row.start,
+        local=local_in(row.start, zone),
+        display=describe_instant(row.start, zone),
+        slot=row.slot,
+        status=row.status,
+        is_modified=row.is_modified,
+        bookings=counts.get(row.id, 0),
+        moves_to=moves_to,
+    )
+
+
+__all__ = ["judge_rows", "local_in"]

@@ -1,0 +1,299 @@
+"""Splitting a series, or planning the split: one transaction under the series locks.
+
+:func:`split_series` validates, reads the rows that move and judges them once,
+by the continuation's rule (with a plan hash: the plan it recomputes for the hash
+check is the plan it applies), then writes: the continuation with its rule and
+template, the rows handed over, the original ended, the continuation generated.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.db import transaction
+from django.utils.translation import gettext
+
+from ... import rules
+from ...context import suppress_event_notifications
+from ...exceptions import PlanOutdatedError
+from ...models import EventSeries, RecurrenceRule, get_event_model
+from ...signals import series_split
+from ..generation.floor import generate_locked
+from ..plans.result import RecurrencePlan
+from ..plans.state import PlanState, read_plan_state
+from ..templates import save_template
+from ..toolbox.exdates import absorb_pending_exdates, hand_over_exdates
+from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
+from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
+from ..toolbox.scheduling import refresh_next_due_at
+from .compute import Prepared, horizon, moving_drift, prepare, split_plan
+from .inputs import SplitRequest, no_rule, read_request
+from .result import SplitResult
+from .rows import booked_drift, drift_left_alone, move_rows, propagate
+
+
+def split_series(
+    series: EventSeries,
+    *,
+    at: dt.datetime,
+    recurrence: Mapping[str, Any] | None = None,
+    template: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    plan_hash: str | None = None,
+    now: dt.datetime | None = None,
+) -> SplitResult:
+    """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
+
+    - ``at`` must be an aware instant that is a date of the rule, not in the past
+      and not the rule's first date (``ValidationError`` on ``at`` saying which).
+    - The original's rule gets ``until`` = its last date before ``at`` (a COUNT
+      rule becomes that UNTIL rule, and the continuation counts what was left;
+      when that last date is dtstart itself, ``count=1`` says it instead),
+      its past and present rows untouched.
+    - The continuation gets the original's rule starting at ``at`` plus the
+      ``recurrence`` changes (rule fields; a ``dtstart`` must not be before
+      ``at``), a template copied from the original's plus the ``template``
+      changes (only the host's ``PROPAGATABLE_FIELDS``), the original's window,
+      flags and description, ``name`` (default: the original's) and
+      ``split_from`` = the original. A continuation the original had already is
+      re-linked to follow the new series, so the chain stays in date order.
+    - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
+      ids, bookings and related rows stay); those that fit the continuation's
+      rule and were not edited by hand get the new template's propagatable
+      fields (a date the new rule does not hold keeps the old details: it is
+      drift, for the organiser to decide); their change stamp moves.
+    - Exdates (and pending ones) at or after ``at`` go with them.
+    - The continuation is generated to its window, or as far as the original
+      was generated when that is later (one digest for what is created, none
+      for what moved); ``series_split`` is sent after commit.
+
+    One transaction under the locks of the original (and of its former
+    continuation) in ascending id order: anything refused writes nothing. With
+    ``plan_hash`` (from :func:`plan_split`), the plan is computed again under the
+    locks and a different hash raises ``PlanOutdatedError`` with the fresh plan;
+    an equal one is the plan applied (its drift and bookings are what the split
+    leaves as they are and names in ``kept_booked``).
+    """
+    moment = now_utc(now)
+    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+
+    def attempt() -> tuple[EventSeries, SplitResult]:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            follower = _former_continuation(locked)
+            if follower is not None:
+                # Both in ascending id order; the original is locked already and
+                # always has the lower id (a continuation is created after it).
+                lock_several_series([follower.pk])
+            rule = load_rule(locked)
+            if rule is None:
+                raise no_rule(locked)
+            return _split_locked(locked, rule, follower, request, plan_hash=plan_hash, now=moment)
+
+    locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
+    mirror_columns(
+        series, locked, "exdates", "extra_dates", "holidays_kept", "next_due_at", "updated_at"
+    )
+    series.recurrence_rule = locked.recurrence_rule
+    return result
+
+
+def plan_split(
+    series: EventSeries,
+    *,
+    at: dt.datetime,
+    recurrence: Mapping[str, Any] | None = None,
+    template: Mapping[str, Any] | None = None,
+    name: str | None = None,
+    now: dt.datetime | None = None,
+) -> RecurrencePlan:
+    """What :func:`split_series` with the same arguments would do, written nowhere.
+
+    A :class:`~revel_recurring.services.plans.RecurrencePlan` of the continuation:
+    ``stay`` and ``drift`` are the occurrences that would move (drift: those the
+    continuation's rule does not hold, with their bookings), ``new`` the dates its
+    generation would create, ``hash`` what ``split_series(plan_hash=...)`` checks.
+    The same validation as the split (``ValidationError`` keyed by field); no lock.
+    """
+    moment = now_utc(now)
+    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
+    if rule is None:
+        raise no_rule(fresh)
+    prepared = prepare(fresh, rule, request, now=moment)
+    state = read_plan_state(fresh, now=moment)
+    return split_plan(fresh, rule, state, prepared, request, now=moment)
+
+
+def _former_continuation(locked: EventSeries) -> EventSeries | None:
+    return EventSeries.objects.filter(split_from=locked).first()
+
+
+def _split_locked(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    follower: EventSeries | None,
+    request: SplitRequest,
+    *,
+    plan_hash: str | None,
+    now: dt.datetime,
+) -> tuple[EventSeries, SplitResult]:
+    """The split under the locks: validate and judge, then write, then generate."""
+    at = request.at
+    prepared = _prepare_planned(locked, rule, request, planned=plan_hash is not None, now=now)
+    state = read_plan_state(locked, now=now)
+    if plan_hash is None:
+        drift = moving_drift(prepared, state, at=at)
+    else:
+        drift = _checked_plan(locked, rule, state, prepared, request, plan_hash, now=now).drift
+
+    # Everything is validated: write.
+    absorb_pending_exdates(locked)
+    continuation = _save_continuation(locked, follower, prepared, at=at)
+    model = get_event_model()
+    moved = move_rows(model, locked, continuation, at=at)
+    # Moved dates the continuation's rule does not hold: drift, kept as they are.
+    drifted = drift_left_alone(drift, moved, now=now)
+    propagate(model, moved, {row.id for row in drifted}, prepared.new_template)
+    _end_original(locked, rule, at=at, last_before=prepared.last_before, now=now)
+    created = _generate_continuation(continuation, original=locked, now=now)
+    send_after_commit(series_split, original=locked, continuation=continuation, at=at, moved=moved)
+    return (
+        locked,
+        SplitResult(
+            original=locked,
+            continuation=continuation,
+            at=at,
+            last_before=prepared.last_before,
+            moved=moved,
+            created=created,
+            kept_booked=booked_drift(drifted),
+        ),
+    )
+
+
+def _prepare_planned(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    request: SplitRequest,
+    *,
+    planned: bool,
+    now: dt.datetime,
+) -> Prepared:
+    """:func:`prepare`; for a planned split a refusal says the plan is outdated, and why."""
+    try:
+        return prepare(locked, rule, request, now=now)
+    except ValidationError as exc:
+        if not planned:
+            raise
+        # The planned split was valid when planned: the series changed since
+        # (another split took the date, for one). Outdated, with the reason.
+        reasons = " ".join(exc.messages)
+        raise PlanOutdatedError(
+            gettext(
+                "%(series)s changed since this split was planned, and the split no longer"
+                " applies: %(reasons)s"
+            )
+            % {"series": locked.name, "reasons": reasons},
+            plan=None,
+        ) from None
+
+
+def _checked_plan(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    state: PlanState,
+    prepared: Prepared,
+    request: SplitRequest,
+    plan_hash: str,
+    *,
+    now: dt.datetime,
+) -> RecurrencePlan:
+    """The split's plan computed again under the locks: the one to apply, if its hash is
+    ``plan_hash`` (``PlanOutdatedError`` with the fresh plan otherwise)."""
+    plan = split_plan(locked, rule, state, prepared, request, now=now)
+    if plan.hash != plan_hash.strip():
+        raise PlanOutdatedError(
+            gettext(
+                "%(series)s changed since this split was planned; review the fresh "
+                "plan and apply that one."
+            )
+            % {"series": locked.name},
+            plan=plan,
+        )
+    return plan
+
+
+def _save_continuation(
+    locked: EventSeries, follower: EventSeries | None, prepared: Prepared, *, at: dt.datetime
+) -> EventSeries:
+    """Save the continuation with its rule, its exdates from ``at`` on and its template,
+    linked after the original (and before the original's former continuation)."""
+    model = get_event_model()
+    continuation = prepared.continuation
+    prepared.new_rule.save()
+    continuation.recurrence_rule = prepared.new_rule
+    # Both columns change here; the original's is saved in _end_original.
+    # (The continuation's extra dates were cut off the original's in prepare.)
+    hand_over_exdates(locked, continuation, at)
+    continuation.split_from = locked
+    if follower is not None:
+        # A OneToOne link: the former continuation lets go before the new one takes it.
+        EventSeries.objects.filter(pk=follower.pk).update(split_from=None)
+    continuation.save()
+    if follower is not None:
+        EventSeries.objects.filter(pk=follower.pk).update(split_from=continuation)
+    # A blueprint, not an event anyone attends: the host's per-event
+    # notifications stay quiet for it, as for everything a batch writes.
+    with suppress_event_notifications():
+        save_template(continuation, prepared.new_template)
+        model.clone_related(prepared.original_template, [prepared.new_template])
+    return continuation
+
+
+def _end_original(
+    locked: EventSeries,
+    rule: RecurrenceRule,
+    *,
+    at: dt.datetime,
+    last_before: dt.datetime,
+    now: dt.datetime,
+) -> None:
+    """End the original's rule at ``last_before``; its extra and kept holiday dates from
+    ``at`` on went to the continuation."""
+    if last_before == rules.to_utc(rule.dtstart):
+        # One date left: "until = dtstart" is refused by the validators (an end
+        # must come after the start), and COUNT=1 says the same.
+        rule.until, rule.count = None, 1
+    else:
+        rule.until, rule.count = last_before, None
+    rule.save()
+    locked.recurrence_rule = rule
+    # Extra dates go with the rule's dates: those from `at` on to the continuation.
+    locked.extra_dates = rules.split_stored(locked.extra_dates, at)[0]
+    locked.holidays_kept = rules.split_stored(locked.holidays_kept or [], at)[0]
+    refresh_next_due_at(locked, now=now)
+    locked.save(
+        update_fields=["exdates", "extra_dates", "holidays_kept", "next_due_at", "updated_at"]
+    )
+
+
+def _generate_continuation(
+    continuation: EventSeries, *, original: EventSeries, now: dt.datetime
+) -> list[Any]:
+    """Generate an active continuation as far as :func:`~.compute.horizon` says (no
+    per-event notifications); the occurrences created, in start order."""
+    if continuation.is_active:
+        with suppress_event_notifications():
+            run = generate_locked([continuation], now=now, until=horizon(original, now))
+        return run.batches[0].occurrences if run.batches else []
+    refresh_next_due_at(continuation, now=now)
+    continuation.save(update_fields=["next_due_at", "updated_at"])
+    return []
+
+
+__all__ = ["plan_split", "split_series"]
