@@ -1,10 +1,8 @@
 """The series form of the admin: series fields and its rule's fields on one page.
 
 A rule is never edited on its own page (it belongs to exactly one series), so its
-fields are declared here and validated with the same ``validate_rule`` the model
-and the API use; each error lands on the field a person has to change. Start and
-until are entered as wall-clock times in the rule's own zone, the way organisers
-think of them ("18:30 in Vienna"), whatever the site's TIME_ZONE is.
+fields (``rule_fields.py``) are part of this form, each error on the field a person
+has to change.
 
 Validating a bound form saves it: once every field is valid, the form calls its
 service (``update_series`` on the change page, ``create_series_from_event`` on
@@ -22,54 +20,36 @@ from collections.abc import Mapping
 from typing import Any
 
 from django import forms
-from django.contrib.admin.widgets import AdminSplitDateTime
 from django.core.exceptions import ValidationError
 from django.db import router, transaction
 from django.utils import timezone
-from django.utils.html import format_html, format_html_join
-from django.utils.safestring import SafeString
 from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from .. import rules
 from ..adapter import get_adapter
 from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..holiday_settings import holiday_settings_of
 from ..instants import AwareInstantField
-from ..models import RULE_FIELDS, EventSeries, RecurrenceRule, get_event_model
+from ..models import RULE_FIELDS, EventSeries, get_event_model
 from ..services.editing import SeriesUpdate, update_series
 from ..services.from_event import SeriesFromEvent, create_series_from_event
-from ..services.generation import generate_series_events
-from ..services.plans import RecurrencePlan, apply_recurrence_plan, plan_recurrence_change
-from ..validators import (
-    WEEKDAY_NAMES,
-    validate_rule,
-    validate_single_line,
-    validate_timezone,
-)
+from ..services.plans import HOLIDAYS_KEY, RecurrencePlan, plan_recurrence_change
+from ..validators import validate_single_line
 from .clock import current_time
 from .errors import add_service_error
 from .holidays import HOLIDAY_FIELDSET, HolidayFieldsForm, changed_holidays, holiday_initial
 from .plans import PLAN_HASH, PlannedSave, schedule_changes, ticked_drift
+from .rule_fields import (
+    MONTHLY_CHOICES,
+    NTH_CHOICES,
+    WEEKDAY_CHOICES,
+    RuleFieldsForm,
+    WallClockField,
+    ZoneInput,
+    local_wall_clock,
+    rule_initial,
+)
 
-WEEKDAY_CHOICES = [(number, _(name)) for number, name in enumerate(WEEKDAY_NAMES)]
-NTH_CHOICES = [
-    ("", "---------"),
-    (1, pgettext_lazy("ordinal", "first")),
-    (2, pgettext_lazy("ordinal", "second")),
-    (3, pgettext_lazy("ordinal", "third")),
-    (4, pgettext_lazy("ordinal", "fourth")),
-    (5, pgettext_lazy("ordinal", "fifth")),
-    (-1, pgettext_lazy("ordinal", "last")),
-    (-2, pgettext_lazy("ordinal", "second to last")),
-    (-3, pgettext_lazy("ordinal", "third to last")),
-    (-4, pgettext_lazy("ordinal", "fourth to last")),
-    (-5, pgettext_lazy("ordinal", "fifth to last")),
-]
-MONTHLY_CHOICES = [
-    (RecurrenceRule.MonthlyType.DAY_OF_MONTH.value, _("by day of month (such as the 15th)")),
-    (RecurrenceRule.MonthlyType.NTH_WEEKDAY.value, _("by weekday (such as the second Tuesday)")),
-]
 SERIES_FIELDS = (
     "name",
     "slug",
@@ -78,22 +58,6 @@ SERIES_FIELDS = (
     "auto_publish",
     "generation_window_weeks",
 )
-
-
-class WallClockField(forms.SplitDateTimeField):
-    """A date and a time as a naive wall clock; the form localizes it in the rule's zone."""
-
-    widget = AdminSplitDateTime
-
-    def compress(self, data_list: Any) -> dt.datetime | None:
-        if not data_list:
-            return None
-        day, time = data_list
-        if day in self.empty_values:
-            raise ValidationError(self.error_messages["invalid_date"], code="invalid_date")
-        if time in self.empty_values:
-            raise ValidationError(self.error_messages["invalid_time"], code="invalid_time")
-        return dt.datetime.combine(day, time)
 
 
 class DateButtonForm(forms.Form):
@@ -115,150 +79,6 @@ class AddDateForm(forms.Form):
     def instant_in(self, zone: str | None) -> dt.datetime:
         wall_clock: dt.datetime = self.cleaned_data["when"]
         return rules.localize(wall_clock, zoneinfo.ZoneInfo(zone or "UTC"))
-
-
-class ZoneInput(forms.TextInput):
-    """A text input with the IANA zone names as suggestions (an HTML datalist)."""
-
-    def render(
-        self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
-    ) -> SafeString:
-        list_id = f"{name}_zones"
-        field = super().render(name, value, {**(attrs or {}), "list": list_id}, renderer)
-        options = format_html_join(
-            "", '<option value="{}">', ((zone,) for zone in sorted(zoneinfo.available_timezones()))
-        )
-        return format_html('{}<datalist id="{}">{}</datalist>', field, list_id, options)
-
-
-def _optional_int(**kwargs: Any) -> forms.TypedChoiceField:
-    return forms.TypedChoiceField(coerce=int, empty_value=None, required=False, **kwargs)
-
-
-def local_wall_clock(value: dt.datetime | None, zone_name: str) -> dt.datetime | None:
-    """An aware instant as the naive wall clock of ``zone_name`` (for form initial values)."""
-    if value is None:
-        return None
-    return value.astimezone(zoneinfo.ZoneInfo(zone_name)).replace(tzinfo=None)
-
-
-class RuleFieldsForm(forms.Form):
-    """The fields of a recurrence rule, validated with ``validate_rule`` in its zone.
-
-    After ``is_valid()``, ``rule_values`` holds the rule as the services take it
-    (start and until localized in the rule's zone); empty while any field is wrong.
-    Shared by the series form and the split form ("this and following").
-    """
-
-    frequency = forms.ChoiceField(label=_("Repeats"), choices=RecurrenceRule.Frequency.choices)
-    interval = forms.IntegerField(
-        label=_("Every"),
-        initial=1,
-        help_text=_(
-            "How many days, weeks, months or years apart: 1 for every one, 2 for every "
-            "other one, and so on."
-        ),
-    )
-    weekdays = forms.TypedMultipleChoiceField(
-        label=_("On"),
-        coerce=int,
-        choices=WEEKDAY_CHOICES,
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=_(
-            "Weekly rules only. Tick none to repeat on the weekday of the first occurrence."
-        ),
-    )
-    monthly_type = forms.ChoiceField(
-        label=_("Monthly"),
-        choices=[("", "---------"), *MONTHLY_CHOICES],
-        required=False,
-        help_text=_("Monthly rules only: the same day number every month, or the same weekday."),
-    )
-    day_of_month = forms.IntegerField(
-        label=_("Day of the month"),
-        required=False,
-        help_text=_(
-            "Monthly by day of month: 1 to 31, or -1 for the last day. A month without "
-            "that day (the 31st in April) is skipped."
-        ),
-    )
-    nth_weekday = _optional_int(
-        label=_("Which one"),
-        choices=NTH_CHOICES,
-        help_text=_("Monthly by weekday: the first, second, ... or last of that weekday."),
-    )
-    weekday = _optional_int(
-        label=_("Day of the week"),
-        choices=[("", "---------"), *WEEKDAY_CHOICES],
-        help_text=_("Monthly by weekday."),
-    )
-    dtstart = WallClockField(
-        label=_("Starts"),
-        help_text=_(
-            "The first date and its time, as a clock in the time zone below shows it. "
-            "Every date keeps this time of day."
-        ),
-    )
-    until = WallClockField(
-        label=_("Ends"),
-        required=False,
-        help_text=_(
-            "Optional: no date after this moment (in the time zone below). Give an end "
-            "or a number of dates, not both; with neither, the series goes on."
-        ),
-    )
-    count = forms.IntegerField(
-        label=_("Number of dates"),
-        required=False,
-        help_text=_("Optional: stop after this many dates, counted from the first."),
-    )
-    timezone = forms.CharField(
-        label=_("Time zone"),
-        widget=ZoneInput,
-        help_text=_(
-            "Where the times are meant, such as Europe/Vienna: a class at 18:30 stays "
-            "at 18:30 there when the clocks change."
-        ),
-    )
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.rule_values: dict[str, Any] = {}
-
-    def clean(self) -> dict[str, Any]:
-        cleaned: dict[str, Any] = super().clean() or {}
-        if any(name in self.errors for name in RULE_FIELDS):
-            return cleaned
-        try:
-            zone = zoneinfo.ZoneInfo(validate_timezone(cleaned.get("timezone")))
-        except ValidationError as exc:
-            self.add_error("timezone", exc)
-            return cleaned
-        values = {name: cleaned.get(name) for name in RULE_FIELDS}
-        values["weekdays"] = sorted(values["weekdays"] or [])
-        values["monthly_type"] = values["monthly_type"] or ""
-        for name in ("dtstart", "until"):
-            wall_clock = values[name]
-            if wall_clock is not None:
-                values[name] = rules.localize(wall_clock, zone)
-        try:
-            validate_rule(values)
-        except ValidationError as exc:
-            for field, messages in exc.message_dict.items():
-                self.add_error(field if field in self.fields else None, messages)
-            return cleaned
-        self.rule_values = values
-        return cleaned
-
-
-def rule_initial(rule: RecurrenceRule) -> dict[str, Any]:
-    """The rule fields' initial values for ``rule`` (start and until as its zone's wall clock)."""
-    initial = {name: getattr(rule, name) for name in RULE_FIELDS}
-    initial["dtstart"] = local_wall_clock(rule.dtstart, rule.timezone)
-    initial["until"] = local_wall_clock(rule.until, rule.timezone)
-    initial["monthly_type"] = rule.monthly_type or ""
-    return initial
 
 
 class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # type: ignore[type-arg]
@@ -385,24 +205,20 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
         if not plan_hash:
             self.ask_to_confirm(plan_recurrence_change(self.instance, changes, now=now))
             return None
-        # The plan first: its hash was made from the series as it is now. The other
-        # fields follow in the same savepoint (a refusal undoes both), under the
-        # lock the plan took, so nothing can come between them.
-        applied = apply_recurrence_plan(
+        # The same call as the API's recurrence-apply/: the plan first (its hash was
+        # made from the series as it is now), the other fields in the same transaction.
+        update = update_series(
             self.instance,
-            plan_hash,
-            changes,
+            **plain,
+            rule_changes=self.rule_values,
+            generation_window_weeks=data["generation_window_weeks"],
+            holidays=changes.get(HOLIDAYS_KEY),
+            plan_hash=plan_hash,
             cancel_drift=ticked_drift(self.data),
             now=now,
         )
-        update = update_series(self.instance, **plain, now=now)
-        generated: list[Any] = []
-        if "is_active" in update.changed and self.instance.is_active:
-            # Resumed in the same save: the plan, made for the paused series, had no
-            # new dates. They are created now, within the generation budget, so a
-            # rule whose run is too large is refused here as update_series refuses it.
-            generated = generate_series_events(self.instance, now=now)
-        return PlannedSave(applied=applied, update=update, generated=generated)
+        assert update.applied is not None  # a plan hash was given
+        return PlannedSave(applied=update.applied, update=update, generated=list(update.created))
 
     def _names_a_calendar(self, holidays: Mapping[str, Any]) -> bool:
         return bool(holidays["country"] or self.holidays_before["country"])
@@ -483,3 +299,21 @@ class EventSeriesAddForm(EventSeriesForm):
     def show_service_error(self, exc: RecurrenceError | ValidationError) -> None:
         """Errors about the copied template go under the event it is copied from."""
         add_service_error(self, exc, own_keys=_CREATE_KEYS, elsewhere="template_source")
+
+
+# The rule's fields live in rule_fields.py; their names stay importable from here.
+__all__ = [
+    "MONTHLY_CHOICES",
+    "NTH_CHOICES",
+    "SERIES_FIELDS",
+    "WEEKDAY_CHOICES",
+    "AddDateForm",
+    "DateButtonForm",
+    "EventSeriesAddForm",
+    "EventSeriesForm",
+    "RuleFieldsForm",
+    "WallClockField",
+    "ZoneInput",
+    "local_wall_clock",
+    "rule_initial",
+]

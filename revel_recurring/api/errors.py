@@ -1,11 +1,16 @@
 """Domain and database errors as DRF exceptions (4xx, or 503 for a retryable one).
 
-Every view of the API passes its exceptions through :func:`translate`, so no
-``RecurrenceError`` or Django ``ValidationError`` ever becomes a 500.
+The one place a service error gets its status and body: the series viewset's
+``handle_exception`` passes every exception through :func:`translate`, so no
+``RecurrenceError`` or Django ``ValidationError`` ever becomes a 500, and no action
+catches one itself. A ``ValidationError`` is keyed where the action's body sent
+the value: each action names its keys beside its input serializer
+(:mod:`revel_recurring.api.bodies`), with one of the ``*_keys`` functions below.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from django.core.exceptions import NON_FIELD_ERRORS
@@ -103,7 +108,8 @@ class Conflict(exceptions.APIException):
 
 
 class PlanOutdated(Conflict):
-    """409 of a change plan applied too late: ``detail`` and the fresh ``plan`` to show."""
+    """409 of a change plan applied too late: ``detail`` and the fresh ``plan`` to show,
+    or ``plan`` null when the change no longer applies (``PlanOutdatedSerializer``)."""
 
     default_code = "plan_outdated"
 
@@ -120,20 +126,30 @@ class TryAgain(exceptions.APIException):
     default_code = "try_again"
 
 
-def translate(exc: Exception) -> Exception:
+#: How an action keys a service's ``ValidationError``: the error and the action's
+#: validated body (``{}`` when the body was never read).
+ErrorKeys = Callable[[DjangoValidationError, Mapping[str, Any]], Any]
+
+
+def translate(
+    exc: Exception, *, keys: ErrorKeys | None = None, body: Mapping[str, Any] | None = None
+) -> Exception:
     """The DRF exception a domain error stands for; anything else unchanged.
 
-    Bad input (every other ``RecurrenceError``) is a 400 keyed by the error's own
+    A Django ``ValidationError`` is a 400 keyed by ``keys`` (the action's, from the
+    validated ``body``; by field as the service keyed it without one). Bad input
+    (every other ``RecurrenceError``) is a 400 keyed by the error's own
     ``message_dict``; a state that forbids the request a 409 (a plan applied after
-    the series changed: with the fresh plan); a series gone while
-    the request waited for its lock a 404; a busy or transient database a 503.
+    the series changed: with the fresh plan, or ``plan`` null when the change no
+    longer applies); a series gone while the request waited for its lock a 404; a
+    busy or transient database a 503.
     """
     if isinstance(exc, DjangoValidationError):
-        return exceptions.ValidationError(drf_errors(exc))
+        keyed = keys(exc, body or {}) if keys is not None else drf_errors(exc)
+        return exceptions.ValidationError(keyed)
     if isinstance(exc, PlanOutdatedError):
-        if exc.plan is None:
-            return Conflict(str(exc))
-        return PlanOutdated(str(exc), plan_data(exc.plan))
+        fresh = plan_data(exc.plan) if exc.plan is not None else None
+        return PlanOutdated(str(exc), fresh)
     if isinstance(exc, SeriesNotFoundError):
         return exceptions.NotFound(str(exc))
     if isinstance(exc, _CONFLICTS):
@@ -162,6 +178,9 @@ def create_errors(exc: DjangoValidationError) -> dict[str, Any]:
         return {"non_field_errors": flat}
     nested: dict[str, Any] = {}
     for key, messages in flat.items():
+        if key == EXTRA_DATES_KEY:
+            nested.setdefault("recurrence", {})[key] = messages
+            continue
         if _nest_schedule_error(nested, key, messages):
             continue
         if key in _SERIES_KEYS:
@@ -213,5 +232,30 @@ def ical_create_errors(exc: DjangoValidationError) -> dict[str, Any]:
     ``recurrence.ical`` (that is what the client sent), the rest as usual."""
     nested = create_errors(exc)
     if "recurrence" in nested:
-        nested["recurrence"] = {"ical": nested["recurrence"]}
+        rule = dict(nested["recurrence"])
+        if EXTRA_DATES_KEY in rule:
+            # The text's RDATE lines are what became the extra dates.
+            rule["RDATE"] = rule.pop(EXTRA_DATES_KEY)
+        nested["recurrence"] = {"ical": rule}
     return nested
+
+
+def field_keys(exc: DjangoValidationError, body: Mapping[str, Any]) -> Any:
+    """Keys of an action whose body is flat: by field, as the service keyed them."""
+    return drf_errors(exc)
+
+
+def create_keys(exc: DjangoValidationError, body: Mapping[str, Any]) -> Any:
+    """Keys of a create: :func:`create_errors`, or :func:`ical_create_errors` for a
+    rule sent as ``recurrence.ical``."""
+    return ical_create_errors(exc) if body.get("rule_from_ical") else create_errors(exc)
+
+
+def update_keys(exc: DjangoValidationError, body: Mapping[str, Any]) -> Any:
+    """Keys of a PATCH and of the plan actions: :func:`update_errors`."""
+    return update_errors(exc)
+
+
+def split_keys(exc: DjangoValidationError, body: Mapping[str, Any]) -> Any:
+    """Keys of the split actions: :func:`split_errors`."""
+    return split_errors(exc)

@@ -1,4 +1,4 @@
-"""A change plan as the API shows it (``recurrence-plan/``, and the 409 of ``recurrence-apply/``).
+"""A change plan as the API shows it (``recurrence-plan/``, and the 409 of a late apply).
 
 Read-only shapes of :class:`~revel_recurring.services.plans.RecurrencePlan`.
 Outside the serializers package (like ``templates.py``) and importing nothing of
@@ -131,34 +131,24 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
 
 
 class PlanOutdatedSerializer(serializers.Serializer[Any]):
-    """The 409 of ``recurrence-apply/``: the series changed since the plan was made
-    (nothing was written)."""
-
-    detail = serializers.CharField()
-    plan = RecurrencePlanSerializer(
-        required=False,
-        help_text=_(
-            "The fresh plan; review it and apply again with its `hash`. Absent when the "
-            "series cannot change at all (no rule)."
-        ),
-    )
-
-
-class SplitOutdatedSerializer(serializers.Serializer[Any]):
-    """The 409 of ``split/``: the series changed since the split was planned (nothing
-    was written)."""
+    """The 409 of a plan applied too late (``recurrence-apply/``, ``split/``): the series
+    changed since the plan was made, and nothing was written."""
 
     detail = serializers.CharField()
     plan = RecurrencePlanSerializer(
         allow_null=True,
         required=False,
         help_text=_(
-            "The fresh plan of the same split; review it and split again with its `hash`. "
-            "Null when the split no longer applies at all (`detail` says why: the date "
-            "was taken by another split, for one). Absent when the series has no rule "
-            "or template to split."
+            "The fresh plan of the same change; review it and apply again with its "
+            "`hash`. Null when the change no longer applies at all (`detail` says why: "
+            "the date of a split was taken by another split, for one). Absent when the "
+            "series cannot change at all (no rule, or no template to split)."
         ),
     )
+
+
+#: The name of the 409 of ``split/`` before it became :class:`PlanOutdatedSerializer`.
+SplitOutdatedSerializer = PlanOutdatedSerializer
 
 
 def plan_data(plan: RecurrencePlan) -> dict[str, Any]:

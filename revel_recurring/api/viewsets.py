@@ -3,17 +3,18 @@
 No domain logic lives here. The actions come from small mixins in
 :mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, splits,
 template); this module holds the series' own routes and names each action's
-input serializer once, in :meth:`SeriesViewSet.get_serializer_class`, where the
-views' ``_body()`` and drf-spectacular both read it. Domain errors become 4xx (``errors.py``); reads
-that show many rows use a constant number of queries per page.
+input serializer once, in :mod:`revel_recurring.api.bodies` beside the keys of its
+errors: :meth:`SeriesViewSet.get_serializer_class` reads it for the views' ``_body()``
+and drf-spectacular, :meth:`SeriesViewSet.handle_exception` (the only place a service
+error becomes an answer, through ``errors.py``) reads the keys. Every action
+validates its body, calls one service and serializes the result; reads that show
+many rows use a constant number of queries per page.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
-from django.db import transaction
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponseBase
 from django.utils import timezone
@@ -23,7 +24,6 @@ from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_view
 from rest_framework import mixins, serializers, status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError as DRFValidationError
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import BrowsableAPIRenderer, JSONRenderer
 from rest_framework.request import Request
@@ -31,27 +31,27 @@ from rest_framework.response import Response
 
 from ..adapter import get_adapter
 from ..ical import feed_revision, series_feed
-from ..ical_http import deleted_series_response, revision_response
+from ..ical.responses import deleted_series_response, revision_response
 from ..models import DeletedSeries, EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.editing import update_series
-from ..services.extra_dates import EXTRA_DATES_KEY, add_extra_dates, replace_extra_dates
+from ..services.extra_dates import EXTRA_DATES_KEY
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
-from .actions.extra_dates import ExtraDateActionsMixin, extra_date_errors
+from .actions.extra_dates import ExtraDateActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
 from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
-from .errors import create_errors, ical_create_errors, translate, update_errors
+from .bodies import ACTION_BODIES
+from .errors import translate
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
 from .pagination import SeriesPagination
 from .permissions import SeriesPermission
 from .reads import occurrence_rows
 from .renderers import ICalendarRenderer
-from .schema import READ_ERRORS, WRITE_ERRORS, error_responses, extend_schema
-from .templates import template_serializer_class
+from .schema import READ_ERRORS, error_responses, extend_schema
 
 
 @extend_schema_view(
@@ -65,7 +65,7 @@ from .templates import template_serializer_class
     ),
     create=extend_schema(
         summary="Create a series with its rule and template; generates the first window",
-        responses={201: s.SeriesSerializer, **error_responses(400, 403, 409, 415)},
+        responses={201: s.SeriesSerializer, **ACTION_BODIES["create"].responses()},
     ),
     partial_update=extend_schema(
         summary=(
@@ -73,7 +73,10 @@ from .templates import template_serializer_class
             "window or holiday change generates the new dates at once and names the "
             "drifted ones"
         ),
-        responses={200: s.SeriesUpdateResultSerializer, **WRITE_ERRORS},
+        responses={
+            200: s.SeriesUpdateResultSerializer,
+            **ACTION_BODIES["partial_update"].responses(),
+        },
     ),
     destroy=extend_schema(
         summary="Delete a series, its template and occurrences (409 while any has bookings)",
@@ -137,25 +140,12 @@ class SeriesViewSet(
         return filtered.order_by(*fields, "pk")
 
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
-        # The one place each action's input is named: the views read their body
-        # through get_serializer() (``_body()``) and drf-spectacular documents it
-        # from here. Everything else shows the series.
-        classes: dict[str | None, type[serializers.BaseSerializer[Any]]] = {
-            "create": s.SeriesCreateSerializer,
-            "partial_update": s.SeriesUpdateSerializer,
-            "generate": s.GenerateRequestSerializer,
-            "cancel_stale": s.CancelStaleRequestSerializer,
-            "cancel_occurrence": s.CancelOccurrenceRequestSerializer,
-            "restore_occurrence": s.OccurrenceInstantSerializer,
-            "add_date": s.ExtraDateRequestSerializer,
-            "remove_date": s.ExtraDateRequestSerializer,
-            "recurrence_plan": s.RecurrencePlanRequestSerializer,
-            "recurrence_apply": s.RecurrenceApplyRequestSerializer,
-            "split_plan": s.SplitPlanRequestSerializer,
-            "split": s.SplitRequestSerializer,
-            "template": template_serializer_class(),
-        }
-        return classes.get(self.action, s.SeriesSerializer)
+        # The one place each action's input is named (api/bodies.py, beside the keys
+        # of its errors): the views read their body through get_serializer()
+        # (``_body()``) and drf-spectacular documents it from here. Everything else
+        # shows the series.
+        body = ACTION_BODIES.get(self.action or "")
+        return body.serializer_class() if body is not None else s.SeriesSerializer
 
     def http_method_not_allowed(self, request: Any, *args: Any, **kwargs: Any) -> Response:
         # A person opening a POST-only action in the browsable API gets its page with
@@ -178,7 +168,11 @@ class SeriesViewSet(
         return super().http_method_not_allowed(request, *args, **kwargs)
 
     def handle_exception(self, exc: Exception) -> Response:
-        return super().handle_exception(translate(exc))
+        # The only place a service error gets its status and body: no action
+        # catches one. A ValidationError is keyed where the action's body sent it.
+        body = ACTION_BODIES.get(self.action or "")
+        keys = body.keys if body is not None else None
+        return super().handle_exception(translate(exc, keys=keys, body=self.validated_body))
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())
@@ -194,29 +188,17 @@ class SeriesViewSet(
     def create(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         data = self._body()
         rule_data = dict(data["recurrence"])
-        extra_dates = rule_data.pop(EXTRA_DATES_KEY, None) or []
-        ical = data["rule_from_ical"]
-        # One transaction: an extra date refused creates no series either.
-        with transaction.atomic():
-            try:
-                series = create_recurring_series(
-                    rule_data=rule_data,
-                    template_data=dict(data["template"]),
-                    name=data["name"],
-                    description=data.get("description", ""),
-                    auto_publish=data.get("auto_publish", False),
-                    generation_window_weeks=data.get("generation_window_weeks"),
-                    holidays=data.get("holidays"),
-                )
-            except DjangoValidationError as exc:
-                keyed = ical_create_errors if ical else create_errors
-                raise DRFValidationError(keyed(exc)) from exc
-            try:
-                add_extra_dates(series, extra_dates)
-            except DjangoValidationError as exc:
-                messages = extra_date_errors(exc)
-                where = {"ical": {"RDATE": messages}} if ical else {EXTRA_DATES_KEY: messages}
-                raise DRFValidationError({"recurrence": where}) from exc
+        extra_dates = rule_data.pop(EXTRA_DATES_KEY, None) or ()
+        series = create_recurring_series(
+            rule_data=rule_data,
+            template_data=dict(data["template"]),
+            name=data["name"],
+            description=data.get("description", ""),
+            auto_publish=data.get("auto_publish", False),
+            generation_window_weeks=data.get("generation_window_weeks"),
+            holidays=data.get("holidays"),
+            extra_dates=extra_dates,
+        )
         return Response(self._represent(series), status=status.HTTP_201_CREATED)
 
     def partial_update(self, request: Request, *args: Any, **kwargs: Any) -> Response:
@@ -224,38 +206,24 @@ class SeriesViewSet(
         data = self._body(partial=True, echoes=series)
         rule_changes = dict(data.get("recurrence") or {})
         extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
-        # One transaction: a booked extra date left out (409) or a bad one (400)
-        # writes nothing, the rule change included.
-        with transaction.atomic():
-            try:
-                result = update_series(
-                    series,
-                    name=data.get("name"),
-                    description=data.get("description"),
-                    rule_changes=rule_changes,
-                    auto_publish=data.get("auto_publish"),
-                    generation_window_weeks=data.get("generation_window_weeks"),
-                    holidays=data.get("holidays"),
-                )
-            except DjangoValidationError as exc:
-                raise DRFValidationError(update_errors(exc)) from exc
-            added = []
-            if extra_dates is not None:
-                try:
-                    added = replace_extra_dates(series, extra_dates)
-                except DjangoValidationError as exc:
-                    errors = {EXTRA_DATES_KEY: extra_date_errors(exc)}
-                    raise DRFValidationError({"recurrence": errors}) from exc
-        created, drift, error = self._dates_after_change(series, result.changed)
-        if added:
-            created = [*occurrence_rows(added, series=series), *created]
+        result = update_series(
+            series,
+            name=data.get("name"),
+            description=data.get("description"),
+            rule_changes=rule_changes,
+            extra_dates=extra_dates,
+            auto_publish=data.get("auto_publish"),
+            generation_window_weeks=data.get("generation_window_weeks"),
+            holidays=data.get("holidays"),
+            generate=True,
+        )
         return Response(
             self._represent(
                 series,
                 cursor_reset=result.cursor_reset,
-                created=created,
-                drift=drift,
-                generation_error=error,
+                created=occurrence_rows(result.created, series=series),
+                drift=result.drift,
+                generation_error=result.generation_error,
             )
         )
 

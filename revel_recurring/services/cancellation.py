@@ -213,6 +213,10 @@ def _catch_up_with_template(series: EventSeries, event: Any, *, now: dt.datetime
     return changed
 
 
+#: The series columns a restore writes.
+_RESTORE_WRITES = ("exdates", "holidays_kept", "last_generated_until", "next_due_at")
+
+
 def restore_occurrence(
     series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
 ) -> RecurringEventMixin | None:
@@ -233,71 +237,87 @@ def restore_occurrence(
     """
     moment = now_utc(now)
     instant = _as_instant(instant)
-    model = get_event_model()
 
     def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             absorb_pending_exdates(locked)
-            event = _locate(locked, instant)
-            # Cancelled by its moved start, restored by its slot (or the reverse).
-            moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
-            slots = _slot_instants(locked, instant, event, *moved_to)
-            excluded = excluded_between(locked, pending=FOLDED)
+            event, slots, excluded = _cancelled_at(locked, instant)
             event_cancelled = event is not None and event.is_cancelled
-            if event is not None and not event_cancelled and not _any_in(slots, excluded):
-                # A live occurrence was moved onto a slot that is itself cancelled:
-                # the instant names that slot, not the occurrence sitting on it.
-                event, slots = None, {instant}
-            if not _any_in(slots, excluded) and not event_cancelled:
-                raise NotCancelledError(
-                    gettext(
-                        "The occurrence at %(date)s of series '%(series)s' is not "
-                        "cancelled; there is nothing to restore."
-                    )
-                    % {
-                        "date": describe_instant(instant, series_zone(locked)),
-                        "series": locked.name,
-                    }
-                )
-            drop_exdates(locked, slots)
-            # A date a holiday skips is kept from now on: restoring it says "this
-            # one takes place anyway" (the per-date override of a holiday rule).
-            keep_holiday_dates(locked, excluded, slots)
-            cursor = locked.last_generated_until
-            if event is None and cursor is not None and moment <= instant <= cursor:
-                # Generation resumes strictly after the cursor; step back just before
-                # the slot so the next run sees it. Materialized slots in between are
-                # skipped by recurrence_id, so nothing is created twice.
-                locked.last_generated_until = instant - dt.timedelta(microseconds=1)
-            refresh_next_due_at(locked, now=moment)
-            locked.save(
-                update_fields=[
-                    "exdates",
-                    "holidays_kept",
-                    "last_generated_until",
-                    "next_due_at",
-                    "updated_at",
-                ]
+            _lift_exclusions(
+                locked, instant, slots, excluded, materialized=event is not None, now=moment
             )
             if event_cancelled:
-                fallback = (
-                    model.RECURRING_STATUS_OPEN
-                    if locked.auto_publish
-                    else model.RECURRING_STATUS_DRAFT
-                )
-                fields = event.mark_restored(fallback=fallback)
-                fields += _catch_up_with_template(locked, event, now=moment)
-                with suspend_modification_tracking():
-                    event.save(update_fields=fields)
+                _restore_row(locked, event, now=moment)
             send_after_commit(occurrence_restored, series=locked, instant=instant, occurrence=event)
         return locked, event
 
     locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
-    mirror_columns(
-        series, locked, "exdates", "holidays_kept", "last_generated_until", "next_due_at"
-    )
+    mirror_columns(series, locked, *_RESTORE_WRITES)
     return event
+
+
+def _cancelled_at(
+    locked: EventSeries, instant: dt.datetime
+) -> tuple[Any, set[dt.datetime], Exclusions]:
+    """What restoring ``instant`` undoes: the occurrence there, its slots, the exclusions.
+
+    The occurrence is None when only a rule slot is cancelled there. Raises
+    :class:`NotCancelledError` when neither the slots nor the occurrence are.
+    """
+    event = _locate(locked, instant)
+    # Cancelled by its moved start, restored by its slot (or the reverse).
+    moved_to = () if event is None else (rules.to_utc(event.occurrence_start),)
+    slots = _slot_instants(locked, instant, event, *moved_to)
+    excluded = excluded_between(locked, pending=FOLDED)
+    event_cancelled = event is not None and event.is_cancelled
+    if event is not None and not event_cancelled and not _any_in(slots, excluded):
+        # A live occurrence was moved onto a slot that is itself cancelled:
+        # the instant names that slot, not the occurrence sitting on it.
+        event, slots = None, {instant}
+    if not _any_in(slots, excluded) and not event_cancelled:
+        raise NotCancelledError(
+            gettext(
+                "The occurrence at %(date)s of series '%(series)s' is not "
+                "cancelled; there is nothing to restore."
+            )
+            % {"date": describe_instant(instant, series_zone(locked)), "series": locked.name}
+        )
+    return event, slots, excluded
+
+
+def _lift_exclusions(
+    locked: EventSeries,
+    instant: dt.datetime,
+    slots: set[dt.datetime],
+    excluded: Exclusions,
+    *,
+    materialized: bool,
+    now: dt.datetime,
+) -> None:
+    """Take ``slots`` out of the exclusions and let generation reach them again; saved."""
+    drop_exdates(locked, slots)
+    # A date a holiday skips is kept from now on: restoring it says "this
+    # one takes place anyway" (the per-date override of a holiday rule).
+    keep_holiday_dates(locked, excluded, slots)
+    cursor = locked.last_generated_until
+    if not materialized and cursor is not None and now <= instant <= cursor:
+        # Generation resumes strictly after the cursor; step back just before
+        # the slot so the next run sees it. Materialized slots in between are
+        # skipped by recurrence_id, so nothing is created twice.
+        locked.last_generated_until = instant - dt.timedelta(microseconds=1)
+    refresh_next_due_at(locked, now=now)
+    locked.save(update_fields=[*_RESTORE_WRITES, "updated_at"])
+
+
+def _restore_row(locked: EventSeries, event: Any, *, now: dt.datetime) -> None:
+    """The cancelled occurrence's status back, and the template edits it missed; saved."""
+    model = get_event_model()
+    fallback = model.RECURRING_STATUS_OPEN if locked.auto_publish else model.RECURRING_STATUS_DRAFT
+    fields = event.mark_restored(fallback=fallback)
+    fields += _catch_up_with_template(locked, event, now=now)
+    with suspend_modification_tracking():
+        event.save(update_fields=fields)
 
 
 def _any_in(slots: set[dt.datetime], excluded: Exclusions) -> bool:

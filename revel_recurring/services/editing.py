@@ -1,54 +1,68 @@
-"""Editing a series in one step: its plain columns, its flags, its window and its rule.
+"""Editing a series in one step: its plain columns, its flags, its window, its rule,
+its holidays and its extra dates, directly or through a confirmed change plan.
 
-:func:`update_series` is what an edit form or a ``PATCH`` calls: everything it is
-given is validated, then written under one series lock in one transaction, so a
-rule the validators refuse leaves the new name unwritten as well, and a beat run
-never sees half an edit. :func:`~revel_recurring.services.recurrence.update_series_recurrence`,
+:func:`update_series` is what an edit form or a ``PATCH`` calls with the whole
+request: everything it is given is validated, then written under one series lock
+in one transaction, so a rule the validators refuse leaves the new name unwritten
+as well, and a beat run never sees half an edit. With a plan hash the schedule
+changes through :func:`~revel_recurring.services.plans.apply_recurrence_plan`
+(what ``recurrence-apply/`` and the admin's confirmation page do), the other
+values in the same transaction.
+:func:`~revel_recurring.services.recurrence.update_series_recurrence`,
 :func:`~revel_recurring.services.lifecycle.pause_series` and
 :func:`~revel_recurring.services.lifecycle.resume_series` are this function with
-fewer arguments.
+fewer arguments. The schedule step itself is :mod:`.schedule_change`.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
-from collections.abc import Mapping
+import logging
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.db import transaction
-from django.utils.translation import gettext
 
-from .. import rules
-from ..exceptions import SeriesNotReadyError
-from ..holiday_settings import (
-    HOLIDAY_FIELDS,
-    holiday_settings_of,
-    normalize_holiday_settings,
-    set_holiday_settings,
-)
-from ..host_model import single_line_fields
-from ..models import EventSeries, RecurrenceRule
+from ..exceptions import RecurrenceError
+from ..holiday_settings import HOLIDAY_FIELDS
+from ..models import EventSeries
 from ..signals import series_paused, series_recurrence_changed, series_resumed
 from ..validators import (
-    validate_dtstart_zone,
-    validate_no_nul_characters,
-    validate_rule,
     validate_rule_keys,
     validate_series_options,
-    validate_single_line_values,
 )
-from .extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
-from .generation import check_next_run_size
-from .toolbox.exdates import absorb_pending_exdates
+from .extra_dates import EXTRA_DATES_KEY, replace_extra_dates
+from .generation import generate_series_events, generation_readiness
+from .plans import (
+    HOLIDAYS_KEY,
+    WINDOW_KEY,
+    AppliedPlan,
+    PlannedOccurrence,
+    apply_recurrence_plan,
+    current_drift,
+)
+from .plans.apply import CancelDriftMode
+from .schedule_change import (
+    SCHEDULE_FIELDS,
+    ScheduleChange,
+    change_schedule,
+    merge_rule_changes,
+)
+from .series_columns import (
+    PLAIN_COLUMNS,
+    plain_values,
+    switch_active,
+    validate_series_values,
+    write_plain_columns,
+)
 from .toolbox.locking import lock_series, retry_on_lock_conflict
-from .toolbox.parking import PARKING_COLUMNS, clear_parking
-from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
-from .toolbox.scheduling import refresh_next_due_at
+from .toolbox.parking import PARKING_COLUMNS
+from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
 
-#: The series' own text columns: no other row depends on them.
-PLAIN_COLUMNS = ("name", "slug", "description")
+logger = logging.getLogger(__name__)
 
 #: The columns a schedule change writes; copied onto the caller's instance after every call.
 _SCHEDULE_COLUMNS = (
@@ -69,21 +83,33 @@ class SeriesUpdate:
     (``name``, ``is_active``, ``parked_at``, ...) and rule fields (``frequency``,
     ``dtstart``, ...); empty when every value was the current one.
     ``cursor_reset`` is true when a generated cursor was reset, so the next run
-    walks the new rule from its start.
+    walks the new rule from its start. ``created``: the occurrences created at
+    once besides a plan's (the extra dates added, the dates ``generate`` made, those
+    of a series resumed with a plan), in that order. ``drift`` and
+    ``generation_error``: with ``generate``, the series' drift with bookings and why
+    the generation after the change failed (None when it did not). ``applied``: the
+    plan applied, with a plan hash.
     """
 
     series: EventSeries
     changed: frozenset[str]
     cursor_reset: bool
+    created: tuple[Any, ...] = ()
+    drift: tuple[PlannedOccurrence, ...] = ()
+    generation_error: str | None = None
+    applied: AppliedPlan | None = None
 
 
 @dataclass(frozen=True)
-class ScheduleChange:
-    """What :func:`change_schedule` did: the fields changed, the columns to save, the reset."""
+class _Edit:
+    """The values :func:`update_series` writes without a plan; None leaves one as it is."""
 
-    changed: frozenset[str]
-    columns: frozenset[str]
-    cursor_reset: bool
+    plain: Mapping[str, str]
+    is_active: bool | None
+    auto_publish: bool | None
+    window: int | None
+    rule_changes: Mapping[str, Any]
+    holidays: Mapping[str, Any] | None
 
 
 def update_series(
@@ -97,268 +123,220 @@ def update_series(
     generation_window_weeks: int | None = None,
     rule_changes: Mapping[str, Any] | None = None,
     holidays: Mapping[str, Any] | None = None,
+    extra_dates: Iterable[dt.datetime] | None = None,
+    plan_hash: str | None = None,
+    cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    generate: bool = False,
     now: dt.datetime | None = None,
 ) -> SeriesUpdate:
     """Change any of a series' editable values at once; ``None`` leaves a value as it is.
 
-    - ``name``, ``slug``, ``description``: plain columns, checked with the model's
-      own field validation (length, blank name, a slug another series holds). An
-      empty ``slug`` is filled from the name, as on create.
-    - ``is_active``: ``False`` pauses, ``True`` resumes, exactly as
-      :func:`~revel_recurring.services.lifecycle.pause_series` and
-      :func:`~revel_recurring.services.lifecycle.resume_series`: resuming also
-      unparks a parked series, even one that is active. A form that always posts
-      the flag passes it only when the person changed it, so saving an unrelated
-      field never unparks.
-    - ``auto_publish``, ``generation_window_weeks`` and ``rule_changes`` (a
-      partial mapping of rule field names to values): as
-      :func:`~revel_recurring.services.recurrence.update_series_recurrence`
-      describes. Changing ``frequency`` clears the optional fields the new one
-      does not read; the cursor is reset exactly when the window or a rule field
-      really changes; a change whose next run would exceed
-      ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``.
-      The size is checked for the series as it will be (a series resumed in the
-      same call is checked, a paused one is not).
-    - ``holidays``: holiday settings to change (any of ``country``,
-      ``subdivision``, ``categories``, ``policy``; see
-      :mod:`revel_recurring.holiday_settings`), a schedule change like a rule
-      change: errors keyed ``holiday_country`` ... by the model field.
+    - ``name``, ``slug``, ``description``: checked with the model's own field
+      validation (a blank name, a slug another series holds); an empty ``slug`` is
+      filled from the name.
+    - ``is_active``: ``False`` pauses, ``True`` resumes (and unparks, even an active
+      series) as ``pause_series`` / ``resume_series``; a form passes it only when
+      the person changed it, so saving an unrelated field never unparks.
+    - ``auto_publish``, ``generation_window_weeks``, ``rule_changes`` (rule field
+      names to values) and ``holidays`` (:mod:`revel_recurring.holiday_settings`,
+      errors keyed by the model field): as ``update_series_recurrence`` describes;
+      the cursor resets exactly when the schedule really changes, and a next run
+      over ``REVEL_RECURRING_MAX_GENERATION_BYTES`` (for the series as it will be)
+      raises ``GenerationTooLargeError``.
+    - ``extra_dates``: the whole new set, made so after the other changes by
+      ``replace_extra_dates`` (errors keyed ``extra_dates``; a booked date left out
+      is an ``OccurrenceHasBookingsError``).
+    - ``plan_hash``: the schedule changes apply as that confirmed plan
+      (``apply_recurrence_plan`` with ``cancel_drift``; ``PlanOutdatedError`` when
+      the series changed since), then the other values; a series resumed by the
+      same call generates its window at once.
+    - ``generate``: after commit, a schedule change generates the new dates when
+      the series can (a failure is ``generation_error``, the change stays), and the
+      answer names the drift.
 
-    Everything is validated before anything is kept: a ``ValidationError`` keyed
-    by field (rule fields under their own names) or a ``RecurrenceError`` leaves
-    the series, its rule and its flags exactly as they were. One transaction, one
-    series lock (retried like the other services on a lock conflict). Sends after
-    commit ``series_recurrence_changed`` when the rule, the window or
-    ``auto_publish`` changed, then ``series_paused`` / ``series_resumed`` when
-    ``is_active`` changed (or a resume unparked); a change of the plain columns
-    sends nothing.
+    Everything is validated before anything is kept: a ``ValidationError`` keyed by
+    field or a ``RecurrenceError`` leaves everything as it was. One transaction, one
+    series lock (retried on a lock conflict). After commit: ``series_recurrence_changed``
+    when the rule, the window or ``auto_publish`` changed, then ``series_paused`` /
+    ``series_resumed`` when ``is_active`` changed (or a resume unparked).
     """
     moment = now_utc(now)
-    plain = {
-        key: value
-        for key, value in zip(PLAIN_COLUMNS, (name, slug, description), strict=True)
-        if value is not None
-    }
-    changes = dict(rule_changes or {})
-    _validate_input(plain, changes, is_active=is_active, auto_publish=auto_publish)
+    edit = _Edit(
+        plain=plain_values(name=name, slug=slug, description=description),
+        is_active=is_active,
+        auto_publish=auto_publish,
+        window=generation_window_weeks,
+        rule_changes=dict(rule_changes or {}),
+        holidays=holidays,
+    )
+    if plan_hash is not None:
+        changes = _plan_changes(edit, extra_dates)
+        return _apply_planned(
+            series, edit, changes, plan_hash=plan_hash, cancel_drift=cancel_drift, now=moment
+        )
+    validate_rule_keys(edit.rule_changes)
+    validate_series_values(edit.plain, is_active=is_active, auto_publish=auto_publish)
     validate_series_options(generation_window_weeks=generation_window_weeks)
+    with transaction.atomic():
+        update = _write_edit(series, edit, now=moment)
+        if extra_dates is not None:
+            added = _replace_extra_dates(series, extra_dates, now=moment)
+            update = dataclasses.replace(update, created=added)
+    return _generate_after(series, update, now=moment) if generate else update
 
-    def attempt() -> tuple[EventSeries, SeriesUpdate, RecurrenceRule | None]:
+
+def _write_edit(series: EventSeries, edit: _Edit, *, now: dt.datetime) -> SeriesUpdate:
+    """Write ``edit`` under the series lock (retried on a lock conflict) and copy back
+    onto ``series`` what the caller asked about."""
+
+    def attempt() -> tuple[EventSeries, SeriesUpdate]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            changed = _write_plain(locked, plain)
-            columns = set(changed)
-            if is_active is not None:
-                flipped, written = _switch_active(locked, active=is_active, now=moment)
-                changed |= flipped
-                columns |= written
-            schedule = change_schedule(
-                locked,
-                rule_changes=changes,
-                auto_publish=auto_publish,
-                generation_window_weeks=generation_window_weeks,
-                holidays=holidays,
-                now=moment,
-            )
-            columns |= schedule.columns
-            if columns:
-                locked.save(update_fields=[*sorted(columns), "updated_at"])
-            if schedule.changed:
-                send_after_commit(
-                    series_recurrence_changed,
-                    series=locked,
-                    changed_fields=schedule.changed,
-                    cursor_reset=schedule.cursor_reset,
-                )
-            if is_active is not None and changed & {"is_active", *PARKING_COLUMNS}:
-                send_after_commit(series_resumed if is_active else series_paused, series=locked)
-        result = SeriesUpdate(
-            series=locked,
-            changed=frozenset(changed | schedule.changed),
-            cursor_reset=schedule.cursor_reset,
-        )
-        # The rule is attached by change_schedule only when rule_changes were given.
-        return locked, result, locked.recurrence_rule if changes else None
+            return locked, _write_locked(locked, edit, now=now)
 
-    locked, result, rule = retry_on_lock_conflict(attempt, series_ids=[series.pk])
+    locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     # Only what the caller asked about is copied back: a caller holding a form's
     # unsaved values on its instance keeps them for the columns it did not pass.
-    mirrored = [*plain, *_SCHEDULE_COLUMNS]
-    if is_active is not None:
+    mirrored = [*edit.plain, *_SCHEDULE_COLUMNS]
+    if edit.is_active is not None:
         mirrored += ["is_active", *PARKING_COLUMNS]
-    if holidays:
+    if edit.holidays:
         mirrored += HOLIDAY_FIELDS.values()
     mirror_columns(series, locked, *mirrored)
-    if rule is not None:
-        series.recurrence_rule = rule
+    if edit.rule_changes:
+        # Attached by change_schedule only when rule changes were given.
+        series.recurrence_rule = locked.recurrence_rule
     return result
 
 
-def _validate_input(
-    plain: Mapping[str, Any],
-    rule_changes: Mapping[str, Any],
-    *,
-    is_active: object,
-    auto_publish: object,
+def _write_locked(locked: EventSeries, edit: _Edit, *, now: dt.datetime) -> SeriesUpdate:
+    """The columns, the flag and the schedule of the locked series, saved; the signals
+    queued for after commit."""
+    changed = write_plain_columns(locked, edit.plain)
+    columns = set(changed)
+    if edit.is_active is not None:
+        flipped, written = switch_active(locked, active=edit.is_active, now=now)
+        changed |= flipped
+        columns |= written
+    schedule = change_schedule(
+        locked,
+        rule_changes=edit.rule_changes,
+        auto_publish=edit.auto_publish,
+        generation_window_weeks=edit.window,
+        holidays=edit.holidays,
+        now=now,
+    )
+    columns |= schedule.columns
+    if columns:
+        locked.save(update_fields=[*sorted(columns), "updated_at"])
+    _send_edit_signals(locked, edit, schedule, changed)
+    return SeriesUpdate(
+        series=locked,
+        changed=frozenset(changed | schedule.changed),
+        cursor_reset=schedule.cursor_reset,
+    )
+
+
+def _send_edit_signals(
+    locked: EventSeries, edit: _Edit, schedule: ScheduleChange, changed: set[str]
 ) -> None:
-    validate_rule_keys(rule_changes)
-    errors: dict[str, list[str]] = {}
-    for key, value in plain.items():
-        if not isinstance(value, str):
-            errors[key] = [gettext("Give a text, got %(value)s.") % {"value": repr(value)}]
-    for key, flag in (("is_active", is_active), ("auto_publish", auto_publish)):
-        if flag is not None and not isinstance(flag, bool):
-            errors[key] = [gettext("Give True or False, got %(flag)s.") % {"flag": repr(flag)}]
-    if errors:
-        raise ValidationError(errors)
-    validate_single_line_values(plain, single_line_fields(EventSeries))
-    validate_no_nul_characters(plain)
+    if schedule.changed:
+        send_after_commit(
+            series_recurrence_changed,
+            series=locked,
+            changed_fields=schedule.changed,
+            cursor_reset=schedule.cursor_reset,
+        )
+    if edit.is_active is not None and changed & {"is_active", *PARKING_COLUMNS}:
+        send_after_commit(series_resumed if edit.is_active else series_paused, series=locked)
 
 
-def _write_plain(locked: EventSeries, plain: Mapping[str, str]) -> set[str]:
-    """Set the plain columns that differ and validate them on the locked row."""
-    changed = {key for key, value in plain.items() if getattr(locked, key) != value}
-    for key in changed:
-        setattr(locked, key, plain[key])
-    if changed:
-        others = [f.name for f in EventSeries._meta.concrete_fields if f.name not in changed]
-        # Only the written columns: a slug another series holds is refused here
-        # (keyed "slug") rather than by the database after the rule was written.
-        locked.full_clean(exclude=others)
-    return changed
+def _replace_extra_dates(
+    series: EventSeries, wanted: Iterable[dt.datetime], *, now: dt.datetime
+) -> tuple[Any, ...]:
+    """Make ``wanted`` the extra dates; a refusal keyed ``extra_dates``, what the caller sent."""
+    try:
+        return tuple(replace_extra_dates(series, wanted, now=now))
+    except ValidationError as exc:
+        raise extra_dates_refusal(exc) from exc
 
 
-def _switch_active(
-    locked: EventSeries, *, active: bool, now: dt.datetime
-) -> tuple[set[str], set[str]]:
-    """Pause or resume the locked series in memory: what changed, and the columns to save."""
-    unparked = active and clear_parking(locked)
-    changed = {"is_active"} if locked.is_active != active else set()
-    if unparked:
-        changed |= set(PARKING_COLUMNS)
-    if not changed:
-        return changed, set()
-    locked.is_active = active
-    written = {"is_active"}
-    if active:
-        # The next due moment skips excluded slots: fold the pending ones first.
-        absorb_pending_exdates(locked)
-        refresh_next_due_at(locked, now=now)
-        written |= {"next_due_at", *PARKING_COLUMNS}
-    return changed, written
+def extra_dates_refusal(exc: ValidationError) -> ValidationError:
+    """A refusal of the extra date services (keyed ``instant``, one date) keyed
+    ``extra_dates``, the set a create or an edit sends; each message keeps its code."""
+    if hasattr(exc, "error_dict"):
+        errors = [error for found in exc.error_dict.values() for error in found]
+    else:
+        errors = list(exc.error_list)
+    return ValidationError({EXTRA_DATES_KEY: errors})
 
 
-def _normalized(name: str, value: Any) -> Any:
-    """A comparable form: datetimes as UTC instants, weekdays as a sorted list."""
-    if isinstance(value, dt.datetime) and value.utcoffset() is not None:
-        return rules.to_utc(value)
-    if name == "weekdays":
+def _generate_after(series: EventSeries, update: SeriesUpdate, *, now: dt.datetime) -> SeriesUpdate:
+    """After a committed change of the schedule: the new dates at once (when the series
+    can generate), and the drift with bookings."""
+    created: list[Any] = []
+    error = None
+    if update.changed & SCHEDULE_FIELDS and generation_readiness(series).ready:
         try:
-            return sorted(value or [])
-        except TypeError:
-            return value
-    if name == "monthly_type":
-        return value or ""
-    return value
+            created = generate_series_events(series, now=now)
+        except RecurrenceError as exc:
+            # The change is committed: raising would tell the caller it failed.
+            # The daily pass tries again (and parks the series when the cause
+            # persists); the answer says why nothing was created.
+            logger.warning("Generating series %s after an edit failed: %s", series.pk, exc)
+            error = str(exc)
+    return dataclasses.replace(
+        update,
+        created=(*update.created, *created),
+        drift=current_drift(series, now=now),
+        generation_error=error,
+    )
 
 
-def merge_rule_changes(
-    rule: RecurrenceRule, changes: Mapping[str, Any]
-) -> tuple[dict[str, Any], set[str]]:
-    """The rule's values with ``changes`` applied and validated, and the fields that differ.
-
-    Changing ``frequency`` clears the optional fields the new one does not read
-    (unless ``changes`` sets them). ``ValidationError`` keyed by field.
-    """
-    old = rule.field_values()
-    merged = {**old, **changes}
-    new_frequency = merged["frequency"]
-    known = any(f == new_frequency for f in rules.Frequency)
-    if known and new_frequency != old["frequency"]:
-        used = rules.FIELDS_USED_BY[rules.Frequency(new_frequency)]
-        for name in rules.OPTIONAL_RULE_FIELDS:
-            if name not in used and name not in changes:
-                merged[name] = rules.UNSET_RULE_VALUES[name]
-    validate_rule(merged)
-    changed = {
-        name
-        for name in rules.RULE_FIELDS
-        if _normalized(name, merged[name]) != _normalized(name, old[name])
-    }
-    if "dtstart" in changed:
-        validate_dtstart_zone(merged["dtstart"], merged["timezone"])
-    return merged, changed
+def _plan_changes(edit: _Edit, extra_dates: Iterable[dt.datetime] | None) -> dict[str, Any]:
+    """The schedule part of ``edit`` as a change plan's ``changes``."""
+    changes: dict[str, Any] = dict(edit.rule_changes)
+    if edit.window is not None:
+        changes[WINDOW_KEY] = edit.window
+    if edit.holidays:
+        changes[HOLIDAYS_KEY] = dict(edit.holidays)
+    if extra_dates is not None:
+        changes[EXTRA_DATES_KEY] = list(extra_dates)
+    return changes
 
 
-def change_schedule(
-    locked: EventSeries,
+def _apply_planned(
+    series: EventSeries,
+    edit: _Edit,
+    changes: Mapping[str, Any],
     *,
-    rule_changes: Mapping[str, Any],
-    auto_publish: bool | None,
-    generation_window_weeks: int | None,
+    plan_hash: str,
+    cancel_drift: CancelDriftMode | Collection[Any],
     now: dt.datetime,
-    holidays: Mapping[str, Any] | None = None,
-    reset_cursor: bool = False,
-    extra_dates: ExtraDatesChange | None = None,
-) -> ScheduleChange:
-    """Apply rule, window, holiday, extra dates and auto-publish changes to the locked series.
-
-    The rule is saved. ``holidays`` holds holiday settings to change
-    (:mod:`revel_recurring.holiday_settings`); a change of them moves dates like
-    a rule change does. ``extra_dates`` (a change plan's new set, checked against
-    the new rule by ``plan_extra_dates``) does too, with ``"extra_dates"`` among
-    the changed fields. ``reset_cursor`` resets the generation cursor even when
-    nothing else changes (a plan made for newer holiday data). The caller holds
-    the series lock and saves ``columns`` of the series. Used by
-    :func:`update_series` and by applying a change plan
-    (:mod:`revel_recurring.services.plans`).
-    """
-    changed: set[str] = set()
-    if rule_changes:
-        if locked.recurrence_rule_id is None:
-            raise SeriesNotReadyError(
-                gettext("Series %(id)s has no recurrence rule to change; create one first.")
-                % {"id": locked.pk}
-            )
-        rule = load_rule(locked)
-        assert rule is not None
-        merged, changed = merge_rule_changes(rule, rule_changes)
-        if changed:
-            for name in changed:
-                setattr(rule, name, merged[name])
-            rule.save()
-        locked.recurrence_rule = rule
-    columns: set[str] = set()
-    if holidays:
-        settings = normalize_holiday_settings(holidays, current=holiday_settings_of(locked))
-        moved = set_holiday_settings(locked, settings)
-        changed |= moved
-        columns |= moved
-    if auto_publish is not None and auto_publish != locked.auto_publish:
-        locked.auto_publish = auto_publish
-        changed.add("auto_publish")
-        columns.add("auto_publish")
-    if (
-        generation_window_weeks is not None
-        and generation_window_weeks != locked.generation_window_weeks
-    ):
-        locked.generation_window_weeks = generation_window_weeks
-        changed.add("generation_window_weeks")
-        columns.add("generation_window_weeks")
-    if extra_dates is not None and write_extra_dates(locked, extra_dates):
-        changed.add(EXTRA_DATES_KEY)
-        columns |= {"extra_dates", "exdates"}
-    shifts = bool(changed - {"auto_publish"}) or reset_cursor
-    cursor_reset = shifts and locked.last_generated_until is not None
-    if shifts:
-        locked.last_generated_until = None
-        absorb_pending_exdates(locked)
-        # Refused here (a 400 for the organiser) rather than parked by the pass.
-        check_next_run_size(locked, now=now)
-        refresh_next_due_at(locked, now=now)
-        columns |= {"last_generated_until", "next_due_at"}
-    return ScheduleChange(
-        changed=frozenset(changed), columns=frozenset(columns), cursor_reset=cursor_reset
+) -> SeriesUpdate:
+    """The plan first (its hash was made from the series as it is now), then the other
+    values under the lock the plan took, in one transaction: a refusal undoes both."""
+    rest = dataclasses.replace(edit, window=None, rule_changes={}, holidays=None)
+    validate_series_values(rest.plain, is_active=rest.is_active, auto_publish=rest.auto_publish)
+    with transaction.atomic():
+        applied = apply_recurrence_plan(
+            series, plan_hash, changes, cancel_drift=cancel_drift, now=now
+        )
+        if rest.plain or rest.is_active is not None or rest.auto_publish is not None:
+            update = _write_edit(series, rest, now=now)
+        else:
+            update = SeriesUpdate(series=series, changed=frozenset(), cursor_reset=False)
+        generated: list[Any] = []
+        if "is_active" in update.changed and series.is_active:
+            # Resumed in the same call: the plan, made for the paused series, had no
+            # new dates. They are created now, within the generation budget.
+            generated = generate_series_events(series, now=now)
+    return dataclasses.replace(
+        update,
+        changed=update.changed | applied.changed,
+        cursor_reset=applied.cursor_reset,
+        created=tuple(generated),
+        applied=applied,
     )
 
 
@@ -367,6 +345,7 @@ __all__ = [
     "ScheduleChange",
     "SeriesUpdate",
     "change_schedule",
+    "extra_dates_refusal",
     "merge_rule_changes",
     "update_series",
 ]

@@ -10,9 +10,10 @@ a request that already committed.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import ngettext
 
@@ -32,7 +33,8 @@ from ..validators import (
     validate_series_options,
     validate_single_line_values,
 )
-from .editing import update_series
+from .editing import extra_dates_refusal, update_series
+from .extra_dates import add_extra_dates
 from .generation import generate_series_events
 from .recurrence import update_series_recurrence
 from .templates import build_template, save_template
@@ -54,6 +56,7 @@ def create_recurring_series(
     generate: bool = True,
     setup_template: Callable[[Any], None] | None = None,
     holidays: Mapping[str, Any] | None = None,
+    extra_dates: Iterable[dt.datetime] = (),
     now: dt.datetime | None = None,
 ) -> EventSeries:
     """Create a rule, a series and its draft template, then materialize the first window.
@@ -73,7 +76,10 @@ def create_recurring_series(
     ``generate=False`` leaves the first window to the next beat run (or to your own
     ``generate_series_events`` call once the template is complete). ``holidays``
     names a holiday calendar and policy (:mod:`revel_recurring.holiday_settings`:
-    ``country``, ``subdivision``, ``categories``, ``policy``).
+    ``country``, ``subdivision``, ``categories``, ``policy``). ``extra_dates`` are
+    added after the first window, in the same transaction, as
+    :func:`~revel_recurring.services.extra_dates.add_extra_dates` adds them (a
+    refused one, keyed ``extra_dates``, creates no series either).
     """
     moment = now_utc(now)
     window = (
@@ -115,7 +121,18 @@ def create_recurring_series(
             refresh_next_due_at(locked, now=moment)
             locked.save(update_fields=["next_due_at", "updated_at"])
             mirror_columns(series, locked, "next_due_at")
+        if extra_dates:
+            _add_extra_dates(series, extra_dates, now=moment)
     return series
+
+
+def _add_extra_dates(
+    series: EventSeries, instants: Iterable[dt.datetime], *, now: dt.datetime
+) -> None:
+    try:
+        add_extra_dates(series, instants, now=now)
+    except ValidationError as exc:
+        raise extra_dates_refusal(exc) from exc
 
 
 def pause_series(series: EventSeries, *, now: dt.datetime | None = None) -> bool:

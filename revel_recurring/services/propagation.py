@@ -249,12 +249,7 @@ def update_template(
     when a propagation scope was given. A parked series is unparked, so the next
     daily pass tries it again with the new template.
     """
-    if propagate not in PROPAGATION_SCOPES:
-        raise InvalidPropagationError(
-            gettext("Unknown propagation scope %(propagate)s; use one of %(names)s.")
-            % {"propagate": repr(propagate), "names": ", ".join(PROPAGATION_SCOPES)},
-            field="propagate",
-        )
+    _check_scope(propagate)
     moment = now_utc(now)
     model = get_event_model()
     fields = _resolve_fields(model, changes, propagate)
@@ -272,64 +267,93 @@ def update_template(
             # before it is propagated to below, one materialized after it copies the
             # updated template. Either way no occurrence keeps the old values.
             locked = lock_series(series.pk)
-            template = lock_rows(
-                model._default_manager.filter(series=locked, is_template=True).order_by("pk")
-            ).first()
-            if template is None:
-                raise SeriesNotReadyError(
-                    gettext("Series '%(series)s' has no template to update.")
-                    % {"series": locked.name}
-                )
-            for key, _ in fields:
-                setattr(template, key, changes[key])
-            template.full_clean()
-            template.save()
-            if locked.parked_at is not None:
-                # The template is what most parkings are about (a text too long for
-                # the window, a value the host's hook refuses): let the pass try again.
-                unpark_series(locked.pk)
+            template = _save_template(locked, model, fields, changes)
             if propagate == "none":
                 return 0
             written = _propagated_fields(model, [field for _, field in fields])
-            # A long text copied onto every occurrence is neither read nor resent
-            # unless it is what propagates: a 1 MB description would otherwise be
-            # loaded and written back once per upcoming row.
-            unread = _unread_fields(model, written)
-            targets = lock_rows(
-                upcoming_occurrences(model._default_manager.filter(series=locked), now=moment)
-                .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
-                .defer(*unread)
-                .order_by("pk")
-            )
-            values = {field.attname: getattr(template, field.attname) for field in written}
-            changed = [
-                event
-                for event in sorted(targets, key=lambda e: (e.occurrence_start, e.pk))
-                if any(getattr(event, attname) != value for attname, value in values.items())
-            ]
-            for event in changed:
-                for attname, value in values.items():
-                    setattr(event, attname, value)
-            # The unread fields did not change: validating them would load each
-            # one, a query per row.
-            invalid = first_invalid_row(
-                changed, copied=[field.name for field in written], exclude=unread
-            )
-            if invalid is not None:
-                event, exc = invalid
-                raise occurrence_error(event, exc) from exc
-            _write_occurrences(model, changed, values, written)
-            send_after_commit(
-                template_propagated,
-                series=locked,
-                fields=[field.name for field in written],
-                scope=propagate,
-                updated=len(changed),
-                occurrence_ids=[event.pk for event in changed],
-            )
-        return len(changed)
+            return _propagate(locked, model, template, written, propagate, now=moment)
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
+
+
+def _check_scope(propagate: str) -> None:
+    if propagate not in PROPAGATION_SCOPES:
+        raise InvalidPropagationError(
+            gettext("Unknown propagation scope %(propagate)s; use one of %(names)s.")
+            % {"propagate": repr(propagate), "names": ", ".join(PROPAGATION_SCOPES)},
+            field="propagate",
+        )
+
+
+def _save_template(
+    locked: EventSeries, model: Any, fields: list[tuple[str, Any]], changes: Mapping[str, Any]
+) -> Any:
+    """Lock the locked series' template row, set ``changes``, validate and save it; a
+    parked series is unparked."""
+    template = lock_rows(
+        model._default_manager.filter(series=locked, is_template=True).order_by("pk")
+    ).first()
+    if template is None:
+        raise SeriesNotReadyError(
+            gettext("Series '%(series)s' has no template to update.") % {"series": locked.name}
+        )
+    for key, _ in fields:
+        setattr(template, key, changes[key])
+    template.full_clean()
+    template.save()
+    if locked.parked_at is not None:
+        # The template is what most parkings are about (a text too long for
+        # the window, a value the host's hook refuses): let the pass try again.
+        unpark_series(locked.pk)
+    return template
+
+
+def _propagate(
+    locked: EventSeries,
+    model: Any,
+    template: Any,
+    written: list[Any],
+    propagate: str,
+    *,
+    now: dt.datetime,
+) -> int:
+    """Copy the template's ``written`` fields onto the upcoming occurrences the scope
+    reaches, validated as a set, then written; how many changed."""
+    # A long text copied onto every occurrence is neither read nor resent
+    # unless it is what propagates: a 1 MB description would otherwise be
+    # loaded and written back once per upcoming row.
+    unread = _unread_fields(model, written)
+    targets = lock_rows(
+        upcoming_occurrences(model._default_manager.filter(series=locked), now=now)
+        .filter(**({"is_modified": False} if propagate == "future_unmodified" else {}))
+        .defer(*unread)
+        .order_by("pk")
+    )
+    values = {field.attname: getattr(template, field.attname) for field in written}
+    changed = [
+        event
+        for event in sorted(targets, key=lambda e: (e.occurrence_start, e.pk))
+        if any(getattr(event, attname) != value for attname, value in values.items())
+    ]
+    for event in changed:
+        for attname, value in values.items():
+            setattr(event, attname, value)
+    # The unread fields did not change: validating them would load each
+    # one, a query per row.
+    invalid = first_invalid_row(changed, copied=[field.name for field in written], exclude=unread)
+    if invalid is not None:
+        event, exc = invalid
+        raise occurrence_error(event, exc) from exc
+    _write_occurrences(model, changed, values, written)
+    send_after_commit(
+        template_propagated,
+        series=locked,
+        fields=[field.name for field in written],
+        scope=propagate,
+        updated=len(changed),
+        occurrence_ids=[event.pk for event in changed],
+    )
+    return len(changed)
 
 
 __all__ = ["PROPAGATION_SCOPES", "PropagationScope", "reapply_template", "update_template"]

@@ -23,6 +23,10 @@ from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
 class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
     """The helpers the series viewset and its action mixins build on."""
 
+    #: The request's body as the action's serializer validated it (``{}`` before):
+    #: ``handle_exception`` keys a service's errors by it.
+    validated_body: dict[str, Any] = {}
+
     def _body(self, *, partial: bool = False, echoes: EventSeries | None = None) -> dict[str, Any]:
         """The request body, validated by the action's serializer (a 400 otherwise).
 
@@ -34,7 +38,8 @@ class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
             context[SHOWN] = functools.cache(lambda: self._represent(echoes))
         serializer = self.get_serializer(data=self.request.data, partial=partial, context=context)
         serializer.is_valid(raise_exception=True)
-        return dict(serializer.validated_data)
+        self.validated_body = dict(serializer.validated_data)
+        return dict(self.validated_body)
 
     def _context(self, series: list[EventSeries]) -> dict[str, Any]:
         """Serializer context for showing ``series``: their templates and counts, read at once."""

@@ -1,5 +1,4 @@
-"""Extra dates (RFC 5545 RDATE): ``add-date/`` and ``remove-date/``, and the error
-shape that create and ``PATCH series/{id}/`` give ``recurrence.extra_dates``.
+"""Extra dates (RFC 5545 RDATE): ``add-date/`` and ``remove-date/``.
 
 Every write goes through :mod:`revel_recurring.services.extra_dates`
 (docs/decisions/0036-extra-dates.md).
@@ -7,25 +6,15 @@ Every write goes through :mod:`revel_recurring.services.extra_dates`
 
 from __future__ import annotations
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ...services.extra_dates import add_extra_date, remove_extra_date
-from ..errors import drf_errors
 from ..schema import WRITE_ERRORS, extend_schema
 from ..serializers.actions import OccurrenceActionResultSerializer
 from ..serializers.series import SeriesSerializer
 from .base import SeriesViewBase
-
-
-def extra_date_errors(exc: DjangoValidationError) -> list[str]:
-    """A service error of one extra date, as the messages of ``recurrence.extra_dates``."""
-    flat = drf_errors(exc)
-    if isinstance(flat, dict):
-        return [message for messages in flat.values() for message in messages]
-    return flat
 
 
 class ExtraDateActionsMixin(SeriesViewBase):

@@ -1,61 +1,28 @@
 """Change plans: see what a change of the schedule would do, then apply exactly that.
 
 ``recurrence-plan/`` answers the plan (nothing is written); ``recurrence-apply/``
-applies it while its hash still matches, else answers 409 with the fresh plan.
-A plain ``PATCH series/{id}/`` (no plan) also materializes the new dates and names
-the drift: :meth:`PlanActionsMixin._dates_after_change`.
+applies it through ``update_series`` with its hash (the admin's confirmation page
+makes the same call) while the hash still matches, else the 409 of a late plan
+carries the fresh plan.
 """
 
 from __future__ import annotations
 
-import logging
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import OpenApiResponse
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ...exceptions import RecurrenceError
-from ...holiday_settings import HOLIDAY_FIELDS
-from ...models import RULE_FIELDS, EventSeries
-from ...services.generation import generate_series_events, generation_readiness
-from ...services.plans import (
-    HOLIDAYS_KEY,
-    WINDOW_KEY,
-    PlannedOccurrence,
-    apply_recurrence_plan,
-    current_drift,
-    plan_recurrence_change,
-)
-from ..errors import update_errors
-from ..plans import (
-    PlannedOccurrenceSerializer,
-    PlanOutdatedSerializer,
-    RecurrencePlanSerializer,
-    plan_data,
-)
+from ...services.editing import update_series
+from ...services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, plan_recurrence_change
+from ..bodies import ACTION_BODIES
+from ..plans import PlannedOccurrenceSerializer, RecurrencePlanSerializer, plan_data
 from ..reads import occurrence_rows
-from ..schema import error_responses, extend_schema
+from ..schema import extend_schema
 from ..serializers.actions import BookedDateSerializer, RecurrenceApplyResultSerializer
-from ..serializers.occurrences import OccurrenceRow, occurrence_data
+from ..serializers.occurrences import occurrence_data
 from .base import SeriesViewBase
-
-logger = logging.getLogger(__name__)
-
-#: The fields whose change moves the series' dates (and is followed by a generation run).
-SCHEDULE_FIELDS = frozenset({*RULE_FIELDS, WINDOW_KEY, *HOLIDAY_FIELDS.values()})
-
-PLAN_OUTDATED = OpenApiResponse(
-    PlanOutdatedSerializer,
-    description=(
-        "The series changed since the plan was made: nothing was written; `plan` is "
-        "the fresh plan, to show and apply again with its `hash`. Without `plan`: the "
-        "series has no rule to change."
-    ),
-)
 
 
 class PlanActionsMixin(SeriesViewBase):
@@ -72,17 +39,14 @@ class PlanActionsMixin(SeriesViewBase):
             "without a rule answers 409. New dates a holiday moved name it (`holiday`, "
             "`shifted_from`); skipped dates a holiday skips have the reason `holiday`."
         ),
-        responses={200: RecurrencePlanSerializer, **error_responses(400, 403, 404, 409, 415)},
+        responses={200: RecurrencePlanSerializer, **ACTION_BODIES["recurrence_plan"].responses()},
     )
     @action(detail=True, methods=["post"], url_path="recurrence-plan")
     def recurrence_plan(self, request: Request, pk: str | None = None) -> Response:
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        try:
-            plan = plan_recurrence_change(series, _changes(self._body()))
-        except DjangoValidationError as exc:
-            raise ValidationError(update_errors(exc)) from exc
+        plan = plan_recurrence_change(series, _changes(self._body()))
         return Response(plan_data(plan))
 
     @extend_schema(
@@ -97,8 +61,7 @@ class PlanActionsMixin(SeriesViewBase):
         ),
         responses={
             200: RecurrenceApplyResultSerializer,
-            **error_responses(400, 403, 404, 415),
-            409: PLAN_OUTDATED,
+            **ACTION_BODIES["recurrence_apply"].responses(),
         },
     )
     @action(detail=True, methods=["post"], url_path="recurrence-apply")
@@ -106,12 +69,18 @@ class PlanActionsMixin(SeriesViewBase):
         """Apply the planned change, only if the series did not change since the plan."""
         series = self.get_object()
         body = self._body()
-        try:
-            applied = apply_recurrence_plan(
-                series, body["plan_hash"], _changes(body), cancel_drift=body["cancel_drift"]
-            )
-        except DjangoValidationError as exc:
-            raise ValidationError(update_errors(exc)) from exc
+        rule_changes = dict(body.get("recurrence") or {})
+        extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
+        applied = update_series(
+            series,
+            rule_changes=rule_changes,
+            extra_dates=extra_dates,
+            generation_window_weeks=body.get(WINDOW_KEY),
+            holidays=body.get(HOLIDAYS_KEY),
+            plan_hash=body["plan_hash"],
+            cancel_drift=body["cancel_drift"],
+        ).applied
+        assert applied is not None  # a plan hash was given
         return Response(
             {
                 "changed": sorted(applied.changed),
@@ -124,25 +93,6 @@ class PlanActionsMixin(SeriesViewBase):
                 "series": self._represent(series),
             }
         )
-
-    def _dates_after_change(
-        self, series: EventSeries, changed: frozenset[str]
-    ) -> tuple[list[OccurrenceRow], tuple[PlannedOccurrence, ...], str | None]:
-        """After a PATCH: the dates generated at once (when the rule or window changed and
-        the series can generate), the series' drift with bookings, and why the
-        generation failed (None when it did not)."""
-        created: list[Any] = []
-        error = None
-        if changed & SCHEDULE_FIELDS and generation_readiness(series).ready:
-            try:
-                created = generate_series_events(series)
-            except RecurrenceError as exc:
-                # The change is committed: answering an error would tell the client
-                # it failed. The daily pass tries again (and parks the series when
-                # the cause persists); the answer says why nothing was created.
-                logger.warning("Generating series %s after a PATCH failed: %s", series.pk, exc)
-                error = str(exc)
-        return occurrence_rows(created, series=series), current_drift(series), error
 
 
 def _changes(body: dict[str, Any]) -> dict[str, Any]:

@@ -2,42 +2,29 @@
 
 ``split-plan/`` answers the plan of the continuation (nothing is written);
 ``split/`` splits, with the plan's hash when the client showed a plan, and answers
-both halves (201, ``Location`` of the continuation). A late split is a 409 with
-the fresh plan, or with ``plan`` null when the split no longer applies.
+both halves (201, ``Location`` of the continuation). A late split is the 409 of a
+late plan (``errors.py``): with the fresh plan, or ``plan`` null when the split no
+longer applies.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
-from drf_spectacular.utils import OpenApiResponse
 from rest_framework import status
 from rest_framework.decorators import action
-from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ...exceptions import PlanOutdatedError
 from ...services.splits import plan_split, split_series
-from ..errors import PlanOutdated, split_errors
+from ..bodies import ACTION_BODIES
 from ..fields import AwareDateTimeField
-from ..plans import RecurrencePlanSerializer, SplitOutdatedSerializer, plan_data
+from ..plans import RecurrencePlanSerializer, plan_data
 from ..reads import occurrence_rows
-from ..schema import error_responses, extend_schema
+from ..schema import extend_schema
 from ..serializers.actions import BookedDateSerializer, SplitResultSerializer
 from ..serializers.occurrences import occurrence_data
 from .base import SeriesViewBase
-
-SPLIT_OUTDATED = OpenApiResponse(
-    SplitOutdatedSerializer,
-    description=(
-        "Nothing was written. With `plan_hash`: the series changed since the split was "
-        "planned; `plan` is the fresh plan (apply it with its `hash`), or null when the "
-        "split no longer applies (`detail` says why). Without `plan`: the series has no "
-        "rule or template to split."
-    ),
-)
 
 _INSTANT = AwareDateTimeField()
 
@@ -58,17 +45,13 @@ class SplitActionsMixin(SeriesViewBase):
         "(drift with bookings), the continuation's new dates, and the plan's hash. "
         "Writes nothing",
         description=_BODY + " A series without a rule or template answers 409.",
-        responses={200: RecurrencePlanSerializer, **error_responses(400, 403, 404, 409, 415)},
+        responses={200: RecurrencePlanSerializer, **ACTION_BODIES["split_plan"].responses()},
     )
     @action(detail=True, methods=["post"], url_path="split-plan")
     def split_plan(self, request: Request, pk: str | None = None) -> Response:
         """The plan of a split; nothing is written."""
         series = self.get_object()
-        body = self._body()
-        try:
-            plan = plan_split(series, **_arguments(body))
-        except DjangoValidationError as exc:
-            raise ValidationError(split_errors(exc)) from exc
+        plan = plan_split(series, **_arguments(self._body()))
         return Response(plan_data(plan))
 
     @extend_schema(
@@ -80,26 +63,14 @@ class SplitActionsMixin(SeriesViewBase):
             "is generated to its window. With `plan_hash` (from `split-plan/`) the "
             "split applies only if the series is as the plan saw it."
         ),
-        responses={
-            201: SplitResultSerializer,
-            **error_responses(400, 403, 404, 415),
-            409: SPLIT_OUTDATED,
-        },
+        responses={201: SplitResultSerializer, **ACTION_BODIES["split"].responses()},
     )
     @action(detail=True, methods=["post"])
     def split(self, request: Request, pk: str | None = None) -> Response:
         """Split the series at `at`; 201 with both halves, `Location` the continuation."""
         series = self.get_object()
         body = self._body()
-        try:
-            result = split_series(series, plan_hash=body.get("plan_hash"), **_arguments(body))
-        except DjangoValidationError as exc:
-            raise ValidationError(split_errors(exc)) from exc
-        except PlanOutdatedError as exc:
-            # `plan` null (not absent, as for a series without a rule): the split
-            # was valid when planned and no longer applies.
-            fresh = plan_data(exc.plan) if exc.plan is not None else None
-            raise PlanOutdated(str(exc), fresh) from exc
+        result = split_series(series, plan_hash=body.get("plan_hash"), **_arguments(body))
         continuation = self._represent(result.continuation)
         return Response(
             {

@@ -6,7 +6,7 @@ import datetime as dt
 from typing import Any
 
 from django.core.management.base import CommandError, CommandParser
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, QuerySet
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
@@ -35,6 +35,51 @@ def _when(instant: dt.datetime, zone_name: str | None) -> str:
     return f"{describe_instant(instant, zone_name)} = {rules.format_instant(instant)}"
 
 
+def _series_to_run(ids: list[int] | None) -> QuerySet[EventSeries]:
+    """The active series with a rule (only ``ids`` when given), each marked ``has_template``.
+
+    Raises ``CommandError`` naming the ids that are no such series.
+    """
+    templates = get_event_model()._default_manager.filter(series=OuterRef("pk"), is_template=True)
+    queryset = (
+        EventSeries.objects.active()
+        .with_rule()
+        .select_related("recurrence_rule")
+        .annotate(has_template=Exists(templates))
+        .order_by("pk")
+    )
+    if not ids:
+        return queryset
+    wanted = set(ids)
+    queryset = queryset.filter(pk__in=wanted)
+    missing = wanted - set(queryset.values_list("pk", flat=True))
+    if missing:
+        raise CommandError(
+            ngettext(
+                "No active series with a rule has id %(ids)s",
+                "No active series with a rule has the ids %(ids)s",
+                len(missing),
+            )
+            % {"ids": ", ".join(map(str, sorted(missing)))}
+        )
+    return queryset
+
+
+def _progress_line(count: int, *, dry: bool) -> str:
+    """The line shown after one series, to fill with done, total, name, count and sum."""
+    if dry:
+        return ngettext(
+            "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
+            "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
+            count,
+        )
+    return ngettext(
+        "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
+        "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
+        count,
+    )
+
+
 class Command(TranslatedCommand):
     help = gettext_lazy(  # type: ignore[assignment]
         "Materialize due occurrences now, synchronously (without Celery)."
@@ -54,46 +99,26 @@ class Command(TranslatedCommand):
         until = _parse_until(options["until"]) if options["until"] is not None else None
         dry = bool(options["dry_run"])
         self._verbosity = int(options["verbosity"])
-        templates = get_event_model()._default_manager.filter(
-            series=OuterRef("pk"), is_template=True
-        )
-        queryset = (
-            EventSeries.objects.active()
-            .with_rule()
-            .select_related("recurrence_rule")
-            .annotate(has_template=Exists(templates))
-            .order_by("pk")
-        )
-        if options["series"]:
-            wanted = set(options["series"])
-            queryset = queryset.filter(pk__in=wanted)
-            missing = wanted - set(queryset.values_list("pk", flat=True))
-            if missing:
-                raise CommandError(
-                    ngettext(
-                        "No active series with a rule has id %(ids)s",
-                        "No active series with a rule has the ids %(ids)s",
-                        len(missing),
-                    )
-                    % {"ids": ", ".join(map(str, sorted(missing)))}
-                )
+        queryset = _series_to_run(options["series"])
         total = queryset.count()
+        created, failures, skipped = self._run_all(queryset, total, until=until, dry=dry)
+        self._summarise(total=total, skipped=skipped, failures=failures, created=created, dry=dry)
+        if failures:
+            raise CommandError(
+                ngettext("%(count)d series failed.", "%(count)d series failed.", failures)
+                % {"count": failures}
+            )
+
+    def _run_all(
+        self, queryset: QuerySet[EventSeries], total: int, *, until: dt.datetime | None, dry: bool
+    ) -> tuple[int, int, int]:
+        """Each series in turn, one line for each; (occurrences created, failed, skipped)."""
         created_total = failures = skipped = 0
         now = timezone.now()
         for done, series in enumerate(queryset.iterator(chunk_size=200), start=1):
             if not getattr(series, "has_template", True):
                 skipped += 1
-                self.stdout.write(
-                    self.style.WARNING(
-                        _(
-                            "[%(done)d/%(total)d] %(name)s: skipped, the series has no template "
-                            "(give it one with revel_recurring.services.templates.replace_template)"
-                        )
-                        % {"done": done, "total": total, "name": series.name}
-                    )
-                )
-                if not dry:
-                    generate_series_events(series, until=until, now=now)  # parks it
+                self._skip(series, done=done, total=total, until=until, now=now, dry=dry)
                 continue
             try:
                 count = self._one(series, until=until, now=now, dry=dry)
@@ -112,19 +137,35 @@ class Command(TranslatedCommand):
                 "count": count,
                 "sum": created_total,
             }
-            if dry:
-                line = ngettext(
-                    "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
-                    "[%(done)d/%(total)d] %(name)s: %(count)d would be created (total %(sum)d)",
-                    count,
+            self.stdout.write(_progress_line(count, dry=dry) % values)
+        return created_total, failures, skipped
+
+    def _skip(
+        self,
+        series: EventSeries,
+        *,
+        done: int,
+        total: int,
+        until: dt.datetime | None,
+        now: dt.datetime,
+        dry: bool,
+    ) -> None:
+        """Say a series without a template is skipped; a real run parks it."""
+        self.stdout.write(
+            self.style.WARNING(
+                _(
+                    "[%(done)d/%(total)d] %(name)s: skipped, the series has no template "
+                    "(give it one with revel_recurring.services.templates.replace_template)"
                 )
-            else:
-                line = ngettext(
-                    "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
-                    "[%(done)d/%(total)d] %(name)s: %(count)d created (total %(sum)d)",
-                    count,
-                )
-            self.stdout.write(line % values)
+                % {"done": done, "total": total, "name": series.name}
+            )
+        )
+        if not dry:
+            generate_series_events(series, until=until, now=now)  # parks it
+
+    def _summarise(
+        self, *, total: int, skipped: int, failures: int, created: int, dry: bool
+    ) -> None:
         # Counts under labels: one sentence with four numbers has no plural form.
         if dry:
             summary = _(
@@ -136,22 +177,8 @@ class Command(TranslatedCommand):
                 "Series processed: %(total)d, skipped (no template): %(skipped)d, "
                 "failed: %(failed)d. Occurrences created: %(created)d."
             )
-        self.stdout.write(
-            self.style.SUCCESS(
-                summary
-                % {
-                    "total": total,
-                    "skipped": skipped,
-                    "failed": failures,
-                    "created": created_total,
-                }
-            )
-        )
-        if failures:
-            raise CommandError(
-                ngettext("%(count)d series failed.", "%(count)d series failed.", failures)
-                % {"count": failures}
-            )
+        values = {"total": total, "skipped": skipped, "failed": failures, "created": created}
+        self.stdout.write(self.style.SUCCESS(summary % values))
 
     def _one(
         self, series: EventSeries, *, until: dt.datetime | None, now: dt.datetime, dry: bool

@@ -113,6 +113,20 @@ def generate_locked(
     ]
     if not windows:
         return GenerationRun(batches=[], failed=[])
+    # One sizer for the run: each row is weighed once, for the size check and the
+    # INSERT cut.
+    sizer = RowSizer(get_event_model())
+    batches, failed = _build_batches(windows, now=now, backfill=backfill, chunk=chunk, sizer=sizer)
+    _insert(batches, chunk=chunk, sizer=sizer)
+    write_cursors([batch.series for batch in batches])
+    _digest_after_commit(batches)
+    return GenerationRun(batches=batches, failed=failed)
+
+
+def _read_run(
+    windows: Sequence[tuple[EventSeries, GenerationWindow]],
+) -> tuple[dict[int, TakenSlots], dict[Any, Exclusions]]:
+    """The run's reads: every series' taken slots and pending exdates, then its exclusions."""
     # One lower bound for all: each series gets a superset of its own taken
     # slots, cut back to its window in _build.
     since = min(window.search_from for _, window in windows)
@@ -124,11 +138,28 @@ def generate_locked(
         min(window.lower for _, window in windows),
         pending={pk: state.pending for pk, state in taken.items()},
     )
+    return taken, excluded
+
+
+def _build_batches(
+    windows: Sequence[tuple[EventSeries, GenerationWindow]],
+    *,
+    now: dt.datetime,
+    backfill: bool,
+    chunk: bool,
+    sizer: RowSizer,
+) -> tuple[list[SeriesBatch], list[tuple[int, Exception]]]:
+    """Per series: its pending exdates folded in, its plan and occurrences built.
+
+    A series without a template is disarmed and left out; with ``chunk=True`` a
+    series whose planning raises anything but a database error is listed in the
+    failures instead (see :func:`generate_locked`).
+    """
+    taken, excluded = _read_run(windows)
     batches: list[SeriesBatch] = []
     failed: list[tuple[int, Exception]] = []
-    # One sizer for the run: each row is weighed once, for the size check and the
-    # INSERT cut. One change stamp: the cursor UPDATE writes a shared value once.
-    sizer, stamp = RowSizer(get_event_model()), timezone.now()
+    # One change stamp: the cursor UPDATE writes a shared value once.
+    stamp = timezone.now()
     for series, window in windows:
         state = taken.get(series.pk)
         if state is None:
@@ -156,8 +187,11 @@ def generate_locked(
             failed.append((series.pk, exc))
             continue
         batches.append(SeriesBatch(series, state.template, occurrences))
-    _insert(batches, chunk=chunk, sizer=sizer)
-    write_cursors([batch.series for batch in batches])
+    return batches, failed
+
+
+def _digest_after_commit(batches: Sequence[SeriesBatch]) -> None:
+    """After commit, one digest per series that got occurrences."""
     for batch in batches:
         if batch.occurrences:
             transaction.on_commit(
@@ -165,7 +199,6 @@ def generate_locked(
                     send_series_digest, batch.series, batch.occurrences, template=batch.template
                 )
             )
-    return GenerationRun(batches=batches, failed=failed)
 
 
 def _rule(series: EventSeries) -> RecurrenceRule:

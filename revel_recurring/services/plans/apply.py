@@ -17,10 +17,10 @@ from ...host_model import bulky_fields
 from ...models import EventSeries, get_event_model
 from ...signals import series_recurrence_changed
 from ..drift import cancel_stale_locked
-from ..editing import ScheduleChange, change_schedule
 from ..extra_dates import ExtraDatesChange
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
+from ..schedule_change import ScheduleChange, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
 from ..toolbox.plumbing import mirror_columns, now_utc, send_after_commit

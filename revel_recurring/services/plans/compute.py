@@ -32,9 +32,9 @@ from ...holiday_settings import (
 )
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
-from ..editing import merge_rule_changes
 from ..extra_dates import ExtraDatesChange, plan_extra_dates
 from ..generation.plan import plan_generation
+from ..schedule_change import merge_rule_changes
 from ..toolbox.exdates import drop_exdates
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes

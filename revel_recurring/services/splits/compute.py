@@ -22,12 +22,12 @@ from ...exceptions import SeriesNotReadyError
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_dtstart_zone
-from ..editing import merge_rule_changes
 from ..from_event import template_data_from_event
 from ..plans.compute import plan_outcome
 from ..plans.judging import judge_rows
 from ..plans.result import PlannedOccurrence, RecurrencePlan
 from ..plans.state import PlanRow, PlanState
+from ..schedule_change import merge_rule_changes
 from ..templates import build_template
 from ..toolbox.exdates import exdates_from
 from .inputs import SplitRequest, refuse_bad_slot, slots_before

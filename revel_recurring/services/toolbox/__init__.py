@@ -12,10 +12,14 @@ steps those verbs take in common, and none of them imports a verb
   slots of deleted occurrences recorded without the lock (called from a receiver,
   but only to fold them in later: the same store as :mod:`.exdates`);
 - :mod:`.scheduling`: where the rolling window stands, the next due moment;
+- :mod:`.extra_dates`: what an extra date may be, and a change plan's new set of
+  them worked out and stored (the verbs adding and removing one stay in
+  ``services/extra_dates.py``);
 - :mod:`.parking`: a series the daily pass stops retrying, and unparking it;
 - :mod:`.bookings`: which occurrences hold bookings, one host question per page;
 - :mod:`.columns`: many rows' own values in one UPDATE;
-- :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries.
+- :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries,
+  its unique checks for the whole set in :mod:`.unique_checks`.
 
 A module belongs here when it is a step several verbs take and no caller wants
 it on its own. ``templates.py`` stays among the verbs (``replace_template`` is one

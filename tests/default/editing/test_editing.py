@@ -14,10 +14,11 @@ from django.core.exceptions import ValidationError
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from revel_recurring.exceptions import GenerationTooLargeError
+from revel_recurring.exceptions import GenerationTooLargeError, PlanOutdatedError
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.services.editing import update_series
 from revel_recurring.services.lifecycle import pause_series
+from revel_recurring.services.plans import plan_recurrence_change
 from revel_recurring.services.toolbox.locking import lock_series
 from revel_recurring.signals import series_paused, series_recurrence_changed, series_resumed
 from tests.support.concurrency import Background, held_in_transaction, wait_until_blocked
@@ -250,3 +251,78 @@ def test_an_edit_waits_for_the_lock_and_keeps_the_rule_the_holder_committed() ->
     rule = _rule(series)
     assert (rule.interval, rule.count) == (2, 5)
     assert fresh(series).name == "Renamed"
+
+
+# The whole request in one call: the extra dates, a confirmed plan, what a PATCH answers.
+
+WEDNESDAY = dt.datetime(2026, 3, 11, 17, 30, tzinfo=dt.UTC)
+
+
+def test_extra_dates_become_the_set_given_with_the_other_values() -> None:
+    series = weekly_series()
+    result = update_series(series, name="Renamed", extra_dates=[WEDNESDAY], now=NOW)
+    stored = fresh(series)
+    assert (stored.name, stored.extra_dates) == ("Renamed", ["2026-03-11T17:30:00Z"])
+    # Inside the window: generated at once and answered.
+    assert [event.recurrence_id for event in result.created] == [WEDNESDAY]
+
+
+def test_a_refused_extra_date_is_keyed_extra_dates_and_undoes_the_other_values() -> None:
+    series = weekly_series()
+    with pytest.raises(ValidationError) as caught:
+        update_series(
+            series,
+            name="Renamed",
+            rule_changes={"interval": 2},
+            extra_dates=[dt.datetime(2026, 2, 28, 17, 30, tzinfo=dt.UTC)],
+            now=NOW,
+        )
+    assert list(caught.value.message_dict) == ["extra_dates"]
+    assert "in the past" in caught.value.message_dict["extra_dates"][0]
+    assert fresh(series).name == "Monday yoga"
+    assert _rule(series).interval == 1
+
+
+def test_a_plan_hash_applies_the_plan_and_the_other_values_in_one_call() -> None:
+    series = weekly_series()
+    plan = plan_recurrence_change(series, {"weekdays": [1]}, now=NOW)
+    result = update_series(
+        series,
+        name="Tuesday yoga",
+        rule_changes={"weekdays": [1]},
+        plan_hash=plan.hash,
+        cancel_drift="unbooked",
+        now=NOW,
+    )
+    assert result.applied is not None
+    assert result.applied.created
+    assert len(result.applied.cancelled) == len(plan.drift)
+    assert {"name", "weekdays"} <= result.changed
+    assert fresh(series).name == "Tuesday yoga"
+    assert _rule(series).weekdays == [1]
+
+
+def test_an_outdated_plan_hash_writes_nothing_of_the_request() -> None:
+    series = weekly_series()
+    with pytest.raises(PlanOutdatedError) as caught:
+        update_series(
+            series,
+            name="Tuesday yoga",
+            rule_changes={"weekdays": [1]},
+            plan_hash="0" * 64,
+            now=NOW,
+        )
+    assert caught.value.plan is not None
+    assert fresh(series).name == "Monday yoga"
+    assert _rule(series).weekdays == []
+
+
+def test_generate_answers_the_new_dates_and_the_drift_after_a_schedule_change() -> None:
+    series = weekly_series()
+    unchanged = update_series(series, name="Renamed", generate=True, now=NOW)
+    assert (unchanged.created, unchanged.drift) == ((), ())
+    result = update_series(series, rule_changes={"weekdays": [1]}, generate=True, now=NOW)
+    assert result.created
+    assert all(event.recurrence_id.weekday() == 1 for event in result.created)
+    assert result.drift
+    assert result.generation_error is None

@@ -72,6 +72,32 @@ def test_create_with_invalid_rule_creates_nothing() -> None:
     assert not Event.objects.exists()
 
 
+def _create_with_extra_dates(*extra: dt.datetime) -> EventSeries:
+    return create_recurring_series(
+        rule_data={"frequency": "WEEKLY", "dtstart": FIRST_MONDAY, "timezone": "Europe/Vienna"},
+        template_data={"title": "Monday yoga", "ends_at": FIRST_MONDAY + dt.timedelta(hours=1)},
+        name="Monday yoga",
+        extra_dates=extra,
+        now=NOW,
+    )
+
+
+def test_create_adds_the_extra_dates_after_the_first_window() -> None:
+    wednesday = dt.datetime(2026, 3, 11, 18, 30, tzinfo=VIENNA)
+    series = _create_with_extra_dates(wednesday)
+    assert fresh(series).extra_dates == ["2026-03-11T17:30:00Z"]
+    assert wednesday in [e.recurrence_id for e in occurrences(series)]
+
+
+def test_create_with_a_refused_extra_date_creates_nothing() -> None:
+    with pytest.raises(ValidationError) as excinfo:
+        _create_with_extra_dates(dt.datetime(2026, 2, 28, 18, 30, tzinfo=VIENNA))
+    # Keyed where the caller sent it (the service adding one date keys it `instant`).
+    assert list(excinfo.value.message_dict) == ["extra_dates"]
+    assert not EventSeries.objects.exists()
+    assert not Event.objects.exists()
+
+
 def test_create_with_unknown_rule_field_is_refused() -> None:
     with pytest.raises(ValidationError) as excinfo:
         weekly_series(byhour=3)
