@@ -4,6 +4,10 @@
 After a deliberate change, rewrite the kept copies with
 ``REVEL_UPDATE_OPENAPI=1 make test ARGS="-k openapi_document"`` and say in
 docs/upgrading.md what a client sees differently.
+
+The copies are SQLite's: a document states integer fields' bounds, which Django takes
+from the database (a positive integer field tops out at 2**63 - 1 on SQLite, 2**31 - 1
+on PostgreSQL and MariaDB), so the comparison runs in the SQLite passes only.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import difflib
 import os
 from pathlib import Path
 
+import pytest
+from django.db import connection
 from django.test import Client
 
 KEPT = Path(__file__).resolve().parents[1] / "openapi"
@@ -20,6 +26,8 @@ SCHEMA = "/api/recurring/schema/"
 
 def check_openapi_document(client: Client, host: str) -> None:
     """Fail with a unified diff when ``host``'s served document differs from its kept copy."""
+    if connection.vendor != "sqlite":
+        pytest.skip("the kept documents state SQLite's integer bounds")
     response = client.get(SCHEMA)
     assert response.status_code == 200, response.content[:500]
     served = response.content.decode()
