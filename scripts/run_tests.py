@@ -20,6 +20,14 @@ Arguments other than ``--backend`` go to pytest unchanged, e.g. ``make test ARGS
 envs use that); ``postgresql`` then fails instead of skipping when no server
 is reachable.
 
+``--coverage`` (``make test`` passes it) runs the SQLite pass under the coverage package: line
+coverage of ``revel_recurring`` over the four suites, one data file each in
+``test-output/coverage/``, combined after the passes and reported with the floor of
+``[tool.coverage.report] fail_under`` in pyproject.toml (a pass of its own in the
+summary, ``coverage``). With pytest arguments (``ARGS``) the run is partial: the
+figure is printed but the floor is not applied. The other backends and the notebooks
+run without it.
+
 Beside the backends, ``make test`` runs the notebooks in a pass of their own:
 ``pytest --nbval notebooks/`` without pytest-django (each notebook sets Django up
 in its own kernel, on a throwaway SQLite database). ``--backend notebooks`` runs
@@ -39,6 +47,7 @@ from __future__ import annotations
 import argparse
 import os
 import re
+import shutil
 import socket
 import subprocess
 import sys
@@ -74,6 +83,8 @@ NOTEBOOKS = ROOT / "notebooks"
 NOTEBOOK_SANITIZERS = NOTEBOOKS / "nbval-sanitize.cfg"
 
 PASS_LOGS = ROOT / "test-output" / "passes"
+# pyproject.toml's [tool.coverage.run] data_file lives here (one file per suite).
+COVERAGE_DATA = ROOT / "test-output" / "coverage"
 DEFAULT_REDIS = "redis://127.0.0.1:6379/15"
 
 
@@ -113,6 +124,7 @@ def run(
     extra: list[str],
     suites: tuple[tuple[str, list[str]], ...] = SUITES,
     out: IO[str] | None = None,
+    coverage: bool = False,
 ) -> bool:
     env = dict(os.environ)
     for key, value in env_updates.items():
@@ -126,7 +138,8 @@ def run(
         if not any((ROOT / p).exists() for p in paths):
             continue
         print(f"\n=== {label}: {settings} ===", file=out, flush=True)
-        command = [sys.executable, "-m", "pytest", "--ds", settings, *paths, *extra]
+        runner = ["coverage", "run", "-m", "pytest"] if coverage else ["pytest"]
+        command = [sys.executable, "-m", *runner, "--ds", settings, *paths, *extra]
         returncode = subprocess.run(
             command, cwd=ROOT, env=env, check=False, stdout=out, stderr=out
         ).returncode
@@ -189,6 +202,26 @@ def run_notebooks(extra: list[str], out: IO[str] | None = None) -> bool:
     return returncode == 0
 
 
+def start_coverage() -> None:
+    """No data file of an earlier run may be combined into this one."""
+    shutil.rmtree(COVERAGE_DATA, ignore_errors=True)
+    COVERAGE_DATA.mkdir(parents=True)
+
+
+def report_coverage(whole: bool) -> bool:
+    """Combine the SQLite pass's data files and report; the floor holds for a whole run."""
+    print("\n=== Coverage of revel_recurring (the SQLite pass) ===", flush=True)
+    coverage = [sys.executable, "-m", "coverage"]
+    combined = subprocess.run([*coverage, "combine", "--quiet"], cwd=ROOT, check=False)
+    if combined.returncode != 0:
+        return False
+    command = [*coverage, "report"]
+    if not whole:
+        print("(pytest arguments given: a partial run, the floor is not applied)", flush=True)
+        command.append("--fail-under=0")
+    return subprocess.run(command, cwd=ROOT, check=False).returncode == 0
+
+
 def _verdict(ok: bool) -> str:
     return "passed" if ok else "FAILED"
 
@@ -233,6 +266,7 @@ def main(argv: list[str]) -> int:
         default="auto",
     )
     parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--coverage", action="store_true")
     options, extra = parser.parse_known_args(argv)
     jobs = options.jobs if options.jobs is not None else default_jobs()
     print(browser_notice(), flush=True)
@@ -255,13 +289,20 @@ def main(argv: list[str]) -> int:
         print("MariaDB: asked for, but no REVEL_TEST_MARIADB_URL and nothing on 127.0.0.1:3306")
     if options.backend in ("auto", "sqlite"):
         sqlite_env = {"DATABASE_URL": None, "REVEL_TEST_REDIS_URL": redis_url_for(2)}
-        passes.append(("sqlite", lambda out: run("SQLite", sqlite_env, extra, out=out)))
+        measured = options.coverage
+        if measured:
+            start_coverage()
+        passes.append(
+            ("sqlite", lambda out: run("SQLite", sqlite_env, extra, out=out, coverage=measured))
+        )
     if options.backend in ("auto", "notebooks") and NOTEBOOKS.exists():
         passes.append(("notebooks", lambda out: run_notebooks(extra, out=out)))
     results.update(run_passes(passes, jobs))
+    if options.coverage and "sqlite" in results:
+        results["coverage"] = report_coverage(whole=not extra)
     if options.backend == "auto" and not url:
         print("PostgreSQL: not run (no DATABASE_URL and nothing on 127.0.0.1:5432)")
-    order = ("sqlite", "postgresql", "mariadb", "notebooks")
+    order = ("sqlite", "coverage", "postgresql", "mariadb", "notebooks")
     summary = ", ".join(f"{name} ({_verdict(results[name])})" for name in order if name in results)
     print(f"\nPasses run ({jobs} at a time): {summary}")
     print(browser_notice())

@@ -23,7 +23,7 @@ from django.views.decorators.http import require_GET, require_http_methods
 
 from revel_recurring.adapter import get_adapter
 from revel_recurring.ical import CalendarFeed, calendar_feed, feed_revision, series_feed
-from revel_recurring.ical_http import deleted_series_response, revision_response
+from revel_recurring.ical.responses import deleted_series_response, revision_response
 from revel_recurring.models import DeletedSeries, EventSeries
 
 from .models import CalendarToken, Event, Organization

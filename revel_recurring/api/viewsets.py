@@ -31,7 +31,7 @@ from rest_framework.response import Response
 
 from ..adapter import get_adapter
 from ..ical import feed_revision, series_feed
-from ..ical_http import deleted_series_response, revision_response
+from ..ical.responses import deleted_series_response, revision_response
 from ..models import DeletedSeries, EventSeries, get_event_model
 from ..querysets import upcoming_occurrences
 from ..services.editing import update_series

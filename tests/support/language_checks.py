@@ -12,7 +12,7 @@ host's tests use it.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterable, Iterator
 from html.parser import HTMLParser
 from typing import Any
 
@@ -125,3 +125,20 @@ def english_in(german: list[str], english: list[str]) -> list[str]:
         for text in german
         if is_sentence(text) and (text in same or ENGLISH_WORDS.search(text))
     ]
+
+
+def assert_no_english_in_german_answers(asks: Iterable[tuple[str, Callable[[str], Any]]]) -> None:
+    """Ask each ``(what, ask)`` in English and in German: the same refusal (a 400 or a 409),
+    and no English sentence left in the German one."""
+    leftovers = {}
+    for what, ask in asks:
+        english, german = ask("en"), ask("de")
+        assert english.status_code in (400, 409), (what, english.status_code, english.json())
+        assert german.status_code == english.status_code, what
+        found = english_in(
+            [text for _, text in leaves(german.json())],
+            [text for _, text in leaves(english.json())],
+        )
+        if found:
+            leftovers[what] = found
+    assert not leftovers, "\n".join(f"{what}: {found}" for what, found in leftovers.items())

@@ -3,10 +3,11 @@
 
 After a deliberate change, rewrite the kept copies with
 ``REVEL_UPDATE_OPENAPI=1 make test ARGS="-k openapi_document"`` and say in
-docs/upgrading.md what a client sees differently. The kept copies are SQLite's: an
-integer field's bounds in the document are the database's
-(``connection.ops.integer_field_range``), so on PostgreSQL and MariaDB the comparison is
-skipped (and never rewrites the copies).
+docs/upgrading.md what a client sees differently.
+
+The copies are SQLite's: a document states integer fields' bounds, which Django takes
+from the database (a positive integer field tops out at 2**63 - 1 on SQLite, 2**31 - 1
+on PostgreSQL and MariaDB), so the comparison runs in the SQLite passes only.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ SCHEMA = "/api/recurring/schema/"
 def check_openapi_document(client: Client, host: str) -> None:
     """Fail with a unified diff when ``host``'s served document differs from its kept copy."""
     if connection.vendor != "sqlite":
-        pytest.skip("the kept API documents hold SQLite's integer bounds")
+        pytest.skip("the kept documents state SQLite's integer bounds")
     response = client.get(SCHEMA)
     assert response.status_code == 200, response.content[:500]
     served = response.content.decode()

@@ -15,7 +15,7 @@ import pytest
 import recurring_ical_events
 from rest_framework.test import APIClient
 
-from revel_recurring.ical_http import last_modified_header
+from revel_recurring.ical.responses import last_modified_header
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from tests.support.api import client, next_tuesday, user_with
@@ -88,7 +88,7 @@ def test_a_feed_file_name_of_any_characters_is_a_plain_ascii_header() -> None:
     from django.test import RequestFactory
 
     from revel_recurring.ical import CalendarFeed
-    from revel_recurring.ical_http import calendar_response
+    from revel_recurring.ical.responses import calendar_response
 
     feed = CalendarFeed(body=b"BEGIN:VCALENDAR\r\nEND:VCALENDAR\r\n", last_modified=TEN, etag='"x"')
 

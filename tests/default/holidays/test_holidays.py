@@ -30,7 +30,7 @@ from hypothesis import strategies as st
 from revel_recurring.exceptions import NotCancelledError
 from revel_recurring.holiday_placement import SHIFT_REACH
 from revel_recurring.ical import calendar_feed, feed_revision, series_feed
-from revel_recurring.ical_http import revision_response
+from revel_recurring.ical.responses import revision_response
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.extra_dates import add_extra_date

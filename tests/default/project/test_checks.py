@@ -357,9 +357,19 @@ def test_e010_meta_not_inheriting_the_mixin_meta(isolated_apps: Apps, settings: 
     assert "RecurringEventMixin.Meta" in errors[0].hint
 
 
-def test_e010_own_constraints_replacing_the_mixin_ones(
-    isolated_apps: Apps, settings: Settings
+@pytest.mark.parametrize(
+    ("extends_the_mixin_ones", "expected"),
+    [(False, ["revel_recurring.E010"]), (True, [])],
+    ids=["replacing", "extending"],
+)
+def test_e010_own_constraints_must_extend_the_mixin_ones(
+    extends_the_mixin_ones: bool, expected: list[str], isolated_apps: Apps, settings: Settings
 ) -> None:
+    inherited = list(RecurringEventMixin.Meta.constraints) if extends_the_mixin_ones else []
+    own = models.CheckConstraint(
+        condition=models.Q(end__gt=models.F("start")), name="perf_end_after_start"
+    )
+
     class Performance(RecurringEventMixin):
         start = models.DateTimeField()
         end = models.DateTimeField(null=True)  # type: ignore[misc]
@@ -367,37 +377,11 @@ def test_e010_own_constraints_replacing_the_mixin_ones(
 
         class Meta(RecurringEventMixin.Meta):
             app_label = "testapp"
-            constraints = [
-                models.CheckConstraint(
-                    condition=models.Q(end__gt=models.F("start")), name="perf_end_after_start"
-                )
-            ]
+            constraints = [*inherited, own]
 
     settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
 
-    assert ids(check_event_model()) == ["revel_recurring.E010"]
-
-
-def test_e010_not_raised_when_own_constraints_extend_the_mixin_ones(
-    isolated_apps: Apps, settings: Settings
-) -> None:
-    class Performance(RecurringEventMixin):
-        start = models.DateTimeField()
-        end = models.DateTimeField(null=True)  # type: ignore[misc]
-        status = models.CharField(max_length=20)
-
-        class Meta(RecurringEventMixin.Meta):
-            app_label = "testapp"
-            constraints = [
-                *RecurringEventMixin.Meta.constraints,
-                models.CheckConstraint(
-                    condition=models.Q(end__gt=models.F("start")), name="perf_end_after_start"
-                ),
-            ]
-
-    settings.REVEL_RECURRING_EVENT_MODEL = "testapp.Performance"
-
-    assert check_event_model() == []
+    assert ids(check_event_model()) == expected
 
 
 # E011 / E012: start, end and shifted fields must hold instants

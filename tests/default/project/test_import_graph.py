@@ -162,7 +162,8 @@ def test_the_api_and_the_admin_sit_above_everything_else() -> None:
 # The floors of docs/architecture.md, lowest first. A module may import from its own
 # floor and the floors below it, never from one above. A package (``services``,
 # ``api``, ...) stands on one floor with every module inside it, except a subpackage
-# named on a floor of its own (``services/toolbox``: the steps the verbs share).
+# or module named on a floor of its own (``services/toolbox``: the steps the verbs
+# share; ``ical/responses``: the feeds' HTTP answers, an adapter in the feed's package).
 FLOORS: list[tuple[str, frozenset[str]]] = [
     (
         "pure",
@@ -176,8 +177,6 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "holiday_placement",
                 "holiday_rules",
                 "holiday_settings",
-                "ical_import",
-                "ical_zones",
                 "instants",
                 "mixins",
                 "querysets",
@@ -199,7 +198,6 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "exclusions",
                 "host_model",
                 "ical",
-                "ical_rows",
                 "notifications",
                 "slots",
             }
@@ -207,7 +205,12 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
     ),
     ("toolbox", frozenset({"services/toolbox"})),
     ("services", frozenset({"services"})),
-    ("adapters", frozenset({"beat", "checks", "ical_http", "management", "receivers", "tasks"})),
+    (
+        "adapters",
+        frozenset(
+            {"beat", "checks", "ical/responses", "ical_http", "management", "receivers", "tasks"}
+        ),
+    ),
     ("faces", frozenset({"admin", "api"})),
     ("wiring", frozenset({"apps"})),
 ]
@@ -246,6 +249,14 @@ def test_the_toolbox_stands_under_the_verbs() -> None:
     assert floor_of("revel_recurring.services.lifecycle") == toolbox + 1
     assert floor_of("revel_recurring.services.generation.chunks") == toolbox + 1
     assert floor_of("revel_recurring.services") == toolbox + 1
+
+
+def test_the_feeds_http_answers_stand_with_the_adapters() -> None:
+    adapters = floor_of("revel_recurring.ical_http")
+
+    assert floor_of("revel_recurring.ical.responses") == adapters
+    assert floor_of("revel_recurring.ical") == floor_of("revel_recurring.ical.feeds") < adapters
+    assert floor_of("revel_recurring.ical.rule_import") == floor_of("revel_recurring.ical")
 
 
 def test_every_module_stands_on_one_floor() -> None:

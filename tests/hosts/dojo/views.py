@@ -6,7 +6,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.views.decorators.http import require_GET
 
 from revel_recurring.ical import calendar_feed
-from revel_recurring.ical_http import calendar_response
+from revel_recurring.ical.responses import calendar_response
 from revel_recurring.models import EventSeries
 
 

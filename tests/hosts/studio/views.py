@@ -7,7 +7,7 @@ from django.shortcuts import get_object_or_404
 from django.views.decorators.http import require_GET
 
 from revel_recurring.ical import calendar_feed
-from revel_recurring.ical_http import calendar_response
+from revel_recurring.ical.responses import calendar_response
 from revel_recurring.models import EventSeries
 
 from .models import Lesson, School

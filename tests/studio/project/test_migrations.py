@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-from io import StringIO
-
 import pytest
-from django.core.management import call_command
+
+from tests.support.migrations import assert_no_pending_migrations
 
 
 @pytest.mark.django_db
 @pytest.mark.parametrize("app_label", ["studio", "revel_recurring"])
 def test_no_pending_migrations(app_label: str) -> None:
-    out = StringIO()
-    try:
-        call_command("makemigrations", app_label, check=True, dry_run=True, stdout=out)
-    except SystemExit:
-        pytest.fail(f"{app_label} has model changes without a migration:\n{out.getvalue()}")
+    assert_no_pending_migrations(app_label)

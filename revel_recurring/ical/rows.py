@@ -26,11 +26,11 @@ from django.db import connections, models
 from django.db.models import Exists, F, Max, OuterRef, Subquery, Value
 from django.db.models.functions import MD5
 
-from .adapter import DefaultRecurringAdapter
-from .conf import recurring_settings
-from .exclusions import Exclusions, excluded_for_series
-from .host_model import bulky_fields
-from .models import EventSeries, OccurrenceChange, get_event_model
+from ..adapter import DefaultRecurringAdapter
+from ..conf import recurring_settings
+from ..exclusions import Exclusions, excluded_for_series
+from ..host_model import bulky_fields
+from ..models import EventSeries, OccurrenceChange, get_event_model
 
 # Occurrences whose long texts differ from the template's are read this many at a
 # time: a feed of hand-edited descriptions holds only what it prints.
