@@ -227,8 +227,9 @@ def _build(rule: dict[str, Any], state: Materialized, window: int) -> EventSerie
     for position in state.deleted:
         if position < len(rows):
             Event.objects.filter(pk=rows[position].pk).delete()
-    # Slots of the rule beyond the generated window, excluded before they exist.
-    last = rows[-1].recurrence_id if rows else None
+    # Slots of the rule beyond the generated window, excluded before they exist: after
+    # the last slot held (a moved row may stand last in start order with an earlier slot).
+    last = max((row.recurrence_id for row in rows if row.recurrence_id), default=None)
     if last is not None:
         upcoming = series.recurrence_rule
         assert upcoming is not None
