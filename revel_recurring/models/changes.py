@@ -11,7 +11,8 @@ from .series import EventSeries
 
 
 class OccurrenceChange(models.Model):
-    """A materialized occurrence was cancelled, restored, deleted or moved to another series.
+    """A materialized occurrence was cancelled, restored, deleted, moved to another series,
+    or rescheduled to another slot of its series.
 
     Written by :mod:`revel_recurring.changelog` so that a client syncing with
     ``modified_since`` learns of removals (tombstones) and of restorations, which
@@ -24,6 +25,7 @@ class OccurrenceChange(models.Model):
         RESTORED = "restored", _("Restored")
         DELETED = "deleted", _("Deleted")
         MOVED = "moved", _("Moved to another series")
+        RESCHEDULED = "rescheduled", _("Moved to another date of the series")
 
     series = models.ForeignKey(
         EventSeries,
@@ -41,7 +43,7 @@ class OccurrenceChange(models.Model):
         pgettext_lazy("model field", "occurrence number"), null=True, blank=True
     )
     kind = models.CharField(
-        pgettext_lazy("model field", "kind"), max_length=10, choices=Kind.choices
+        pgettext_lazy("model field", "kind"), max_length=16, choices=Kind.choices
     )
     at = models.DateTimeField(pgettext_lazy("model field", "at"), default=timezone.now)
     # For MOVED: the series the occurrence went to (a split's continuation).
@@ -52,6 +54,12 @@ class OccurrenceChange(models.Model):
         blank=True,
         related_name="+",
         verbose_name=pgettext_lazy("model field", "moved to"),
+    )
+
+    # For RESCHEDULED: the slot the occurrence stands for now (``recurrence_id`` is the
+    # one it stood for before the schedule changed).
+    new_recurrence_id = models.DateTimeField(
+        pgettext_lazy("model field", "new original date"), null=True, blank=True
     )
 
     class Meta:

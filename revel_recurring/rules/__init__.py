@@ -14,7 +14,8 @@ Every comparison (bounds, UNTIL, exdates) is then made on UTC instants.
 
 The rule's fields and :class:`RuleSpec` are in ``spec``, the DST policy in
 ``clock``, the rule in dateutil's and RFC 5545's terms in ``rrule``, its dates in
-``occurrences``, the stored form of an instant in ``stored``. Import from here.
+``occurrences``, the stored form of an instant in ``stored``, the period an instant falls in in
+``periods``. Import from here.
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from .occurrences import (
     window_and_next,
     with_extra_dates,
 )
+from .periods import period_of, period_span
 from .rrule import _DU_WEEKDAYS as _DU_WEEKDAYS  # the iCalendar import reads a BYDAY
 from .rrule import _ICAL_WEEKDAYS as _ICAL_WEEKDAYS  # with the same two tables
 from .rrule import build_rrule, to_rrule_string
@@ -64,6 +66,8 @@ __all__ = [
     "normalize_exdates",
     "occurrences_between",
     "parse_instant",
+    "period_of",
+    "period_span",
     "rule_only",
     "split_stored",
     "to_rrule_string",

@@ -26,6 +26,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.db import transaction
 
+from .. import rules
 from ..exceptions import RecurrenceError
 from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import EventSeries
@@ -44,7 +45,7 @@ from .plans import (
     apply_recurrence_plan,
     current_drift,
 )
-from .plans.apply import CancelDriftMode
+from .plans.apply import CancelDriftMode, move_to_partners
 from .schedule_change import (
     SCHEDULE_FIELDS,
     ScheduleChange,
@@ -59,6 +60,7 @@ from .series_columns import (
     validate_series_values,
     write_plain_columns,
 )
+from .toolbox.bookings import BookedDate
 from .toolbox.locking import lock_series, retry_on_lock_conflict
 from .toolbox.parking import PARKING_COLUMNS
 from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
@@ -99,6 +101,14 @@ class SeriesUpdate:
     drift: tuple[PlannedOccurrence, ...] = ()
     generation_error: str | None = None
     applied: AppliedPlan | None = None
+    #: Ids of the dates moved to the new schedule's dates (same rows), in new start order.
+    moved: tuple[Any, ...] = ()
+    #: Dates the new schedule would move that hold bookings: left where they are.
+    kept_booked: tuple[BookedDate, ...] = ()
+
+
+#: The fields whose change can leave dates off the schedule: all of it but the window.
+_MOVING_FIELDS = frozenset({*rules.RULE_FIELDS, *HOLIDAY_FIELDS.values()})
 
 
 @dataclass(frozen=True)
@@ -151,6 +161,11 @@ def update_series(
       (``apply_recurrence_plan`` with ``cancel_drift``; ``PlanOutdatedError`` when
       the series changed since), then the other values; a series resumed by the
       same call generates its window at once.
+    - Without ``plan_hash``, a change of the rule or holidays moves each future date
+      the new schedule no longer holds to its partner (the new schedule's date in
+      the same period, :mod:`~revel_recurring.services.plans.partners`): same row,
+      new date; ``moved`` names them. Booked dates are not moved (``kept_booked``)
+      and nothing is cancelled: those, and dates without a partner, are drift.
     - ``generate``: after commit, a schedule change generates the new dates when
       the series can (a failure is ``generation_error``, the change stays), and the
       answer names the drift.
@@ -230,11 +245,19 @@ def _write_locked(locked: EventSeries, edit: _Edit, *, now: dt.datetime) -> Seri
     columns |= schedule.columns
     if columns:
         locked.save(update_fields=[*sorted(columns), "updated_at"])
+    moved: list[Any] = []
+    kept: list[BookedDate] = []
+    if schedule.changed & _MOVING_FIELDS:
+        # Dates the new schedule no longer holds move to their partners, unless
+        # booked: those, and dates without a partner, stay (``drift`` names them).
+        moved, kept = move_to_partners(locked, now=now)
     _send_edit_signals(locked, edit, schedule, changed)
     return SeriesUpdate(
         series=locked,
         changed=frozenset(changed | schedule.changed),
         cursor_reset=schedule.cursor_reset,
+        moved=tuple(moved),
+        kept_booked=tuple(kept),
     )
 
 

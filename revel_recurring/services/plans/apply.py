@@ -10,23 +10,23 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext
 
-from ...context import suppress_event_notifications, suspend_modification_tracking
+from ...context import suppress_event_notifications
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
 from ...holiday_settings import HOLIDAY_FIELDS
-from ...host_model import bulky_fields
-from ...models import EventSeries, get_event_model
+from ...models import EventSeries
 from ..drift import cancel_stale_locked
 from ..extra_dates import ExtraDatesChange
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
-from ..toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from ..toolbox.locking import lock_series, retry_on_lock_conflict
 from ..toolbox.plumbing import mirror_columns, now_utc
 from .changes import Changes, split_changes
 from .compute import compute_change, compute_plan
 from .digest import hash_matches
-from .judging import judge_rows
+from .judging import judge, judge_rows
+from .moving import lock_movers, write_moves
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
 
@@ -286,48 +286,84 @@ def _move_drift(
     *,
     among: frozenset[Any] | None = None,
 ) -> tuple[list[Any], list[BookedDate]]:
-    """Move the drifted dates whose slot now takes place on another day (``moves_to``).
+    """Move the drifted dates that have somewhere to go (``moves_to``), as ``mode`` says.
 
-    ``mode`` picks them as it picks dates to cancel: ``"unbooked"`` moves those
-    without bookings and keeps the booked ones where they are (named), ``"all"``
-    moves them all, a collection of ids the named ones. Bookings are asked under
-    the row locks. Returns the ids moved, in start order, and the booked dates kept.
+    See :func:`move_planned`; the series' exdates are saved when a cancelled date
+    moved with its exclusion.
     """
-    movable = {row.id: row for row in plan.drift if row.moves_to is not None}
-    if not movable or mode == "none":
+    return _moved_and_saved(locked, plan.drift, plan.cancelled_moves, mode, among=among)
+
+
+def _moved_and_saved(
+    locked: EventSeries,
+    drift: tuple[PlannedOccurrence, ...],
+    cancelled_moves: tuple[PlannedOccurrence, ...],
+    mode: str | frozenset[Any],
+    *,
+    among: frozenset[Any] | None = None,
+) -> tuple[list[Any], list[BookedDate]]:
+    before = list(locked.exdates or ())
+    moved, kept = move_planned(locked, drift, cancelled_moves, mode, among=among)
+    if list(locked.exdates or ()) != before:
+        locked.save(update_fields=["exdates", "updated_at"])
+    return moved, kept
+
+
+def move_to_partners(
+    locked: EventSeries, *, now: dt.datetime
+) -> tuple[list[Any], list[BookedDate]]:
+    """After a schedule change without a plan (a PATCH, the admin's series form), under the
+    series lock: move the future dates without bookings that the new schedule does not
+    hold to their partners (and the cancelled ones with their exclusion), cancelling
+    nothing. Booked dates stay where they are and are returned; so do, by
+    :func:`current_drift`, those without a partner. Three reads (rows, pending
+    exdates, bookings) and the moves' few writes.
+    """
+    rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+    if rule is None:
         return [], []
+    state = read_plan_state(locked, now=now)
+    judged = judge(locked, rule, state, state.upcoming(now), now=now)
+    return _moved_and_saved(locked, judged.drift, judged.cancelled_moves, "none")
+
+
+def move_planned(
+    series: EventSeries,
+    drift: tuple[PlannedOccurrence, ...],
+    cancelled_moves: tuple[PlannedOccurrence, ...],
+    mode: str | frozenset[Any],
+    *,
+    among: frozenset[Any] | None = None,
+) -> tuple[list[Any], list[BookedDate]]:
+    """Move the ``drift`` dates that have a date to move to (``moves_to``), and the
+    ``cancelled_moves``, onto ``series`` (their series once moved; its exdates change,
+    unsaved).
+
+    Dates without bookings always move (a move loses nobody's place), under every
+    ``mode``: ``"none"`` and ``"unbooked"`` keep the booked ones where they are
+    (named), ``"all"`` moves them too, a collection of ids moves exactly the dates
+    it names (an unnamed one stays: the organiser unticked it). A booked date moves
+    only when the plan showed it booked: bookings are asked again under the row
+    locks. ``among`` narrows the string modes to those dates. Returns the ids
+    moved, in the order of their new starts, and the booked dates kept.
+    """
+    movable = {row.id: row for row in drift if row.moves_to is not None}
     if isinstance(mode, frozenset):
         named = {str(item) for item in mode}
-        chosen, include = {pk for pk in movable if str(pk) in named}, True
+        chosen = {pk for pk in movable if str(pk) in named}
     else:
         chosen = set(movable) if among is None else {pk for pk in movable if pk in among}
-        include = mode == "all"
-    if not chosen:
-        return [], []
-    model = get_event_model()
-    events = list(
-        lock_rows(
-            model._default_manager.filter(pk__in=chosen, is_modified=False)
-            .defer(*bulky_fields(model))
-            .order_by("pk")
-        )
-    )
-    kept: list[BookedDate] = []
-    if not include:
-        booked = booked_ids(events)
-        zone = series_zone(locked)
-        kept = [booked_date(event, zone) for event in events if event.pk in booked]
-        events = [event for event in events if event.pk not in booked]
-    moved = []
-    for event in sorted(events, key=lambda item: item.occurrence_start):
-        target = movable[event.pk].moves_to
-        assert target is not None
-        fields = event.move_start(target)
-        if fields:
-            with suspend_modification_tracking():
-                event.save(update_fields=fields)
-            moved.append(event.pk)
-    return moved, kept
+    shown_booked = {pk for pk in chosen if movable[pk].booked}
+    planned = {pk: movable[pk] for pk in chosen}
+    planned.update({row.id: row for row in cancelled_moves})
+    events = lock_movers(planned)
+    booked = booked_ids([event for event in events if event.pk in movable])
+    may_move_booked = isinstance(mode, frozenset) or mode == "all"
+    staying = {pk for pk in booked if not (may_move_booked and pk in shown_booked)}
+    zone = series_zone(series)
+    kept = [booked_date(event, zone) for event in events if event.pk in staying]
+    moving = [event for event in events if event.pk not in staying]
+    return write_moves(series, moving, planned), kept
 
 
 def _cancel_drift(
@@ -383,5 +419,7 @@ __all__ = [
     "CANCEL_DRIFT_MODES",
     "apply_recurrence_plan",
     "current_drift",
+    "move_planned",
+    "move_to_partners",
     "plan_recurrence_change",
 ]

@@ -39,8 +39,8 @@ from ..toolbox.exdates import drop_exdates
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
 from .digest import booked_drift_ids, hash_matches, plan_digest
-from .judging import judge_rows, local_in
-from .result import ExcludedBecause, PlannedDate, RecurrencePlan
+from .judging import judge, judge_rows, local_in
+from .result import ExcludedBecause, PlannedDate, PlannedOccurrence, RecurrencePlan
 from .state import PlanRow, PlanState
 
 
@@ -217,9 +217,13 @@ def plan_outcome(
     """
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
-    stay, drift = judge_rows(target, new_rule, seen, judged, bookings=bookings)
+    judgement = judge(target, new_rule, seen, judged, now=now, bookings=bookings)
+    moving = [row for row in (*judgement.drift, *judgement.cancelled_moves) if row.new_slot]
+    # A cancelled date that moves takes its exclusion with it.
+    carry_cancellations(target, judgement.cancelled_moves)
     run = generation_window(target, new_rule, now=now, until=until)
-    new, new_dates = _new_dates(target, new_rule, state, seen, run, now=now)
+    taken = {row.new_slot for row in moving if row.new_slot is not None}
+    new, new_dates = _new_dates(target, new_rule, state, seen, run, now=now, taken=taken)
     digest = plan_digest(
         series,
         target,
@@ -229,7 +233,8 @@ def plan_outcome(
         new=new,
         cursor_reset=cursor_reset,
         extra=extra,
-        booked=booked_drift_ids(drift) if cancels else None,
+        moves=[row for row in (*judgement.drift, *judgement.cancelled_moves) if row.moves_to],
+        booked=booked_drift_ids(judgement.drift) if cancels else None,
     )
     return RecurrencePlan(
         series_id=series.pk,
@@ -240,12 +245,26 @@ def plan_outcome(
         timezone=new_rule.timezone,
         generation_window_weeks=target.generation_window_weeks,
         horizon=run.horizon,
-        stay=stay,
-        drift=drift,
+        stay=judgement.stay,
+        drift=judgement.drift,
         new=new_dates,
-        excluded=_excluded_dates(target, new_rule, spec, state, seen, run, now=now),
+        excluded=_excluded_dates(
+            target, new_rule, spec, state, seen, run, now=now, moved=judgement.cancelled_moves
+        ),
         hash=digest,
+        cancelled_moves=judgement.cancelled_moves,
     )
+
+
+def carry_cancellations(target: EventSeries, moving: tuple[PlannedOccurrence, ...]) -> None:
+    """Replace, in ``target``'s exdates, the slots of the cancelled dates that move by their
+    new slots: the date stays excluded at its new time."""
+    if not moving:
+        return
+    gone = {row.slot for row in moving if row.slot is not None}
+    kept = [value for value in target.exdates or () if rules.parse_instant(value) not in gone]
+    added = [row.new_slot for row in moving if row.new_slot is not None]
+    target.exdates = rules.normalize_exdates([*kept, *added])
 
 
 def _new_dates(
@@ -256,14 +275,18 @@ def _new_dates(
     run: GenerationWindow,
     *,
     now: dt.datetime,
+    taken: set[dt.datetime],
 ) -> tuple[tuple[dt.datetime, ...], tuple[PlannedDate, ...]]:
     """The slots generation would create in ``run`` (none for a paused series or one
-    without a template), and each as a :class:`PlannedDate` where it takes place."""
+    without a template), and each as a :class:`PlannedDate` where it takes place;
+    ``taken``: the slots rows move to."""
     if not (target.is_active and state.has_template):
         return (), ()
     in_window = excluded_between(target, run.lower, pending=seen.pending, rule=new_rule)
     materialized = {
-        row.slot for row in state.rows if row.slot is not None and row.slot >= run.search_from
+        slot
+        for slot in (*(row.slot for row in state.rows), *taken)
+        if slot is not None and slot >= run.search_from
     }
     generation = plan_generation(
         target, new_rule, materialized=materialized, now=now, window=run, excluded=in_window
@@ -289,13 +312,16 @@ def _excluded_dates(
     run: GenerationWindow,
     *,
     now: dt.datetime,
+    moved: tuple[PlannedOccurrence, ...] = (),
 ) -> tuple[PlannedDate, ...]:
-    """The new rule's dates up to the window's end that an exclusion skips, with why."""
+    """The new rule's dates up to the window's end that an exclusion skips, with why
+    (``moved``: the cancelled dates that move, and stand for their new slot)."""
     model = get_event_model()
     cancelled = model.RECURRING_STATUS_CANCELLED
     # Every row read, not only the upcoming ones: a cancelled occurrence moved by
     # hand to before ``now`` still stands for its slot ahead.
     cancelled_slots = {row.slot for row in state.rows if model.is_status(row.status, cancelled)}
+    cancelled_slots |= {row.new_slot for row in moved}
     return tuple(
         _date(
             instant,
@@ -375,6 +401,7 @@ __all__ = [
     "HOLIDAYS_KEY",
     "WINDOW_KEY",
     "Changes",
+    "carry_cancellations",
     "compute_change",
     "compute_plan",
     "hash_matches",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from ... import rules
@@ -20,7 +20,7 @@ from .result import PlannedOccurrence
 from .state import PlanState
 
 #: Bumped whenever what the hash covers changes, so an old hash never matches.
-_HASH_VERSION = 3
+_HASH_VERSION = 4
 
 
 def _holiday_terms(series: EventSeries) -> list[Any]:
@@ -62,6 +62,7 @@ def plan_digest(
     new: tuple[dt.datetime, ...],
     cursor_reset: bool,
     extra: Mapping[str, Any] | None = None,
+    moves: Iterable[PlannedOccurrence] = (),
     booked: list[str] | None = None,
 ) -> str:
     """A digest of everything the plan depends on, and of what it found.
@@ -70,8 +71,9 @@ def plan_digest(
     before and after, every excluded instant (exdates and pending ones, as
     one set: folding a pending slot in changes nothing), each row read (id, start,
     slot, status, modified flag and the host's change stamp), the dates it would
-    create: any committed change of these between a plan and its apply gives
-    another hash, and so does applying it with other changes than it was made for.
+    create and where the rows it moves go (``moves``): any committed change of
+    these between a plan and its apply gives another hash, and so does applying
+    it with other changes than it was made for.
     For a plan whose apply may cancel, ``booked`` (the ids of the booked drifted
     dates) makes the second half of the hash (:func:`hash_matches`).
     """
@@ -110,6 +112,8 @@ def plan_digest(
         ],
         "new": [instant.isoformat() for instant in new],
         "cursor_reset": cursor_reset,
+        # Where each date would move: which partner a row takes depends on ``now``.
+        "moves": sorted([str(row.id), _stamp(row.moves_to), _stamp(row.new_slot)] for row in moves),
         "extra": dict(extra or {}),
     }
     encoded = json.dumps(payload, sort_keys=True, default=str).encode()

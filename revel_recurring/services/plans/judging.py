@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import zoneinfo
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ... import rules
@@ -17,8 +18,66 @@ from ...exclusions import excluded_between, placed_dates
 from ...holiday_placement import SHIFT_REACH
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
+from .partners import Partner, find_partners
 from .result import PlannedOccurrence
 from .state import PlanRow, PlanState
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """The judged rows as a new rule sees them."""
+
+    #: Live rows that fit the new rule.
+    stay: tuple[PlannedOccurrence, ...]
+    #: Live rows that do not: each with where it moves (``moves_to``) when it has a
+    #: partner or a holiday moved its slot, and its bookings.
+    drift: tuple[PlannedOccurrence, ...]
+    #: Cancelled rows that move to a partner, so that the date stays cancelled at
+    #: its new time instead of coming back there.
+    cancelled_moves: tuple[PlannedOccurrence, ...] = ()
+
+
+def judge(
+    target: EventSeries,
+    rule: RecurrenceRule,
+    state: PlanState,
+    judged: list[PlanRow],
+    *,
+    now: dt.datetime | None = None,
+    bookings: Mapping[Any, int] | None = None,
+) -> Judgement:
+    """The ``judged`` rows under ``target``'s dates with ``rule``: which live rows fit, which
+    drift, and where those that can move go (one call to the host's booking hook for
+    the live rows, unless ``bookings`` gives the counts).
+
+    With ``now``, a row the new rule does not hold moves to its partner
+    (:mod:`~revel_recurring.services.plans.partners`); without, only to where a
+    holiday now places its slot.
+    """
+    spec = target.dates_spec(rule)
+    zone = rule.timezone
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    live = [row for row in judged if not model.is_status(row.status, cancelled)]
+    gone = [row for row in judged if model.is_status(row.status, cancelled)]
+    fitting, moves = _fitting(target, rule, spec, [*live, *gone], state)
+    partners: dict[Any, Partner] = {}
+    if now is not None:
+        lonely = [row for row in [*live, *gone] if row.id not in fitting and row.id not in moves]
+        partners = find_partners(target, rule, state, lonely, now=now)
+    counts = _count_bookings(live) if bookings is None else bookings
+
+    def planned(row: PlanRow) -> PlannedOccurrence:
+        partner = partners.get(row.id)
+        if partner is not None:
+            return _planned(row, zone, counts, moves_to=partner.start, new_slot=partner.slot)
+        return _planned(row, zone, counts, moves_to=moves.get(row.id))
+
+    return Judgement(
+        stay=tuple(_planned(row, zone, counts) for row in live if row.id in fitting),
+        drift=tuple(planned(row) for row in live if row.id not in fitting),
+        cancelled_moves=tuple(planned(row) for row in gone if row.id in partners),
+    )
 
 
 def judge_rows(
@@ -27,25 +86,12 @@ def judge_rows(
     state: PlanState,
     judged: list[PlanRow],
     *,
+    now: dt.datetime | None = None,
     bookings: Mapping[Any, int] | None = None,
 ) -> tuple[tuple[PlannedOccurrence, ...], tuple[PlannedOccurrence, ...]]:
-    """The live ``judged`` rows that fit ``target``'s dates under ``rule``, and those that
-    do not (drift), each with its bookings (one call to the host's hook, unless
-    ``bookings`` gives them)."""
-    spec = target.dates_spec(rule)
-    zone = rule.timezone
-    model = get_event_model()
-    cancelled = model.RECURRING_STATUS_CANCELLED
-    live = [row for row in judged if not model.is_status(row.status, cancelled)]
-    fitting, moves = _fitting(target, rule, spec, live, state)
-    counts = _count_bookings(live) if bookings is None else bookings
-    stay = tuple(_planned(row, zone, counts) for row in live if row.id in fitting)
-    drift = tuple(
-        _planned(row, zone, counts, moves_to=moves.get(row.id))
-        for row in live
-        if row.id not in fitting
-    )
-    return stay, drift
+    """:func:`judge`'s live rows that fit and those that drift."""
+    judgement = judge(target, rule, state, judged, now=now, bookings=bookings)
+    return judgement.stay, judgement.drift
 
 
 def _judged_instant(row: PlanRow) -> dt.datetime:
@@ -123,6 +169,7 @@ def _planned(
     counts: Mapping[Any, int],
     *,
     moves_to: dt.datetime | None = None,
+    new_slot: dt.datetime | None = None,
 ) -> PlannedOccurrence:
     return PlannedOccurrence(
         id=row.id,
@@ -134,7 +181,8 @@ def _planned(
         is_modified=row.is_modified,
         bookings=counts.get(row.id, 0),
         moves_to=moves_to,
+        new_slot=new_slot,
     )
 
 
-__all__ = ["judge_rows", "local_in"]
+__all__ = ["Judgement", "judge", "judge_rows", "local_in"]

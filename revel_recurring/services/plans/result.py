@@ -45,10 +45,14 @@ class PlannedOccurrence:
     is_modified: bool
     #: How many bookings it holds (the host's ``count_bookings_among``).
     bookings: int = 0
-    #: For a drifted date whose slot still takes place, on another day (a holiday
-    #: policy change: ``keep`` <-> ``shift``): where it would move (UTC). Applying
-    #: moves it there instead of cancelling it, under the same ``cancel_drift``.
+    #: Where a drifted date would move instead of being cancelled (UTC): its partner,
+    #: the new rule's date in the same period (:mod:`.partners`), or, for a slot the
+    #: rule still has that a holiday policy change places on another day (``keep``
+    #: <-> ``shift``), that day. None: no date to move to (cancelled when ticked).
     moves_to: dt.datetime | None = None
+    #: The slot a date moving to a partner takes (UTC; its ``recurrence_id`` after the
+    #: move). None for a date that keeps its slot (a holiday move) or does not move.
+    new_slot: dt.datetime | None = None
 
     @property
     def booked(self) -> bool:
@@ -103,11 +107,19 @@ class RecurrencePlan:
     new: tuple[PlannedDate, ...]
     excluded: tuple[PlannedDate, ...]
     hash: str
+    #: Cancelled future dates that move to a partner (``moves_to``, ``new_slot``) and
+    #: stay cancelled there, so the new rule does not bring them back.
+    cancelled_moves: tuple[PlannedOccurrence, ...] = ()
 
     @property
     def booked_drift(self) -> tuple[PlannedOccurrence, ...]:
         """The drifted dates holding bookings."""
         return tuple(row for row in self.drift if row.booked)
+
+    @property
+    def moves(self) -> tuple[PlannedOccurrence, ...]:
+        """The drifted dates that move (to a partner or a holiday's day) rather than go."""
+        return tuple(row for row in self.drift if row.moves_to is not None)
 
 
 @dataclass(frozen=True)
