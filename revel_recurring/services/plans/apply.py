@@ -286,27 +286,9 @@ def _move_drift(
     *,
     among: frozenset[Any] | None = None,
 ) -> tuple[list[Any], list[BookedDate]]:
-    """Move the drifted dates that have somewhere to go (``moves_to``), as ``mode`` says.
-
-    See :func:`move_planned`; the series' exdates are saved when a cancelled date
-    moved with its exclusion.
-    """
-    return _moved_and_saved(locked, plan.drift, plan.cancelled_moves, mode, among=among)
-
-
-def _moved_and_saved(
-    locked: EventSeries,
-    drift: tuple[PlannedOccurrence, ...],
-    cancelled_moves: tuple[PlannedOccurrence, ...],
-    mode: str | frozenset[Any],
-    *,
-    among: frozenset[Any] | None = None,
-) -> tuple[list[Any], list[BookedDate]]:
-    before = list(locked.exdates or ())
-    moved, kept = move_planned(locked, drift, cancelled_moves, mode, among=among)
-    if list(locked.exdates or ()) != before:
-        locked.save(update_fields=["exdates", "updated_at"])
-    return moved, kept
+    """Move the drifted dates that have somewhere to go (``moves_to``), as ``mode`` says
+    (:func:`move_planned`)."""
+    return move_planned(locked, plan.drift, plan.cancelled_moves, mode, among=among)
 
 
 def move_to_partners(
@@ -324,7 +306,7 @@ def move_to_partners(
         return [], []
     state = read_plan_state(locked, now=now)
     judged = judge(locked, rule, state, state.upcoming(now), now=now)
-    return _moved_and_saved(locked, judged.drift, judged.cancelled_moves, "none")
+    return move_planned(locked, judged.drift, judged.cancelled_moves, "none")
 
 
 def move_planned(
@@ -336,8 +318,8 @@ def move_planned(
     among: frozenset[Any] | None = None,
 ) -> tuple[list[Any], list[BookedDate]]:
     """Move the ``drift`` dates that have a date to move to (``moves_to``), and the
-    ``cancelled_moves``, onto ``series`` (their series once moved; its exdates change,
-    unsaved).
+    ``cancelled_moves``, onto ``series`` (their series once moved; its exdates follow
+    the cancelled ones, saved).
 
     Dates without bookings always move (a move loses nobody's place), under every
     ``mode``: ``"none"`` and ``"unbooked"`` keep the booked ones where they are

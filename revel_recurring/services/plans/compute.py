@@ -35,7 +35,7 @@ from ...models import EventSeries, RecurrenceRule, get_event_model
 from ..extra_dates import ExtraDatesChange, plan_extra_dates
 from ..generation.plan import plan_generation
 from ..schedule_change import merge_rule_changes
-from ..toolbox.exdates import drop_exdates
+from ..toolbox.exdates import drop_exdates, merge_exdates
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
 from .digest import booked_drift_ids, hash_matches, plan_digest
@@ -258,13 +258,10 @@ def plan_outcome(
 
 def carry_cancellations(target: EventSeries, moving: tuple[PlannedOccurrence, ...]) -> None:
     """Replace, in ``target``'s exdates, the slots of the cancelled dates that move by their
-    new slots: the date stays excluded at its new time."""
-    if not moving:
-        return
-    gone = {row.slot for row in moving if row.slot is not None}
-    kept = [value for value in target.exdates or () if rules.parse_instant(value) not in gone]
-    added = [row.new_slot for row in moving if row.new_slot is not None]
-    target.exdates = rules.normalize_exdates([*kept, *added])
+    new slots (not saved): the date stays excluded at its new time."""
+    if moving:
+        drop_exdates(target, [row.slot for row in moving if row.slot is not None])
+        merge_exdates(target, [row.new_slot for row in moving if row.new_slot is not None])
 
 
 def _new_dates(

@@ -22,6 +22,7 @@ from django.utils import timezone
 from ... import rules
 from ...host_model import bulky_fields
 from ...models import EventSeries, OccurrenceChange, get_event_model
+from ..toolbox.exdates import drop_exdates, merge_exdates
 from ..toolbox.locking import lock_rows
 from .result import PlannedOccurrence
 
@@ -50,8 +51,8 @@ def write_moves(
     """Move each of ``events`` to its ``planned`` date (``moves_to``, ``new_slot``).
 
     ``series`` is the series the rows belong to when they move (its exdates follow
-    the cancelled ones that move; the caller saves the column). Returns the ids
-    moved, in the order of their new starts.
+    the cancelled ones that move, saved). Returns the ids moved, in the order of
+    their new starts.
     """
     model = get_event_model()
     changed: set[str] = set()
@@ -103,9 +104,10 @@ def _rescheduled(series: EventSeries, event: Any, new_slot: dt.datetime) -> Occu
 
 def _carry_exdates(series: EventSeries, carried: Mapping[dt.datetime, dt.datetime]) -> None:
     """Replace, in ``series``' exdates, each old slot of a cancelled date that moved by its
-    new slot (not saved)."""
-    kept = [value for value in series.exdates or () if rules.parse_instant(value) not in carried]
-    series.exdates = rules.normalize_exdates([*kept, *carried.values()])
+    new slot, and save the column."""
+    dropped = drop_exdates(series, list(carried))
+    if merge_exdates(series, list(carried.values())) or dropped:
+        series.save(update_fields=["exdates", "updated_at"])
 
 
 def _target(row: PlannedOccurrence) -> dt.datetime:
