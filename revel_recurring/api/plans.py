@@ -57,9 +57,19 @@ class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
     moves_to = AwareDateTimeField(
         allow_null=True,
         help_text=_(
-            "For a date whose slot still takes place, on another day after a holiday "
-            "policy change: where applying moves it (under `cancel_drift`, as a "
-            "cancellation would be), UTC; null for a date that drifts off the rule."
+            "For a drifted date: where applying moves it, the same row at a new date "
+            "(UTC): the new rule's date in the same period (weeks counted from Monday, "
+            "months, years from the rule's start), or, after a holiday policy change, "
+            "where its own date now takes place. Dates without bookings move under "
+            "every `cancel_drift`; booked ones under `all` only. Null when it has "
+            "nowhere to go (then it is cancelled as `cancel_drift` says)."
+        ),
+    )
+    new_slot = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "With `moves_to` to a date of the new rule: the slot the date takes "
+            "(its `recurrence_id` after the move), UTC. Null when the slot stays."
         ),
     )
 
@@ -115,12 +125,24 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
     drift = PlannedOccurrenceSerializer(
         many=True,
         help_text=_(
-            "Future occurrences that would no longer fit, with their bookings. "
-            "Applying keeps them unless `cancel_drift` says otherwise."
+            "Future occurrences that would no longer fit, with their bookings and where "
+            "each would move (`moves_to`). Applying moves those without bookings that "
+            "can move, and cancels or keeps the others as `cancel_drift` says."
         ),
     )
     new = PlannedDateSerializer(
-        many=True, help_text=_("Dates applying would create at once, within the window.")
+        many=True,
+        help_text=_(
+            "Dates applying would create at once, within the window (not those drifted "
+            "dates move to)."
+        ),
+    )
+    cancelled_moves = PlannedOccurrenceSerializer(
+        many=True,
+        help_text=_(
+            "Cancelled future dates that move with the schedule (`moves_to`) and stay "
+            "cancelled there, so the new rule does not bring them back."
+        ),
     )
     excluded = ExcludedDateSerializer(
         many=True, help_text=_("Dates of the new rule within the window that stay skipped.")

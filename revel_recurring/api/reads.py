@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -164,16 +164,21 @@ def page_rows(
     *,
     drifted: Collection[Any],
     series: EventSeries | None = None,
+    rescheduled: Mapping[Any, dt.datetime] | None = None,
 ) -> list[OccurrenceRow]:
     """The rows of one page of :func:`changed_rows`, in page order.
 
     The live occurrences are read from ``queryset`` in one query; one deleted
     since the listing was read is left out. Tombstones are kept as they are
-    (naming their slot's holiday, with ``series``).
+    (naming their slot's holiday, with ``series``). ``rescheduled``: the slots the
+    rescheduled ones stood for (:func:`~revel_recurring.changelog.rescheduled_since`).
     """
     entries = list(page)
     events = {e.pk: e for e in queryset.filter(pk__in=[e.id for e in entries if not e.deleted])}
     live = {row.id: row for row in occurrence_rows(events.values(), drifted=drifted)}
+    for pk, slot in (rescheduled or {}).items():
+        if pk in live:
+            live[pk] = replace(live[pk], rescheduled_from=slot)
     rows = [
         entry.tombstone if entry.tombstone is not None else live[entry.id]
         for entry in entries

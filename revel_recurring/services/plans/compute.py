@@ -253,6 +253,7 @@ def plan_outcome(
         ),
         hash=digest,
         cancelled_moves=judgement.cancelled_moves,
+        cancelled_off=judgement.cancelled_off,
     )
 
 

@@ -35,6 +35,9 @@ class Judgement:
     #: Cancelled rows that move to a partner, so that the date stays cancelled at
     #: its new time instead of coming back there.
     cancelled_moves: tuple[PlannedOccurrence, ...] = ()
+    #: Cancelled rows the new rule does not hold and that have no partner: dates of
+    #: the old schedule only (a split leaves them with the original).
+    cancelled_off: tuple[PlannedOccurrence, ...] = ()
 
 
 def judge(
@@ -77,6 +80,11 @@ def judge(
         stay=tuple(_planned(row, zone, counts) for row in live if row.id in fitting),
         drift=tuple(planned(row) for row in live if row.id not in fitting),
         cancelled_moves=tuple(planned(row) for row in gone if row.id in partners),
+        cancelled_off=tuple(
+            planned(row)
+            for row in gone
+            if row.id not in fitting and row.id not in moves and row.id not in partners
+        ),
     )
 
 

@@ -110,6 +110,9 @@ class RecurrencePlan:
     #: Cancelled future dates that move to a partner (``moves_to``, ``new_slot``) and
     #: stay cancelled there, so the new rule does not bring them back.
     cancelled_moves: tuple[PlannedOccurrence, ...] = ()
+    #: Cancelled future dates the new rule does not hold and that have nowhere to move:
+    #: dates of the old schedule, left as they are (a split leaves them with the original).
+    cancelled_off: tuple[PlannedOccurrence, ...] = ()
 
     @property
     def booked_drift(self) -> tuple[PlannedOccurrence, ...]:
@@ -120,6 +123,11 @@ class RecurrencePlan:
     def moves(self) -> tuple[PlannedOccurrence, ...]:
         """The drifted dates that move (to a partner or a holiday's day) rather than go."""
         return tuple(row for row in self.drift if row.moves_to is not None)
+
+
+def plan_rows(plan: RecurrencePlan) -> tuple[PlannedOccurrence, ...]:
+    """Every row ``plan`` names: staying, drifting, and cancelled ones that move or stay."""
+    return (*plan.stay, *plan.drift, *plan.cancelled_moves, *plan.cancelled_off)
 
 
 @dataclass(frozen=True)
