@@ -103,8 +103,8 @@ def check_time_change_by_plan(
     plan, applied = plan_and_apply(
         api, series, later_by(series, dt.timedelta(minutes=30)), cancel_drift="none"
     )
-    drift = {row["id"]: row for row in plan["drift"]}
-    assert set(drift) == {row.pk for row in before}
+    drift = {str(row["id"]): row for row in plan["drift"]}
+    assert set(drift) == {str(row.pk) for row in before}
     assert all(row["moves_to"] and row["new_slot"] for row in drift.values())
     assert plan["new"] == [] or all(
         date["start"] not in {row["moves_to"] for row in drift.values()} for date in plan["new"]
@@ -177,7 +177,7 @@ def check_change_feed_reports_rescheduled(
     expected = {record.occurrence_pk: record.recurrence_id for record in records}
     answer = api.get(
         _url(series, "occurrences"),
-        {"modified_since": since.isoformat(), "page_size": 500},
+        {"modified_since": since.isoformat(), "page_size": "500"},
     )
     assert answer.status_code == 200, answer.json()
     listed = answer.json()["results"] if "results" in answer.json() else answer.json()
