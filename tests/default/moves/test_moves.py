@@ -10,6 +10,7 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.plans import plan_recurrence_change
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.api import client, user_with
 from tests.support.factories import VIENNA, make_series
@@ -20,6 +21,9 @@ from tests.support.moves import (
     check_split_weekday_change,
     check_time_change_by_plan,
     check_weekday_change_by_plan,
+    later_by,
+    plan_and_apply,
+    rows_of,
 )
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
@@ -74,3 +78,62 @@ def test_a_split_to_another_weekday_moves_the_dates_to_their_weeks(api: APIClien
     series = _series()
     continuation = check_split_weekday_change(api, series, zone=ZONE, weekday=0)
     check_feeds_expand_the_rows(api, series, continuation)
+
+
+def test_moving_the_whole_series_one_hour_later_across_a_dst_switch_keeps_the_wall_clock(
+    api: APIClient,
+) -> None:
+    """32 weeks hold at least one switch of Vienna's clocks whatever today is."""
+    today = timezone.now().astimezone(VIENNA).date()
+    day = today + dt.timedelta(days=(0 - today.weekday()) % 7 or 7)
+    series = make_series(
+        dtstart=dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA),
+        weekdays=[0],
+        window_weeks=32,
+    )
+    generate_series_events(series)
+    before = {row.pk: row for row in rows_of(series)}
+    assert (
+        len({row.occurrence_start.astimezone(VIENNA).utcoffset() for row in before.values()}) == 2
+    )
+
+    plan, applied = plan_and_apply(
+        api, series, later_by(series, dt.timedelta(hours=1)), cancel_drift="none"
+    )
+
+    assert sorted(map(str, applied["moved"])) == sorted(map(str, before))
+    assert plan["new"] == [] and applied["created"] == []
+    after = {row.pk: row for row in rows_of(series)}
+    assert set(after) == set(before)
+    for pk, row in after.items():
+        wall = row.occurrence_start.astimezone(VIENNA)
+        assert (wall.hour, wall.minute) == (19, 30)
+        assert wall.date() == before[pk].occurrence_start.astimezone(VIENNA).date()
+        assert row.recurrence_id == row.occurrence_start
+
+
+def test_the_plan_hash_changes_when_a_move_would_change() -> None:
+    """Tuesdays to Mondays: a Tuesday moves to the Monday of its week while that Monday is
+    still to come; once it has passed, the same rows have no partner that week."""
+    today = timezone.now().astimezone(VIENNA).date()
+    monday = today + dt.timedelta(days=(0 - today.weekday()) % 7 or 7)
+    start = dt.datetime.combine(monday + dt.timedelta(days=1), dt.time(18, 30), tzinfo=VIENNA)
+    # Three dates: the new dates do not depend on where the window ends.
+    series = make_series(dtstart=start, weekdays=[1], window_weeks=8, count=3)
+    generate_series_events(series)
+    # The rule's Mondays start after its first Tuesday: the second week's is the first.
+    second = rows_of(series)[1]
+    later_monday = monday + dt.timedelta(weeks=1)
+    morning = dt.datetime.combine(later_monday, dt.time(8, 0), tzinfo=VIENNA)
+    evening = dt.datetime.combine(later_monday, dt.time(20, 0), tzinfo=VIENNA)
+    change = {"weekdays": [0]}
+
+    early = plan_recurrence_change(series, change, now=morning)
+    late = plan_recurrence_change(series, change, now=evening)
+
+    moves_early = {row.id: row.moves_to for row in early.drift}
+    moves_late = {row.id: row.moves_to for row in late.drift}
+    assert set(moves_early) == set(moves_late)
+    assert moves_early[second.pk] is not None and moves_late[second.pk] is None
+    assert [date.start for date in early.new] == [date.start for date in late.new]
+    assert early.hash != late.hash
