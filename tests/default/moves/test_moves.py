@@ -102,7 +102,8 @@ def test_moving_the_whole_series_one_hour_later_across_a_dst_switch_keeps_the_wa
     )
 
     assert sorted(map(str, applied["moved"])) == sorted(map(str, before))
-    assert plan["new"] == [] and applied["created"] == []
+    assert plan["new"] == []
+    assert applied["created"] == []
     after = {row.pk: row for row in rows_of(series)}
     assert set(after) == set(before)
     for pk, row in after.items():
@@ -134,6 +135,7 @@ def test_the_plan_hash_changes_when_a_move_would_change() -> None:
     moves_early = {row.id: row.moves_to for row in early.drift}
     moves_late = {row.id: row.moves_to for row in late.drift}
     assert set(moves_early) == set(moves_late)
-    assert moves_early[second.pk] is not None and moves_late[second.pk] is None
+    assert moves_early[second.pk] is not None
+    assert moves_late[second.pk] is None
     assert [date.start for date in early.new] == [date.start for date in late.new]
     assert early.hash != late.hash
