@@ -21,6 +21,7 @@ from tests.support.moves import (
     check_split_weekday_change,
     check_time_change_by_plan,
     check_weekday_change_by_plan,
+    is_open,
     later_by,
     plan_and_apply,
     rows_of,
@@ -139,3 +140,32 @@ def test_the_plan_hash_changes_when_a_move_would_change() -> None:
     assert moves_late[second.pk] is None
     assert [date.start for date in early.new] == [date.start for date in late.new]
     assert early.hash != late.hash
+
+
+def test_a_patch_moves_the_unbooked_dates_and_names_the_booked_ones_it_leaves(
+    api: APIClient,
+) -> None:
+    """No ticks: a PATCH moves what nobody booked and cancels nothing."""
+    series = _series()
+    before = rows_of(series)
+    book(before[3])
+
+    answer = api.patch(
+        f"/api/recurring/series/{series.pk}/",
+        {"recurrence": {"weekdays": [2]}},
+        format="json",
+    )
+
+    assert answer.status_code == 200, answer.json()
+    body = answer.json()
+    assert sorted(str(row["id"]) for row in body["moved"]) == sorted(
+        str(row.pk) for row in before if row.pk != before[3].pk
+    )
+    assert [str(row["id"]) for row in body["drift"]] == [str(before[3].pk)]
+    assert body["drift"][0]["bookings"] == 1
+    after = {row.pk: row for row in rows_of(series)}
+    assert all(is_open(row) for row in after.values())
+    assert after[before[3].pk].occurrence_start == before[3].occurrence_start
+    for row in before:
+        if row.pk != before[3].pk:
+            assert after[row.pk].occurrence_start.astimezone(VIENNA).weekday() == 2
