@@ -42,12 +42,12 @@ SHIFTED_AHEAD = {
         "moved to Fri 7 Jan 2028 18:30 (Europe/Berlin)",
     ],
     "de": [
-        "Christi Himmelfahrt, Do, 6. Mai 2027 18:30 (Europe/Berlin): "
-        "verschoben auf Fr, 7. Mai 2027 18:30 (Europe/Berlin)",
-        "Fronleichnam, Do, 27. Mai 2027 18:30 (Europe/Berlin): "
-        "verschoben auf Fr, 28. Mai 2027 18:30 (Europe/Berlin)",
-        "Heilige Drei Könige, Do, 6. Jan 2028 18:30 (Europe/Berlin): "
-        "verschoben auf Fr, 7. Jan 2028 18:30 (Europe/Berlin)",
+        "Christi Himmelfahrt, Do, 6. Mai 2027, 18:30 (Europe/Berlin): "
+        "verschoben auf Fr, 7. Mai 2027, 18:30 (Europe/Berlin)",
+        "Fronleichnam, Do, 27. Mai 2027, 18:30 (Europe/Berlin): "
+        "verschoben auf Fr, 28. Mai 2027, 18:30 (Europe/Berlin)",
+        "Heilige Drei Könige, Do, 6. Jan 2028, 18:30 (Europe/Berlin): "
+        "verschoben auf Fr, 7. Jan 2028, 18:30 (Europe/Berlin)",
     ],
 }
 
