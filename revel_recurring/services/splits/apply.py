@@ -23,6 +23,7 @@ from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...signals import series_split
 from ..generation.floor import generate_locked
 from ..plans.apply import CancelDriftMode, cancel_mode, cancel_planned_drift, move_planned
+from ..plans.digest import hash_matches
 from ..plans.result import PlannedOccurrence, RecurrencePlan, plan_rows
 from ..plans.state import read_plan_state
 from ..templates import save_template
@@ -167,7 +168,7 @@ def _split_locked(
     state = read_plan_state(locked, now=now)
     plan = split_plan(locked, rule, state, prepared, request, now=now)
     if plan_hash is not None:
-        _check_hash(locked, plan, plan_hash)
+        _check_hash(locked, plan, plan_hash, bookings_seen=mode not in ("none", "unbooked"))
 
     # Everything is validated: write.
     absorb_pending_exdates(locked)
@@ -247,9 +248,13 @@ def _prepare_planned(
         ) from None
 
 
-def _check_hash(locked: EventSeries, plan: RecurrencePlan, plan_hash: str) -> None:
-    """``PlanOutdatedError`` with the fresh ``plan`` unless its hash is ``plan_hash``."""
-    if plan.hash != plan_hash.strip():
+def _check_hash(
+    locked: EventSeries, plan: RecurrencePlan, plan_hash: str, *, bookings_seen: bool
+) -> None:
+    """``PlanOutdatedError`` with the fresh ``plan`` unless its hash is ``plan_hash``
+    (:func:`~revel_recurring.services.plans.digest.hash_matches`: which drifted dates
+    are booked counts only when the split may move or cancel booked ones)."""
+    if not hash_matches(plan.hash, plan_hash, bookings_seen=bookings_seen):
         raise PlanOutdatedError(
             gettext(
                 "%(series)s changed since this split was planned; review the fresh "
