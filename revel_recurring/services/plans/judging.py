@@ -32,8 +32,9 @@ class Judgement:
     #: Live rows that do not: each with where it moves (``moves_to``) when it has a
     #: partner or a holiday moved its slot, and its bookings.
     drift: tuple[PlannedOccurrence, ...]
-    #: Cancelled rows that move to a partner, so that the date stays cancelled at
-    #: its new time instead of coming back there.
+    #: Cancelled rows that move to a partner on the same day (a change of time or
+    #: zone), so that the date stays cancelled at its new time instead of coming
+    #: back there.
     cancelled_moves: tuple[PlannedOccurrence, ...] = ()
     #: Cancelled rows the new rule does not hold and that have no partner: dates of
     #: the old schedule only (a split leaves them with the original).
@@ -64,10 +65,19 @@ def judge(
     live = [row for row in judged if not model.is_status(row.status, cancelled)]
     gone = [row for row in judged if model.is_status(row.status, cancelled)]
     fitting, moves = _fitting(target, rule, spec, [*live, *gone], state)
+    rows_by_id = {row.id: row for row in gone}
     partners: dict[Any, Partner] = {}
     if now is not None:
         lonely = [row for row in [*live, *gone] if row.id not in fitting and row.id not in moves]
         partners = find_partners(target, rule, state, lonely, now=now)
+        # A cancelled date keeps its cancellation only to another time of the same day:
+        # a class cancelled on Tuesday says nothing of the Thursday it would pair with,
+        # which then is a new date like any other.
+        partners = {
+            pk: partner
+            for pk, partner in partners.items()
+            if pk not in {row.id for row in gone} or _same_day(rows_by_id[pk], partner, zone)
+        }
     counts = _count_bookings(live) if bookings is None else bookings
 
     def planned(row: PlanRow) -> PlannedOccurrence:
@@ -150,6 +160,12 @@ def _fitting(
         and placed.get(row.slot, row.start) != row.start
     }
     return fitting, moves
+
+
+def _same_day(row: PlanRow, partner: Partner, zone: str) -> bool:
+    """Whether ``partner`` falls on the wall-clock day of ``row``'s slot in ``zone``."""
+    stood = row.slot if row.slot is not None else row.start
+    return local_in(stood, zone).date() == local_in(partner.start, zone).date()
 
 
 def _by_slot(row: PlanRow) -> bool:

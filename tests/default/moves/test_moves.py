@@ -9,6 +9,8 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from revel_recurring.models import EventSeries
+from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.plans import plan_recurrence_change
 from tests.hosts.testapp.models import Event, Seat
@@ -23,7 +25,10 @@ from tests.support.moves import (
     check_weekday_change_by_plan,
     is_open,
     later_by,
+    local,
+    open_per_week,
     plan_and_apply,
+    plan_and_split,
     rows_of,
 )
 
@@ -169,3 +174,43 @@ def test_a_patch_moves_the_unbooked_dates_and_names_the_booked_ones_it_leaves(
     for row in before:
         if row.pk != before[3].pk:
             assert after[row.pk].occurrence_start.astimezone(VIENNA).weekday() == 2
+
+
+def test_a_date_cancelled_at_the_old_time_stays_cancelled_at_the_new_time(
+    api: APIClient,
+) -> None:
+    series = _series()
+    before = rows_of(series)
+    cancel_occurrence(series, before[2].occurrence_start)
+
+    plan, _applied = plan_and_apply(api, series, later_by(series, dt.timedelta(minutes=30)))
+
+    assert [str(row["id"]) for row in plan["cancelled_moves"]] == [str(before[2].pk)]
+    after = {row.pk: row for row in rows_of(series)}
+    assert set(after) == {row.pk for row in before}, "nothing made again on the cancelled day"
+    assert not is_open(after[before[2].pk])
+    assert after[before[2].pk].occurrence_start == before[2].occurrence_start + dt.timedelta(
+        minutes=30
+    )
+    series.refresh_from_db()
+    assert after[before[2].pk].recurrence_id in series.exdate_instants
+    assert before[2].recurrence_id not in series.exdate_instants
+
+
+def test_a_split_to_another_weekday_leaves_the_old_cancelled_dates_with_the_original(
+    api: APIClient,
+) -> None:
+    series = _series()
+    before = rows_of(series)
+    cancel_occurrence(series, before[3].occurrence_start)
+    at = before[1].recurrence_id
+
+    _plan, done = plan_and_split(api, series, at, {"weekdays": [3]}, cancel_drift="unbooked")
+
+    continuation = EventSeries.objects.get(pk=done["continuation"]["id"])
+    assert before[3].pk in {row.pk for row in rows_of(series)}
+    assert {local(row, ZONE).weekday() for row in rows_of(continuation)} == {3}
+    assert all(is_open(row) for row in rows_of(continuation))
+    week = before[3].occurrence_start.isocalendar()[:2]
+    assert open_per_week(continuation, since=at)[week] == 1
+    assert done["moved_cancelled"] == []
