@@ -16,6 +16,7 @@ from revel_recurring.services.drift import cancel_stale_occurrences, detect_cade
 from revel_recurring.services.lifecycle import update_series_recurrence
 from revel_recurring.signals import occurrence_cancelled
 from tests.hosts.testapp.models import Event
+from tests.support.drift import drift_without_partners
 from tests.support.factories import (
     NOW,
     captured,
@@ -31,16 +32,27 @@ pytestmark = pytest.mark.django_db
 CALLED_OFF = Event.RECURRING_STATUS_CANCELLED
 
 
-def monday_to_tuesday() -> EventSeries:
+def ended_early() -> EventSeries:
+    """Eight Mondays whose rule ends after the first: the other seven have nowhere to go."""
     series = weekly_series()
-    update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
+    drift_without_partners(series, now=NOW)
     return fresh(series)
 
 
-def test_weekly_to_tuesday_change_reports_the_monday_occurrences() -> None:
-    series = monday_to_tuesday()
-    mondays = [e.pk for e in occurrences(series)]
-    assert detect_cadence_drift(series, now=NOW) == mondays
+def test_a_rule_ended_early_reports_the_dates_after_its_end() -> None:
+    series = ended_early()
+    after_the_end = [e.pk for e in occurrences(series)[1:]]
+    assert detect_cadence_drift(series, now=NOW) == after_the_end
+
+
+def test_a_weekday_change_leaves_no_drift_every_monday_moved_to_its_tuesday() -> None:
+    series = weekly_series()
+    before = occurrences(series)
+    update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
+    after = occurrences(series)
+    assert [e.pk for e in after] == [e.pk for e in before]
+    assert [e.starts_at for e in after] == [monday(week) + dt.timedelta(days=1) for week in range(8)]
+    assert detect_cadence_drift(fresh(series), now=NOW) == []
 
 
 def test_unchanged_rule_has_no_drift_across_the_dst_switch() -> None:
@@ -63,7 +75,7 @@ def test_vienna_occurrence_stored_in_another_zone_is_not_drift() -> None:
 
 
 def test_modified_cancelled_past_and_template_rows_are_never_drift() -> None:
-    series = monday_to_tuesday()
+    series = ended_early()
     rows = occurrences(series)
     modified, cancelled, past = rows[1], rows[2], rows[0]
     Event.objects.filter(pk=modified.pk).update(is_modified=True)
@@ -96,34 +108,34 @@ def test_series_without_rule_has_no_drift() -> None:
 @pytest.mark.parametrize("weeks", [2, 20])
 def test_candidates_are_read_in_one_query(weeks: int) -> None:
     series = weekly_series(window_weeks=weeks)
-    update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
+    drift_without_partners(series, now=NOW)
     series = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     with CaptureQueriesContext(connection) as queries:
         drift = detect_cadence_drift(series, now=NOW)
-    assert len(drift) == weeks
+    assert len(drift) == weeks - 1
     assert len(queries) == 1
 
 
 def test_cancel_stale_occurrences_cancels_all_drift_and_records_slots(
     django_capture_on_commit_callbacks: Any,
 ) -> None:
-    series = monday_to_tuesday()
-    mondays = occurrences(series)
+    series = ended_early()
+    mondays = occurrences(series)[1:]
     with (
         captured(occurrence_cancelled) as calls,
         django_capture_on_commit_callbacks(execute=True),
     ):
         cancelled = cancel_stale_occurrences(series, now=NOW).cancelled
     assert cancelled == [e.pk for e in mondays]
-    assert all(e.state == CALLED_OFF and not e.is_modified for e in occurrences(series))
-    assert fresh(series).exdate_instants == {monday(week) for week in range(8)}
+    assert all(e.state == CALLED_OFF and not e.is_modified for e in occurrences(series)[1:])
+    assert fresh(series).exdate_instants == {monday(week) for week in range(1, 8)}
     assert detect_cadence_drift(series, now=NOW) == []
     assert [c["occurrence"].pk for c in calls] == cancelled
-    assert calls[0]["instant"] == monday(0)
+    assert calls[0]["instant"] == monday(1)
 
 
 def test_cancel_stale_occurrences_honours_the_given_subset() -> None:
-    series = monday_to_tuesday()
+    series = ended_early()
     rows = occurrences(series)
     chosen = [rows[2].pk, rows[5].pk]
     assert cancel_stale_occurrences(series, ids=chosen, now=NOW).cancelled == chosen

@@ -1,0 +1,52 @@
+"""Drift that stays drift: a rule change that leaves dates with nowhere to move.
+
+Since issue 35 a change of weekday or time *moves* each date the new rule no longer
+holds to its partner, the new rule's date in the same period
+(:mod:`revel_recurring.services.plans.partners`): a PATCH from Mondays to Tuesdays
+leaves no drift at all. Tests about what happens to drift (cancelling stale dates,
+bookings on them, the drift listing, the change log, the admin's stale page) need
+dates off the rule that have no partner. Ending the rule early makes them: the rule
+has no date after its end, so the dates after it can go nowhere.
+
+Works on every test host: it reads the host's model through the app.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from revel_recurring.models import EventSeries, get_event_model
+from revel_recurring.services.lifecycle import update_series_recurrence
+
+
+def drift_without_partners(
+    series: EventSeries, *, keep: int = 1, now: dt.datetime | None = None
+) -> list[Any]:
+    """End ``series``' rule just after its first ``keep`` dates and return the dates after
+    them (live or not, in start order): off the rule, with no partner to move to.
+
+    ``keep`` is at least 1 (a rule ends after its start). The change goes through
+    ``update_series_recurrence`` at ``now`` (as a PATCH of ``until`` would), so the
+    rows stay where they are and ``series`` carries the new rule.
+    """
+    if keep < 1:
+        raise ValueError("A rule ends after its start: keep at least its first date.")
+    model = get_event_model()
+    rows = list(
+        model._default_manager.filter(series=series, is_template=False).order_by(
+            model.RECURRING_START_FIELD, "pk"
+        )
+    )
+    if len(rows) <= keep:
+        raise ValueError(f"{series} has {len(rows)} dates: none would be left to drift.")
+    last_kept = rows[keep - 1].occurrence_start
+    first_left = rows[keep].occurrence_start
+    # Halfway between the last date kept and the first one left: neither is on the end.
+    until = last_kept + (first_left - last_kept) / 2
+    update_series_recurrence(series, rule_changes={"until": until}, now=now)
+    series.refresh_from_db()
+    return rows[keep:]
+
+
+__all__ = ["drift_without_partners"]
