@@ -142,10 +142,19 @@ class PlanLine:
                 row.id,
                 row.bookings,
                 row.is_modified,
-                moves_to=describe_instant(row.moves_to, zone),
+                moves_to=_where_to(row, zone),
                 moves_to_start=row.moves_to,
             )
         return cls(row.start, row.display, fate, row.id, row.bookings, row.is_modified)
+
+
+def _where_to(row: PlannedOccurrence, zone: str | None) -> str:
+    """Where a date moves, for a person: the time alone on the same day ("19:00"),
+    the whole date otherwise."""
+    assert row.moves_to is not None
+    if zone is not None and local_in(row.moves_to, zone).date() == row.local.date():
+        return local_in(row.moves_to, zone).strftime("%H:%M")
+    return describe_instant(row.moves_to, zone)
 
 
 def plan_lines(plan: RecurrencePlan) -> tuple[list[PlanLine], list[PlanLine]]:
@@ -156,10 +165,12 @@ def plan_lines(plan: RecurrencePlan) -> tuple[list[PlanLine], list[PlanLine]]:
     )
 
 
-def moved_lines(drift: list[PlanLine]) -> list[PlanLine]:
+def moved_lines(drift: list[PlanLine], zone: str | None) -> list[PlanLine]:
     """The dates that move, at their new date: how the column "after" shows them."""
     return [
-        dataclasses.replace(line, start=line.moves_to_start, display=line.moves_to)
+        dataclasses.replace(
+            line, start=line.moves_to_start, display=describe_instant(line.moves_to_start, zone)
+        )
         for line in drift
         if line.fate == "moves" and line.moves_to_start is not None
     ]
@@ -243,7 +254,7 @@ def plan_page(
                 *stay,
                 *new,
                 # As the page starts: unbooked dates ticked, booked ones not.
-                *moved_lines([line for line in drift if not line.bookings]),
+                *moved_lines([line for line in drift if not line.bookings], plan.timezone),
                 *(line for line in drift if line.bookings and not line.is_modified),
                 *(line for line in drift if line.is_modified),
             ],
