@@ -94,7 +94,7 @@ def current_drift(
     if fresh.recurrence_rule_id is None or fresh.recurrence_rule is None:
         return ()
     state = read_plan_state(fresh, now=moment)
-    return judge_rows(fresh, fresh.recurrence_rule, state, state.upcoming(moment))[1]
+    return judge_rows(fresh, fresh.recurrence_rule, state, state.upcoming(moment), now=moment)[1]
 
 
 def apply_recurrence_plan(
