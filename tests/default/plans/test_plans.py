@@ -343,7 +343,8 @@ def test_across_the_summer_time_switch_a_weekday_change_keeps_the_wall_clock() -
     assert [row.starts_at for row in after] == targets
     assert [row.recurrence_id for row in after] == targets
     assert [
-        (when.weekday(), when.time()) for when in (row.starts_at.astimezone(VIENNA) for row in after)
+        (when.weekday(), when.time())
+        for when in (row.starts_at.astimezone(VIENNA) for row in after)
     ] == [(2, dt.time(10))] * 8
 
 
