@@ -181,6 +181,7 @@ class QueuedActionAdmin(_Base):
         "failed",
         "queued_at",
         "finished_at",
+        "state",
         "failure_list",
     )
     readonly_fields = fields
