@@ -68,7 +68,8 @@ def test_a_queued_deletion_shows_running_then_finished_with_the_booked_series_na
     said = " ".join(texts(done))
     assert said.startswith("5 series queued for deletion")
     assert "this page shows when it has finished" in said.lower()
-    assert "Celery" not in said and "worker" not in said
+    assert "Celery" not in said
+    assert "worker" not in said
     record = QueuedAction.objects.get()
     assert (record.action, record.user_name, record.user_pk) == (
         "delete",
@@ -80,12 +81,14 @@ def test_a_queued_deletion_shows_running_then_finished_with_the_booked_series_na
     assert "Recent bulk actions" in running
     assert "Delete, 5 series, queued" in running
     assert "Running: 0 of 5 series done, 0 failed." in running
-    assert "Finished " in finished and ": 4 of 5 series done, 1 failed." in finished
+    assert "Finished " in finished
+    assert ": 4 of 5 series done, 1 failed." in finished
     failure = QueuedActionFailure.objects.get()
     assert (failure.series_pk, failure.series_name) == (series[3].pk, "Yoga 3")
     assert "has bookings" in failure.reason
     assert f"<li>Yoga 3: {failure.reason}</li>" in finished.replace("&#x27;", "'")
-    assert "Celery" not in finished and "worker" not in finished
+    assert "Celery" not in finished
+    assert "worker" not in finished
     assert set(EventSeries.objects.values_list("name", flat=True)) == {"Yoga 3"}
 
 
@@ -138,7 +141,8 @@ def test_the_list_shows_only_the_viewers_own_actions_and_the_records_page_is_rea
     posted = client.post(f"{RECORDS}{mine.pk}/change/", {"done": "0"})
     admin_listed = admin_client.get(RECORDS)
 
-    assert "Resume, 4 series" in shown and "Pause" not in shown
+    assert "Resume, 4 series" in shown
+    assert "Pause" not in shown
     assert f'href="{RECORDS}{mine.pk}/change/"' in shown
     assert listed.status_code == 200
     assert list(listed.context["cl"].result_list) == [mine]
@@ -192,9 +196,7 @@ def test_the_daily_pass_removes_records_older_than_the_setting_in_bounded_batche
     assert QueuedActionFailure.objects.count() == 1
     assert not QueuedActionFailure.objects.filter(queued_action_id__in=[r.pk for r in old])
     # Five old records, two per batch: three reads of at most two ids each.
-    reads = [
-        q["sql"] for q in queries if 'FROM "revel_recurring_queuedaction"' in q["sql"]
-    ]
+    reads = [q["sql"] for q in queries if 'FROM "revel_recurring_queuedaction"' in q["sql"]]
     assert len([sql for sql in reads if "LIMIT 2" in sql]) == 3
 
 
