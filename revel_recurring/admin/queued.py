@@ -216,7 +216,7 @@ class QueuedActionAdmin(_Base):
     def failure_list(self, record: QueuedAction) -> str:
         failures = list(record.failures.order_by("pk")[:LISTED_FAILURES])
         if not failures:
-            return _("None")
+            return _("No series failed.")
         items = format_html_join(
             "",
             "<li>{}: {}</li>",
