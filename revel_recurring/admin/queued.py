@@ -134,7 +134,8 @@ def recent_queued_actions(request: HttpRequest, *, site_name: str = "admin") -> 
 
     The :data:`RECENT_ACTIONS` newest records kept (``QUEUED_ACTION_DAYS``), each
     with its first :data:`NAMED_FAILURES` failures: one query, and one more when
-    one of them has failures, whatever the size of the actions. ``{"actions": [RecentAction, ...], "all_url": ...}``.
+    one of them has failures, whatever the size of the actions. Answers
+    ``{"actions": [RecentAction, ...], "all_url": ...}``.
     """
     first_failures = QueuedActionFailure.objects.order_by("pk")[:NAMED_FAILURES]
     records = list(
