@@ -196,7 +196,8 @@ def test_the_daily_pass_removes_records_older_than_the_setting_in_bounded_batche
     assert QueuedActionFailure.objects.count() == 1
     assert not QueuedActionFailure.objects.filter(queued_action_id__in=[r.pk for r in old])
     # Five old records, two per batch: three reads of at most two ids each.
-    reads = [q["sql"] for q in queries if 'FROM "revel_recurring_queuedaction"' in q["sql"]]
+    table = f"FROM {connection.ops.quote_name('revel_recurring_queuedaction')}"
+    reads = [q["sql"] for q in queries if table in q["sql"]]
     assert len([sql for sql in reads if "LIMIT 2" in sql]) == 3
 
 
