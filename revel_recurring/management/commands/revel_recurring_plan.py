@@ -331,6 +331,19 @@ class Command(TranslatedCommand):
             pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
         )
+        # The same rows at their new dates (a cancelled one stays cancelled there).
+        moving = {row.id: row for row in (*applied.plan.drift, *applied.plan.cancelled_moves)}
+        self._dates(
+            pgettext("a list of dates", "Moved"),
+            [
+                (
+                    moving[pk].display,
+                    _("to %(date)s") % {"date": describe_instant(target, zone)},
+                )
+                for pk in applied.moved
+                if pk in moving and (target := moving[pk].moves_to) is not None
+            ],
+        )
         self._dates(
             pgettext("a list of dates", "Cancelled"),
             [(displays[pk], "") for pk in applied.cancelled],
@@ -348,6 +361,7 @@ class Command(TranslatedCommand):
             [(row.display, "") for row in applied.kept_modified],
         )
         touched = {
+            *applied.moved,
             *applied.cancelled,
             *(date.id for date in applied.kept_booked),
             *(row.id for row in applied.kept_modified),
