@@ -246,6 +246,30 @@ def check_split_weekday_change(
     return continuation
 
 
+def check_patch_moves_unbooked(
+    api: APIClient, series: EventSeries, book: Book, *, zone: str, weekday: int
+) -> None:
+    """A PATCH to the next weekday moves the dates nobody booked, cancels nothing, and
+    names the booked one it left (``drift``) beside the ones it moved (``moved``)."""
+    before = rows_of(series)
+    booked = before[3]
+    book(booked)
+    new_day = (weekday + 1) % 7
+    answer = api.patch(f"{API}{series.pk}/", {"recurrence": {"weekdays": [new_day]}}, format="json")
+    assert answer.status_code == 200, answer.json()
+    body = answer.json()
+    assert sorted(str(row["id"]) for row in body["moved"]) == sorted(
+        str(row.pk) for row in before if row.pk != booked.pk
+    )
+    assert [str(row["id"]) for row in body["drift"]] == [str(booked.pk)]
+    after = {row.pk: row for row in rows_of(series)}
+    assert all(is_open(row) for row in after.values())
+    assert after[booked.pk].occurrence_start == booked.occurrence_start
+    for row in before:
+        if row.pk != booked.pk:
+            assert local(after[row.pk], zone).weekday() == new_day
+
+
 def check_feeds_expand_the_rows(api: APIClient, *series: EventSeries) -> None:
     """Each consumer expands each series' feed to exactly its open rows."""
     for consumer in CONSUMERS:

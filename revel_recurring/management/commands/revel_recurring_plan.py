@@ -345,6 +345,19 @@ class Command(TranslatedCommand):
             pgettext("a list of dates", "Created"),
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
         )
+        # The same rows at their new dates (a cancelled one stays cancelled there).
+        moving = {row.id: row for row in (*applied.plan.drift, *applied.plan.cancelled_moves)}
+        self._dates(
+            pgettext("a list of dates", "Moved"),
+            [
+                (
+                    moving[pk].display,
+                    _("to %(date)s") % {"date": describe_instant(target, zone)},
+                )
+                for pk in applied.moved
+                if pk in moving and (target := moving[pk].moves_to) is not None
+            ],
+        )
         self._dates(
             pgettext("a list of dates", "Cancelled"),
             [(displays[pk], "") for pk in applied.cancelled],

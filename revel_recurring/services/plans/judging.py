@@ -7,6 +7,7 @@ caller has the counts).
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import zoneinfo
 from collections.abc import Mapping
@@ -18,6 +19,7 @@ from ...exclusions import excluded_between, placed_dates
 from ...holiday_placement import SHIFT_REACH
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
+from ..toolbox.exdates import drop_exdates
 from .partners import Partner, find_partners
 from .result import PlannedOccurrence
 from .state import PlanRow, PlanState
@@ -64,7 +66,13 @@ def judge(
     cancelled = model.RECURRING_STATUS_CANCELLED
     live = [row for row in judged if not model.is_status(row.status, cancelled)]
     gone = [row for row in judged if model.is_status(row.status, cancelled)]
-    fitting, moves = _fitting(target, rule, spec, [*live, *gone], state)
+    fitting, moves = _fitting(target, rule, spec, live, state)
+    if gone:
+        # A cancelled date is excluded by its own exdate: judged with it, it would never
+        # fit, and would "move" to any free date of its period (one beyond the window,
+        # say), cancelling that date and bringing its own back. It fits when its slot
+        # is a date of the new rule, its own exclusion aside.
+        fitting |= _fitting(_without_exdates(target, gone), rule, spec, gone, state)[0]
     rows_by_id = {row.id: row for row in gone}
     partners: dict[Any, Partner] = {}
     if now is not None:
@@ -166,6 +174,13 @@ def _same_day(row: PlanRow, partner: Partner, zone: str) -> bool:
     """Whether ``partner`` falls on the wall-clock day of ``row``'s slot in ``zone``."""
     stood = row.slot if row.slot is not None else row.start
     return local_in(stood, zone).date() == local_in(partner.start, zone).date()
+
+
+def _without_exdates(target: EventSeries, rows: list[PlanRow]) -> EventSeries:
+    """A copy of ``target`` (not saved) whose exdates leave out the slots of ``rows``."""
+    bare = copy.copy(target)
+    drop_exdates(bare, [row.slot for row in rows if row.slot is not None])
+    return bare
 
 
 def _by_slot(row: PlanRow) -> bool:

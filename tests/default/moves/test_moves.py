@@ -214,3 +214,31 @@ def test_a_split_to_another_weekday_leaves_the_old_cancelled_dates_with_the_orig
     week = before[3].occurrence_start.isocalendar()[:2]
     assert open_per_week(continuation, since=at)[week] == 1
     assert done["moved_cancelled"] == []
+
+
+def test_moving_24_weeks_takes_as_many_queries_as_moving_4() -> None:
+    """One operation, a fixed number of statements: never one per moved row."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from revel_recurring.services.plans import apply_recurrence_plan
+
+    today = timezone.now().astimezone(VIENNA).date()
+    day = today + dt.timedelta(days=(0 - today.weekday()) % 7 or 7)
+    counts = {}
+    for weeks in (4, 24):
+        series = make_series(
+            dtstart=dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA),
+            weekdays=[0],
+            window_weeks=weeks,
+            name=f"{weeks} weeks",
+        )
+        generate_series_events(series)
+        change = {"weekdays": [2]}
+        plan = plan_recurrence_change(series, change)
+        with CaptureQueriesContext(connection) as queries:
+            applied = apply_recurrence_plan(series, plan.hash, change)
+        assert len(applied.moved) == weeks
+        counts[weeks] = len(queries)
+
+    assert counts[4] == counts[24], counts

@@ -32,13 +32,23 @@ def editor(django_user_model: Any) -> APIClient:
 
 
 def tue_thu() -> tuple[EventSeries, list[Event]]:
-    """Tuesdays and Thursdays 10:00 Vienna for four weeks, the first Tuesday booked (3)."""
+    """Tuesdays and Thursdays 10:00 Vienna for four weeks, the first Thursday booked (3).
+
+    Moved to Mondays and Wednesdays, each date goes to its week's partner (Tuesday to
+    Monday, Thursday to Wednesday), except in the first week: its Monday comes before
+    the start, so the first Tuesday takes the Wednesday and the booked first Thursday
+    has nowhere to go (drift).
+    """
     series = make_series(dtstart=next_tuesday(), weekdays=[1, 3], window_weeks=4)
     generate_series_events(series)
     events = occurrences(series)
-    Seat.objects.create(event=events[0], label="Front", quantity=5, booked=2)
-    Seat.objects.create(event=events[0], label="Back", quantity=5, booked=1)
+    Seat.objects.create(event=events[1], label="Front", quantity=5, booked=2)
+    Seat.objects.create(event=events[1], label="Back", quantity=5, booked=1)
     return series, events
+
+
+def weekday_of(stamp: str) -> int:
+    return dt.datetime.fromisoformat(stamp).astimezone(VIENNA).weekday()
 
 
 def url(series: EventSeries, action: str = "") -> str:
@@ -73,15 +83,21 @@ def test_the_plan_of_tue_thu_to_mon_wed_names_drift_with_the_hosts_booking_count
     assert answer["stay"] == []
     assert [row["id"] for row in answer["drift"]] == [event.pk for event in events]
     assert [row["bookings"] for row in answer["drift"]] == [counts.get(e.pk, 0) for e in events]
-    assert answer["drift"][0]["bookings"] == 3
-    assert answer["drift"][0]["booked"] is True
-    assert answer["drift"][1]["booked"] is False
+    assert answer["drift"][1]["bookings"] == 3
+    assert answer["drift"][1]["booked"] is True
+    assert answer["drift"][0]["booked"] is False
     first = answer["drift"][0]
     assert first["start"] == events[0].starts_at.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
     assert dt.datetime.fromisoformat(first["local"]) == events[0].starts_at
     assert first["local"].endswith(("+01:00", "+02:00"))
     assert "(Europe/Vienna)" in first["display"]
-    assert {dt.datetime.fromisoformat(row["local"]).weekday() for row in answer["new"]} == {0, 2}
+    # Every date but the first Thursday moves to a Monday or Wednesday of its week:
+    # nothing new beside them.
+    targets = [row["moves_to"] for row in answer["drift"]]
+    assert [target is None for target in targets] == [index == 1 for index in range(len(events))]
+    assert weekday_of(targets[0]) == 2  # the first week's Monday is before the start
+    assert [weekday_of(target) for target in targets[2:]] == [0, 2] * ((len(events) - 2) // 2)
+    assert answer["new"] == []
     assert answer["excluded"] == []
     assert answer["description"] == "Every week on Monday and Wednesday at 10:00 (Europe/Vienna)"
     assert "BYDAY=MO,WE" in answer["rrule_string"]
@@ -98,30 +114,43 @@ def test_apply_creates_the_new_dates_at_once_and_unbooked_keeps_the_booked_drift
     editor: APIClient,
 ) -> None:
     series, events = tue_thu()
-    seen = plan(editor, series, recurrence=MON_WED)
+    # Two weeks more: besides the moves, the weeks it adds hold new dates.
+    seen = plan(editor, series, recurrence=MON_WED, generation_window_weeks=6)
+    body = {
+        "plan_hash": seen["hash"],
+        "recurrence": MON_WED,
+        "generation_window_weeks": 6,
+        "cancel_drift": "unbooked",
+    }
 
-    answer = apply_unbooked(editor, series, seen, MON_WED)
+    response = editor.post(url(series, "recurrence-apply"), body, format="json")
 
-    assert answer["changed"] == ["weekdays"]
+    assert response.status_code == 200, response.json()
+    answer = response.json()
+    assert answer["changed"] == ["generation_window_weeks", "weekdays"]
     created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
     assert [row["start"] for row in answer["created"]] == [row["start"] for row in seen["new"]]
     assert {event.starts_at.astimezone(VIENNA).weekday() for event in created} == {0, 2}
     assert created.count() == len(seen["new"]) > 0
-    assert answer["cancelled"] == [event.pk for event in events[1:]]
+    moving = [events[0], *events[2:]]
+    assert answer["moved"] == [event.pk for event in moving]
+    assert answer["cancelled"] == []
     assert answer["kept_booked"] == [
         {
-            "id": events[0].pk,
-            "start": seen["drift"][0]["start"],
-            "display": seen["drift"][0]["display"],
+            "id": events[1].pk,
+            "start": seen["drift"][1]["start"],
+            "display": seen["drift"][1]["display"],
         }
     ]
     assert answer["kept_modified"] == []
     assert answer["series"]["recurrence"]["weekdays"] == [0, 2]
-    statuses = {
-        e.pk: e.occurrence_status for e in Event.objects.filter(pk__in=[e.pk for e in events])
-    }
-    assert statuses[events[0].pk] != Event.RECURRING_STATUS_CANCELLED
-    assert {statuses[e.pk] for e in events[1:]} == {Event.RECURRING_STATUS_CANCELLED}
+    after = {e.pk: e for e in Event.objects.filter(pk__in=[e.pk for e in events])}
+    assert after[events[1].pk].occurrence_status != Event.RECURRING_STATUS_CANCELLED
+    assert after[events[1].pk].starts_at == events[1].starts_at
+    assert [iso_utc(after[e.pk].starts_at) for e in moving] == [
+        row["moves_to"] for row in seen["drift"] if row["moves_to"]
+    ]
+    assert Event.RECURRING_STATUS_CANCELLED not in {e.occurrence_status for e in after.values()}
 
 
 def test_a_cancel_between_plan_and_apply_answers_409_with_the_fresh_plan(
@@ -142,7 +171,7 @@ def test_a_cancel_between_plan_and_apply_answers_409_with_the_fresh_plan(
     assert fresh["hash"] != seen["hash"]
     assert events[2].pk not in [row["id"] for row in fresh["drift"]]
     assert len(fresh["drift"]) == len(seen["drift"]) - 1
-    assert fresh["drift"][0]["bookings"] == 3
+    assert fresh["drift"][1]["bookings"] == 3
     again = plan(editor, series, recurrence=MON_WED)
     assert (fresh["hash"], fresh["drift"], fresh["new"]) == (
         again["hash"],
@@ -159,6 +188,8 @@ def test_a_cancel_between_plan_and_apply_answers_409_with_the_fresh_plan(
     assert applied.status_code == 200, applied.json()
     assert applied.json()["cancelled"] == []
     assert len(applied.json()["created"]) == len(fresh["new"])
+    # The cancelled Thursday moved too, and stays cancelled on its Wednesday.
+    assert events[2].pk in applied.json()["moved"]
     series.refresh_from_db()
     assert series.recurrence_rule.weekdays == [0, 2]
 
@@ -238,11 +269,15 @@ def test_a_patch_of_the_rule_generates_the_new_dates_and_names_the_drift(
     assert response.status_code == 200, response.json()
     answer = response.json()
     assert answer["cursor_reset"] is True
-    created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
-    assert created.count() == len(answer["created"]) > 0
-    assert {event.starts_at.astimezone(VIENNA).weekday() for event in created} == {0, 2}
-    assert [row["id"] for row in answer["drift"]] == [event.pk for event in events]
-    assert [row["bookings"] for row in answer["drift"]][:2] == [3, 0]
+    # Every unbooked date moved to its week's Monday or Wednesday (same rows): nothing is
+    # new; the booked first Thursday, without a partner, is the drift named.
+    assert answer["created"] == []
+    after = occurrences(series)
+    assert [event.pk for event in after] == [event.pk for event in events]
+    moved = [event for event in after if event.pk != events[1].pk]
+    assert {event.starts_at.astimezone(VIENNA).weekday() for event in moved} == {0, 2}
+    assert [row["id"] for row in answer["drift"]] == [events[1].pk]
+    assert [row["bookings"] for row in answer["drift"]] == [3]
     assert all("(Europe/Vienna)" in row["display"] for row in answer["drift"])
 
 
@@ -258,8 +293,9 @@ def test_a_patch_of_the_name_or_of_a_paused_series_generates_nothing(editor: API
     paused = editor.patch(url(series), {"recurrence": MON_WED}, format="json").json()
 
     assert paused["created"] == []
-    assert len(paused["drift"]) == len(events)
-    assert len(occurrences(series)) == len(events)
+    # The dates move (same rows); only the booked first Thursday, with no partner, drifts.
+    assert [row["id"] for row in paused["drift"]] == [events[1].pk]
+    assert [event.pk for event in occurrences(series)] == [event.pk for event in events]
 
 
 def test_a_window_change_alone_is_planned_and_a_patch_of_it_fills_the_longer_window(
@@ -306,15 +342,18 @@ def test_a_patch_whose_generation_fails_answers_the_saved_change_and_why(
 
     monkeypatch.setattr(Event, "clone_related", classmethod(refuse))
 
-    response = editor.patch(url(series), {"recurrence": MON_WED}, format="json")
+    # The dates move to Mondays and Wednesdays; the two weeks added are to generate.
+    change = {"recurrence": MON_WED, "generation_window_weeks": 6}
+    response = editor.patch(url(series), change, format="json")
 
     assert response.status_code == 200, response.json()
     answer = response.json()
     assert answer["created"] == []
     assert answer["generation_error"] == "Seat labels must be unique per event."
     assert EventSeries.objects.get(pk=series.pk).recurrence_rule.weekdays == [0, 2]
-    # Back to Tue/Thu: every date exists, nothing to generate, no error (null).
-    fine = editor.patch(url(series), {"recurrence": {"weekdays": [1, 3]}}, format="json")
+    # Back to Tue/Thu and four weeks: every date exists, nothing to generate, no error (null).
+    back = {"recurrence": {"weekdays": [1, 3]}, "generation_window_weeks": 4}
+    fine = editor.patch(url(series), back, format="json")
     assert fine.json()["generation_error"] is None
 
 
@@ -362,7 +401,7 @@ def test_extra_dates_are_planned_as_new_and_applied_with_the_rule_change(
     assert answer["changed"] == ["extra_dates", "weekdays"]
     assert [row["start"] for row in answer["created"]] == [row["start"] for row in seen["new"]]
     assert answer["series"]["extra_dates"] == [iso_utc(saturday(1)), iso_utc(saturday(9))]
-    assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk]
+    assert [row["id"] for row in answer["kept_booked"]] == [events[1].pk]
 
 
 def test_an_extra_date_left_out_is_drift_and_a_booked_one_is_kept_and_named(
@@ -460,4 +499,4 @@ def test_a_date_booked_after_the_plan_makes_apply_all_a_409_and_the_date_stays_b
     assert series.recurrence_rule.weekdays == [1, 3]
     # With cancel_drift=unbooked the same hash applies: the booked date is kept.
     answer = apply_unbooked(editor, series, seen, MON_WED)
-    assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk, events[2].pk]
+    assert [row["id"] for row in answer["kept_booked"]] == [events[1].pk, events[2].pk]

@@ -94,10 +94,12 @@ def test_plan_lists_stay_drift_with_bookings_and_new_dates_and_writes_nothing() 
     book(thursdays[0], 3)
     book(thursdays[1], 1)
 
-    text = run(series.slug, "--set", "weekdays=0,1")
+    # A week more: its dates are new (each Thursday moves to its week's Monday, so the
+    # Mondays of the weeks held are no new dates).
+    text = run(series.slug, "--set", "weekdays=0,1", "--set", "generation_window_weeks=5")
 
     assert "Rule: Every week on Monday and Tuesday at 18:30 (Europe/Vienna)" in text
-    assert "Changes: weekdays" in text
+    assert "Changes: generation_window_weeks, weekdays" in text
     assert "Generation cursor: resets" in text
     stay = section(text, "Stay")
     assert [row.split("  ")[0] for row in stay[1:]] == [display(e) for e in tuesdays]
@@ -117,8 +119,9 @@ def test_plan_lists_stay_drift_with_bookings_and_new_dates_and_writes_nothing() 
     ]
     assert re.split(r"\s{2,}", drift[3])[1:3] == ["-", "-"]
     new = section(text, "New (created on apply)")
-    assert len(new) >= 3  # the Mondays after the first Tuesday, up to four weeks ahead
-    assert all(row.startswith("Mon ") for row in new)
+    assert new  # the Monday and Tuesday of the week added, as far as the window reaches
+    assert all(row.startswith(("Mon ", "Tue ")) for row in new)
+    assert len(new) <= 2
     assert section(text, "Skipped (excluded dates of the new rule)") == []
     assert occurrences(series) == dates
     assert EventSeries.objects.get(pk=series.pk).recurrence_rule.weekdays == [1, 3]
@@ -137,17 +140,18 @@ def test_printed_command_line_applies_the_plan_keeping_booked_dates() -> None:
     done = run(*words[3:], "--cancel-drift", "unbooked")
 
     assert "Applied to Evening class: weekdays changed; generation cursor reset." in done
-    assert section(done, "Cancelled") == [display(e) for e in thursdays[1:]]
+    # Each Thursday but the first moves to its week's Monday (the first week's Monday
+    # comes before the start): the same rows, nothing cancelled, nothing new.
+    after = {e.pk: e for e in Event.objects.filter(pk__in=[t.pk for t in thursdays])}
+    assert section(done, "Moved") == [
+        f"{display(e)}  to {display(after[e.pk])}" for e in thursdays[1:]
+    ]
+    assert {after[e.pk].starts_at.astimezone(VIENNA).weekday() for e in thursdays[1:]} == {0}
+    assert section(done, "Cancelled") == []
+    assert section(done, "Created") == []
     assert section(done, "Kept because booked") == [f"{display(thursdays[0])}  2 bookings"]
-    created = section(done, "Created")
-    assert created
-    assert all(row.startswith("Mon ") for row in created)
-    assert len(created) == Event.objects.filter(series=series, starts_at__week_day=2).count()
-    thursdays[0].refresh_from_db()
-    assert thursdays[0].state == "on_sale"
-    assert {e.state for e in Event.objects.filter(pk__in=[t.pk for t in thursdays[1:]])} == {
-        "called_off"
-    }
+    assert after[thursdays[0].pk].starts_at == thursdays[0].starts_at
+    assert {e.state for e in after.values()} == {"on_sale"}
     assert EventSeries.objects.get(pk=series.pk).recurrence_rule.weekdays == [0, 1]
 
 
@@ -159,8 +163,12 @@ def test_apply_without_cancel_drift_leaves_drift_and_names_it() -> None:
     done = run(str(series.pk), "--set", "weekdays=0,1", "--apply", plan_hash(text))
 
     assert section(done, "Cancelled") == []
+    # The Thursdays move to their weeks' Mondays, but the first: it has none to go to.
+    assert [row.split("  ")[0] for row in section(done, "Moved")] == [
+        display(e) for e in thursdays[1:]
+    ]
     left = section(done, "Drifted dates left as they are (cancel them with --cancel-drift)")
-    assert left == [f"{display(e)}  -" for e in thursdays]
+    assert left == [f"{display(thursdays[0])}  -"]
     assert Event.objects.filter(series=series, state="called_off").count() == 0
 
 

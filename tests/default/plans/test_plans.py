@@ -343,7 +343,8 @@ def test_across_the_summer_time_switch_a_weekday_change_keeps_the_wall_clock() -
     assert [row.starts_at for row in after] == targets
     assert [row.recurrence_id for row in after] == targets
     assert [
-        (when.weekday(), when.time()) for when in (row.starts_at.astimezone(VIENNA) for row in after)
+        (when.weekday(), when.time())
+        for when in (row.starts_at.astimezone(VIENNA) for row in after)
     ] == [(2, dt.time(10))] * 8
 
 
@@ -927,3 +928,26 @@ def test_folding_a_pending_exdate_in_is_no_change() -> None:
     assert monday(3) in fresh(series).exdate_instants
     applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, now=NOW)
     assert applied.plan == plan
+
+
+@pytest.mark.parametrize("how", ["plan of no change", "patch of the end"])
+def test_a_cancelled_date_on_the_rule_stays_cancelled_where_it_is(how: str) -> None:
+    # Mondays and Fridays, one week ahead from Wednesday 4 March: Friday 6 and Monday 9
+    # are generated, Friday 13 (in Monday 9's week) not yet. Monday 9 is cancelled: its
+    # own exdate must not make it "off the rule", nor Friday 13 its partner.
+    now = dt.datetime(2026, 3, 4, tzinfo=UTC)
+    series = weekly_series(now=now, window_weeks=1, weekdays=[0, 4])
+    friday, monday_9 = occurrences(series)
+    cancel_occurrence(series, monday_9.starts_at, now=now)
+    if how == "plan of no change":
+        plan = plan_recurrence_change(series, {}, now=now)
+        assert plan.cancelled_moves == ()
+        applied = apply_recurrence_plan(series, plan.hash, {}, now=now)
+        assert applied.moved == []
+    else:
+        update_series_recurrence(
+            series, rule_changes={"until": dt.datetime(2026, 12, 31, tzinfo=UTC)}, now=now
+        )
+    after = Event.objects.get(pk=monday_9.pk)
+    assert (after.starts_at, after.state) == (monday_9.starts_at, CALLED_OFF)
+    assert fresh(series).exdate_instants == {monday_9.starts_at}

@@ -97,10 +97,14 @@ def test_a_rule_change_and_extra_dates_are_planned_and_applied_together() -> Non
     plan = plan_recurrence_change(series, change, now=NOW)
     assert plan.changed == {"weekdays", EXTRA_DATES_KEY}
     assert len(plan.drift) == 8
-    assert starts(plan.new) == sorted([*(tuesday(week) for week in range(8)), WEDNESDAY_CET])
+    # Each Monday moves to its week's Tuesday (an extra date is no partner): the
+    # extra Wednesday is the one new date.
+    assert [row.moves_to for row in plan.drift] == [tuesday(week) for week in range(8)]
+    assert starts(plan.new) == [WEDNESDAY_CET]
     applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift="all", now=NOW)
     assert [row.starts_at for row in applied.created] == starts(plan.new)
-    assert len(applied.cancelled) == 8
+    assert applied.moved == [row.id for row in plan.drift]
+    assert applied.cancelled == []
     assert detect_cadence_drift(fresh(series), now=NOW) == []
 
 

@@ -14,6 +14,7 @@ from tests.support.moves import (
     Book,
     check_change_feed_reports_rescheduled,
     check_feeds_expand_the_rows,
+    check_patch_moves_unbooked,
     check_split_time_change,
     check_split_weekday_change,
     check_time_change_by_plan,
@@ -70,3 +71,9 @@ def test_a_split_to_another_weekday_moves_the_dates_to_their_weeks(
     series = make_series()
     continuation = check_split_weekday_change(api, series, zone=ZONE, weekday=TUESDAY)
     check_feeds_expand_the_rows(api, series, continuation)
+
+
+def test_a_patch_moves_the_unbooked_dates_and_names_the_booked_one(
+    api: APIClient, make_series: MakeSeries, book: Book
+) -> None:
+    check_patch_moves_unbooked(api, make_series(), book, zone=ZONE, weekday=TUESDAY)
