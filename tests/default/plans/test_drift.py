@@ -51,7 +51,9 @@ def test_a_weekday_change_leaves_no_drift_every_monday_moved_to_its_tuesday() ->
     update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
     after = occurrences(series)
     assert [e.pk for e in after] == [e.pk for e in before]
-    assert [e.starts_at for e in after] == [monday(week) + dt.timedelta(days=1) for week in range(8)]
+    assert [e.starts_at for e in after] == [
+        monday(week) + dt.timedelta(days=1) for week in range(8)
+    ]
     assert detect_cadence_drift(fresh(series), now=NOW) == []
 
 

@@ -343,7 +343,8 @@ def test_across_the_summer_time_switch_a_weekday_change_keeps_the_wall_clock() -
     assert [row.starts_at for row in after] == targets
     assert [row.recurrence_id for row in after] == targets
     assert [
-        (when.weekday(), when.time()) for when in (row.starts_at.astimezone(VIENNA) for row in after)
+        (when.weekday(), when.time())
+        for when in (row.starts_at.astimezone(VIENNA) for row in after)
     ] == [(2, dt.time(10))] * 8
 
 
@@ -936,7 +937,7 @@ def test_a_cancelled_date_on_the_rule_stays_cancelled_where_it_is(how: str) -> N
     # own exdate must not make it "off the rule", nor Friday 13 its partner.
     now = dt.datetime(2026, 3, 4, tzinfo=UTC)
     series = weekly_series(now=now, window_weeks=1, weekdays=[0, 4])
-    friday, monday_9 = occurrences(series)
+    _friday, monday_9 = occurrences(series)
     cancel_occurrence(series, monday_9.starts_at, now=now)
     if how == "plan of no change":
         plan = plan_recurrence_change(series, {}, now=now)
