@@ -26,18 +26,26 @@ def drift_without_partners(
     """End ``series``' rule just after its first ``keep`` dates and return the dates after
     them (live or not, in start order): off the rule, with no partner to move to.
 
-    ``keep`` is at least 1 (a rule ends after its start). The change goes through
-    ``update_series_recurrence`` at ``now`` (as a PATCH of ``until`` would), so the
+    ``keep=0`` ends the rule at its start (``count=1``: its one date is DTSTART), so
+    every date after DTSTART drifts: for a series generated on the real clock from a
+    start long past, all its dates. The change goes through
+    ``update_series_recurrence`` at ``now`` (as a PATCH of the end would), so the
     rows stay where they are and ``series`` carries the new rule.
     """
-    if keep < 1:
-        raise ValueError("A rule ends after its start: keep at least its first date.")
+    if keep < 0:
+        raise ValueError("keep counts dates: 0 or more.")
     model = get_event_model()
     rows = list(
         model._default_manager.filter(series=series, is_template=False).order_by(
             model.RECURRING_START_FIELD, "pk"
         )
     )
+    if keep == 0:
+        rule = series.recurrence_rule
+        assert rule is not None
+        update_series_recurrence(series, rule_changes={"count": 1}, now=now)
+        series.refresh_from_db()
+        return [row for row in rows if row.occurrence_start > rule.dtstart]
     if len(rows) <= keep:
         raise ValueError(f"{series} has {len(rows)} dates: none would be left to drift.")
     last_kept = rows[keep - 1].occurrence_start
