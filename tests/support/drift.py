@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from revel_recurring import rules
 from revel_recurring.models import EventSeries, get_event_model
 from revel_recurring.services.lifecycle import update_series_recurrence
 
@@ -57,4 +58,28 @@ def drift_without_partners(
     return rows[keep:]
 
 
-__all__ = ["drift_without_partners"]
+def drift_every_date(series: EventSeries, *, now: dt.datetime | None = None) -> list[Any]:
+    """Move ``series``' rule to start one period before its first generated date and end
+    there (``count=1``): its one date is past, so every generated date drifts, with no
+    date of the rule to move to. Returns them, in start order.
+
+    For tests that need all the dates of a series off its rule (what a weekday change
+    did before a change of weekday moved them).
+    """
+    model = get_event_model()
+    rows = list(
+        model._default_manager.filter(series=series, is_template=False).order_by(
+            model.RECURRING_START_FIELD, "pk"
+        )
+    )
+    rule = series.recurrence_rule
+    assert rule is not None
+    assert rows
+    first = min(rule.dtstart, rows[0].occurrence_start)
+    earlier = rules.period_span(rule.to_spec())
+    update_series_recurrence(series, rule_changes={"dtstart": first - earlier, "count": 1}, now=now)
+    series.refresh_from_db()
+    return rows
+
+
+__all__ = ["drift_every_date", "drift_without_partners"]

@@ -16,9 +16,9 @@ from revel_recurring.ical import calendar_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Hall, Lesson
 from tests.studio.conftest import API, MakeSeries, lessons
+from tests.support.drift import drift_every_date
 from tests.support.http_dates import (
     after_this_second,
     restore_for_another_attempt,
@@ -78,7 +78,7 @@ def test_drifted_lessons_are_exported_on_their_own_under_their_uuid(
 ) -> None:
     series = make_series()
     thursdays = lessons(series)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     fridays = generate_series_events(series)
 
     body = b"".join(api.get(f"{API}{series.pk}/ical/"))
