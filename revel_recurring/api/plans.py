@@ -89,6 +89,14 @@ class PlannedDateSerializer(serializers.Serializer[Any]):
     holiday = serializers.CharField(
         help_text=_("The holiday that moved or skipped the date, in the active language; or ''.")
     )
+    beside = EventIdField(
+        allow_null=True,
+        help_text=_(
+            "The id of a booked drifted date that would move here if it were moved: the "
+            "new date is created beside it while it stays (`none`, `unbooked`), and not "
+            "at all when it moves (`all`). Null for any other new date."
+        ),
+    )
 
 
 class ExcludedDateSerializer(PlannedDateSerializer):
@@ -135,8 +143,8 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
     new = PlannedDateSerializer(
         many=True,
         help_text=_(
-            "Dates applying would create at once, within the window (not those drifted "
-            "dates move to)."
+            "Dates applying would create at once, within the window, the booked drifted "
+            "dates staying where they are (see `beside`); not those other dates move to."
         ),
     )
     cancelled_moves = PlannedOccurrenceSerializer(

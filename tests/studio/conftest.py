@@ -122,3 +122,16 @@ def booked_tue_thu(make_series: MakeSeries, pupil: User) -> tuple[EventSeries, l
     for lesson in (rows[1], rows[4]):
         Booking.objects.create(lesson=lesson, pupil=pupil)
     return series, rows
+
+
+def fridays_from_the_third_week(series: EventSeries) -> list[Lesson]:
+    """Move the rule to Fridays from the third week's Friday: each Thursday from then on
+    moves to its week's Friday (same lesson), the first two stay, off the rule, with no
+    date of it in their week to go to. Returns those two."""
+    from revel_recurring.services.lifecycle import update_series_recurrence
+
+    thursdays = lessons(series)
+    start = thursdays[0].begins + dt.timedelta(weeks=2, days=1)
+    update_series_recurrence(series, rule_changes={"weekdays": [4], "dtstart": start})
+    series.refresh_from_db()
+    return thursdays[:2]

@@ -11,7 +11,7 @@ from django.utils import timezone
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import update_series_recurrence
+from tests.support.drift import drift_without_partners
 from tests.support.factories import make_series, occurrences
 from tests.support.forms import (
     confirm_plan,
@@ -59,7 +59,8 @@ def generated_series(**options: Any) -> EventSeries:
 
 
 def mixed_series(**options: Any) -> EventSeries:
-    """Eight Mondays generated, one cancelled, one moved by hand, then the rule moved to Tuesday.
+    """Eight Mondays generated, one cancelled, one moved by hand, then the rule ended after the
+    first (:func:`~tests.support.drift.drift_without_partners`: the others have nowhere to move).
 
     Leaves six drifted Mondays, one modified, one cancelled: every badge of the list.
     """
@@ -70,6 +71,6 @@ def mixed_series(**options: Any) -> EventSeries:
     moved.starts_at += dt.timedelta(hours=1)
     moved.ends_at = moved.starts_at + dt.timedelta(hours=1)
     moved.save()
-    update_series_recurrence(series, rule_changes={"weekdays": [1]})
+    drift_without_partners(series)
     series.refresh_from_db()
     return series

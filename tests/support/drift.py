@@ -16,6 +16,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from revel_recurring import rules
 from revel_recurring.models import EventSeries, get_event_model
 from revel_recurring.services.lifecycle import update_series_recurrence
 
@@ -26,18 +27,26 @@ def drift_without_partners(
     """End ``series``' rule just after its first ``keep`` dates and return the dates after
     them (live or not, in start order): off the rule, with no partner to move to.
 
-    ``keep`` is at least 1 (a rule ends after its start). The change goes through
-    ``update_series_recurrence`` at ``now`` (as a PATCH of ``until`` would), so the
+    ``keep=0`` ends the rule at its start (``count=1``: its one date is DTSTART), so
+    every date after DTSTART drifts: for a series generated on the real clock from a
+    start long past, all its dates. The change goes through
+    ``update_series_recurrence`` at ``now`` (as a PATCH of the end would), so the
     rows stay where they are and ``series`` carries the new rule.
     """
-    if keep < 1:
-        raise ValueError("A rule ends after its start: keep at least its first date.")
+    if keep < 0:
+        raise ValueError("keep counts dates: 0 or more.")
     model = get_event_model()
     rows = list(
         model._default_manager.filter(series=series, is_template=False).order_by(
             model.RECURRING_START_FIELD, "pk"
         )
     )
+    if keep == 0:
+        rule = series.recurrence_rule
+        assert rule is not None
+        update_series_recurrence(series, rule_changes={"count": 1}, now=now)
+        series.refresh_from_db()
+        return [row for row in rows if row.occurrence_start > rule.dtstart]
     if len(rows) <= keep:
         raise ValueError(f"{series} has {len(rows)} dates: none would be left to drift.")
     last_kept = rows[keep - 1].occurrence_start
@@ -49,4 +58,39 @@ def drift_without_partners(
     return rows[keep:]
 
 
-__all__ = ["drift_without_partners"]
+def ended_before_its_dates(series: EventSeries) -> dict[str, Any]:
+    """The rule change (for a plan, an apply or a PATCH) that makes every generated date of
+    ``series`` drift with no date of the rule to move to: the rule starts one period
+    before its first date and ends there (``count=1``), so its one date is past."""
+    model = get_event_model()
+    first_row = (
+        model._default_manager.filter(series=series, is_template=False)
+        .order_by(model.RECURRING_START_FIELD, "pk")
+        .first()
+    )
+    rule = series.recurrence_rule
+    assert rule is not None
+    assert first_row is not None
+    first = min(rule.dtstart, first_row.occurrence_start)
+    return {"dtstart": first - rules.period_span(rule.to_spec()), "count": 1}
+
+
+def drift_every_date(series: EventSeries, *, now: dt.datetime | None = None) -> list[Any]:
+    """Change ``series``' rule by :func:`ended_before_its_dates`: every generated date drifts,
+    with no date of the rule to move to. Returns them, in start order.
+
+    For tests that need all the dates of a series off its rule (what a weekday change
+    did before a change of weekday moved them).
+    """
+    model = get_event_model()
+    rows = list(
+        model._default_manager.filter(series=series, is_template=False).order_by(
+            model.RECURRING_START_FIELD, "pk"
+        )
+    )
+    update_series_recurrence(series, rule_changes=ended_before_its_dates(series), now=now)
+    series.refresh_from_db()
+    return rows
+
+
+__all__ = ["drift_every_date", "drift_without_partners", "ended_before_its_dates"]

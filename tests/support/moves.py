@@ -106,9 +106,10 @@ def check_time_change_by_plan(
     drift = {str(row["id"]): row for row in plan["drift"]}
     assert set(drift) == {str(row.pk) for row in before}
     assert all(row["moves_to"] and row["new_slot"] for row in drift.values())
-    assert plan["new"] == [] or all(
-        date["start"] not in {row["moves_to"] for row in drift.values()} for date in plan["new"]
-    )
+    # New dates only beside the booked dates, which stay unless ticked.
+    beside = {str(date["beside"]) for date in plan["new"] if date["beside"] is not None}
+    assert beside == {str(booked.pk), str(ticked.pk)}
+    assert {str(date["beside"]) for date in plan["new"]} == beside
     # ``none``: the unbooked dates move, the booked ones stay where they are.
     assert sorted(map(str, applied["moved"])) == sorted(
         str(row.pk) for row in before if row.pk not in (booked.pk, ticked.pk)
@@ -158,13 +159,19 @@ def check_weekday_change_by_plan(
     assert all(
         count == 1 for count in open_per_week(series, since=before[0].occurrence_start).values()
     )
-    # Exactly the rows the plan named: moved ones at moves_to, new ones at the plan's dates.
+    # Exactly the rows the plan named: moved ones at moves_to, new ones at the plan's
+    # dates but the one beside the booked date, which moved there itself (``all``).
     starts = sorted(row.occurrence_start for row in after if is_open(row))
     planned = sorted(
         [dt.datetime.fromisoformat(row["moves_to"]) for row in plan["drift"]]
         + [dt.datetime.fromisoformat(row["start"]) for row in plan["stay"]]
-        + [dt.datetime.fromisoformat(date["start"]) for date in plan["new"]]
+        + [
+            dt.datetime.fromisoformat(date["start"])
+            for date in plan["new"]
+            if date["beside"] is None
+        ]
     )
+    assert [str(date["beside"]) for date in plan["new"] if date["beside"]] == [str(booked.pk)]
     assert starts == planned
 
 

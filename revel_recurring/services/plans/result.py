@@ -72,6 +72,9 @@ class PlannedDate:
     shifted_from: dt.datetime | None = None
     #: The holiday that skipped or moved the date, in the active language ("" for none).
     holiday: str = ""
+    #: For a new date that a booked drifted date would move to if ticked: that date's
+    #: id. Created beside it when it stays (the default); not created when it moves.
+    beside: Any = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,9 @@ class RecurrencePlan:
       bookings; those moved by hand (``is_modified``) are judged by their
       original slot and are never cancelled by ``cancel_drift``;
     - ``new``: the dates generation would create within the window right after
-      the change (none for a paused series or one without a template);
+      the change (none for a paused series or one without a template), booked
+      drifted dates staying where they are (a new date ``beside`` one is not
+      created when that date is ticked to move there);
     - ``excluded``: dates of the new rule within that window skipped, with why.
 
     ``hash`` is the digest :func:`~revel_recurring.services.plans.apply_recurrence_plan`

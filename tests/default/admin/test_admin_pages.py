@@ -12,6 +12,7 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
 from revel_recurring.adapter import get_adapter
+from revel_recurring.describe import describe_spec
 from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
@@ -43,7 +44,10 @@ def test_changelist_shows_rule_counts_and_the_beat_task(admin_client: Any) -> No
     assert row.revel_upcoming == 7  # eight Mondays, one cancelled
     assert row.revel_drifted_count == 6
     page = response.content.decode()
-    assert "Every week on Tuesday at 10:00 (Europe/Vienna)" in page
+    rule = series.recurrence_rule
+    assert rule is not None
+    assert describe_spec(rule.to_spec()) in page  # the rule that ended
+    assert "Every week on Monday at 10:00 (Europe/Vienna)" in page
     assert "revel_recurring: generate all series" in page
     assert "/admin/django_celery_beat/periodictask/" in page
     assert "revel-beat-enabled" in page
@@ -95,7 +99,10 @@ def test_change_page_lists_upcoming_dates_with_badges_and_links(admin_client: An
     assert first.label.startswith("Mon")
     assert first.label.endswith(" (Europe/Vienna)")
     assert f'href="/admin/testapp/event/{first.event_id}/change/"' in page
-    assert "RRULE:FREQ=WEEKLY;BYDAY=TU" in page
+    rule = series.recurrence_rule
+    assert rule is not None
+    assert "RRULE:FREQ=WEEKLY;UNTIL=" in page
+    assert rule.rrule_string.splitlines()[-1] in page
     (exdate,) = series.exdate_instants
     assert f"<span>{describe_instant(exdate, 'Europe/Vienna')}</span>" in page
 
@@ -216,30 +223,34 @@ def test_add_from_an_event_on_a_slot_adopts_it_and_says_so(admin_client: Any) ->
     assert f"{generated} {noun} generated for Park run." in shown
 
 
-def test_saving_a_new_cadence_keeps_exdates_and_generates_the_new_dates(admin_client: Any) -> None:
+def test_saving_a_new_cadence_moves_the_dates_with_their_exdates(admin_client: Any) -> None:
     series = generated_series()
     url = change_url(series)
     admin_client.get(url)
     # A cancellation lands between the organiser opening the form and saving it.
-    cancel_occurrence(series, occurrences(series)[2].starts_at)
-    exdates = EventSeries.objects.get(pk=series.pk).exdates
+    called_off = occurrences(series)[2].starts_at
+    cancel_occurrence(series, called_off)
+    assert EventSeries.objects.get(pk=series.pk).exdate_instants == {called_off}
+    # On Thursdays the cancelled Monday moves to its week's Thursday, still cancelled:
+    # its exdate moves with it, ticked or not.
+    wall = called_off.astimezone(VIENNA).replace(tzinfo=None) + dt.timedelta(days=3)
+    its_thursday = wall.replace(tzinfo=VIENNA).astimezone(UTC)
 
     mondays = [event.pk for event in occurrences(series)]
 
-    # The plan page comes between; the organiser keeps every Monday (none ticked).
+    # The plan page comes between; the organiser confirms it as shown.
     response = save_confirmed(
-        admin_client,
-        url,
-        form_data(series, weekdays=["3"], name="Thursday yoga"),
-        untick=mondays,
+        admin_client, url, form_data(series, weekdays=["3"], name="Thursday yoga")
     )
 
     assert response.status_code == 302, response.context["adminform"].form.errors
     series.refresh_from_db()
     assert series.name == "Thursday yoga"
-    assert series.exdates == exdates
-    # The cursor was reset and the Thursdays generated at once.
-    assert {e.starts_at.weekday() for e in occurrences(series) if e.pk not in mondays} == {3}
+    assert series.exdate_instants == {its_thursday}
+    # Each Monday moved to its week's Thursday: the same rows, nothing doubled.
+    after = occurrences(series)
+    assert [e.pk for e in after] == mondays
+    assert {e.starts_at.astimezone(VIENNA).weekday() for e in after} == {3}
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.weekdays == [3]
     assert "BYDAY=TH" in series.recurrence_rule.rrule_string

@@ -20,10 +20,11 @@ from revel_recurring.admin import deletion, stale
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import pause_series, update_series_recurrence
+from revel_recurring.services.lifecycle import pause_series
 from tests.default.admin.test_admin_bulk_scope import ADAPTER, state
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.admin import texts
+from tests.support.drift import drift_without_partners
 from tests.support.factories import make_series, occurrences
 from tests.support.queued import (
     CHANGELIST,
@@ -47,11 +48,11 @@ SMALL_LIMIT = override_settings(
 
 
 def drifting(name: str, *, weeks: int = 8) -> EventSeries:
-    """A weekly series with ``weeks`` Mondays generated, then moved to Tuesdays: all drift."""
+    """A weekly series with ``weeks`` Mondays generated, then its rule ended at its start
+    (long past): all drift, with nowhere to move."""
     series = make_series(name=name, window_weeks=weeks)
     generate_series_events(series, now=timezone.now())
-    update_series_recurrence(series, rule_changes={"weekdays": [1]})
-    series.refresh_from_db()
+    drift_without_partners(series, keep=0)
     return series
 
 

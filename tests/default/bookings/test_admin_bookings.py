@@ -15,9 +15,9 @@ from revel_recurring.admin.selection import LISTED_DATES
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.admin import CHANGELIST, change_url, generated_series, mixed_series, texts
+from tests.support.drift import drift_without_partners
 from tests.support.factories import VIENNA, make_series, occurrences
 
 pytestmark = pytest.mark.django_db
@@ -127,7 +127,7 @@ def test_the_confirmation_reads_bookings_in_one_query(admin_client: Any) -> None
     for weeks in (2, 12):
         series = make_series(name=f"Yoga {weeks}", window_weeks=weeks)
         generate_series_events(series, now=timezone.now())
-        update_series_recurrence(series, rule_changes={"weekdays": [1]})
+        drift_without_partners(series, keep=0)
         rows = occurrences(series)
         book(rows[-1])
         with CaptureQueriesContext(connection) as captured:

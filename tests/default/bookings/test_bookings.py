@@ -17,8 +17,9 @@ from revel_recurring.mixins import RecurringEventMixin
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences, detect_cadence_drift
-from revel_recurring.services.lifecycle import delete_series, update_series_recurrence
+from revel_recurring.services.lifecycle import delete_series
 from tests.hosts.testapp.models import Event, Seat
+from tests.support.drift import drift_without_partners
 from tests.support.factories import NOW, fresh, monday, occurrences, weekly_series
 
 pytestmark = pytest.mark.django_db
@@ -30,9 +31,11 @@ def book(event: Event) -> None:
     Seat.objects.create(event=event, label="Paid", quantity=5, booked=2)
 
 
-def monday_to_tuesday() -> EventSeries:
+def ended_at_its_start() -> EventSeries:
+    """Eight Mondays whose rule ends at its start (Monday 2 March, ``count=1``): the seven
+    after it drift with nowhere to move."""
     series = weekly_series()
-    update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
+    drift_without_partners(series, keep=0, now=NOW)
     return fresh(series)
 
 
@@ -59,7 +62,7 @@ def test_testapp_booked_among_is_one_query_whatever_the_number_of_events(weeks: 
 
 
 def test_cancel_stale_keeps_booked_dates_and_names_them() -> None:
-    series = monday_to_tuesday()
+    series = ended_at_its_start()
     mondays = occurrences(series)
     book(mondays[2])
     book(mondays[5])
@@ -67,31 +70,34 @@ def test_cancel_stale_keeps_booked_dates_and_names_them() -> None:
     result = cancel_stale_occurrences(series, now=NOW)
 
     kept = {mondays[2].pk, mondays[5].pk}
-    assert result.cancelled == [e.pk for e in mondays if e.pk not in kept]
+    # The first Monday is the rule's one date: it stays.
+    assert result.cancelled == [e.pk for e in mondays[1:] if e.pk not in kept]
     assert [(date.id, date.start, date.display) for date in result.kept_booked] == [
         (mondays[2].pk, monday(2), "Mon 16 Mar 2026 10:00 (Europe/Vienna)"),
         (mondays[5].pk, monday(5), "Mon 6 Apr 2026 10:00 (Europe/Vienna)"),
     ]
     states = {e.pk: e.state for e in occurrences(series)}
-    assert [pk for pk, state in states.items() if state != CALLED_OFF] == sorted(kept)
+    assert [pk for pk, state in states.items() if state != CALLED_OFF] == sorted(
+        {mondays[0].pk, *kept}
+    )
     assert monday(2) not in fresh(series).exdate_instants
     assert detect_cadence_drift(series, now=NOW) == [mondays[2].pk, mondays[5].pk]
 
 
 def test_cancel_stale_with_include_booked_cancels_booked_dates_too() -> None:
-    series = monday_to_tuesday()
+    series = ended_at_its_start()
     mondays = occurrences(series)
     book(mondays[2])
 
     result = cancel_stale_occurrences(series, include_booked=True, now=NOW)
 
-    assert result.cancelled == [e.pk for e in mondays]
+    assert result.cancelled == [e.pk for e in mondays[1:]]
     assert result.kept_booked == []
-    assert all(e.state == CALLED_OFF for e in occurrences(series))
+    assert all(e.state == CALLED_OFF for e in occurrences(series)[1:])
 
 
 def test_cancel_stale_includes_only_the_booked_ids_it_is_given() -> None:
-    series = monday_to_tuesday()
+    series = ended_at_its_start()
     mondays = occurrences(series)
     book(mondays[2])
     book(mondays[5])
@@ -104,13 +110,13 @@ def test_cancel_stale_includes_only_the_booked_ids_it_is_given() -> None:
 
 
 def test_cancel_stale_asks_the_host_once() -> None:
-    series = monday_to_tuesday()
+    series = ended_at_its_start()
     for event in occurrences(series):
         book(event)
     with CaptureQueriesContext(connection) as queries:
         result = cancel_stale_occurrences(series, now=NOW)
     assert result.cancelled == []
-    assert len(result.kept_booked) == 8
+    assert len(result.kept_booked) == 7  # the first Monday is on the rule
     seat_reads = [q for q in queries.captured_queries if "testapp_seat" in q["sql"]]
     assert len(seat_reads) == 1
 

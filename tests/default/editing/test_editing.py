@@ -22,7 +22,7 @@ from revel_recurring.services.plans import plan_recurrence_change
 from revel_recurring.services.toolbox.locking import lock_series
 from revel_recurring.signals import series_paused, series_recurrence_changed, series_resumed
 from tests.support.concurrency import Background, held_in_transaction, wait_until_blocked
-from tests.support.factories import NOW, captured, fresh, weekly_series
+from tests.support.factories import NOW, captured, fresh, monday, occurrences, weekly_series
 
 pytestmark = pytest.mark.django_db
 
@@ -295,8 +295,9 @@ def test_a_plan_hash_applies_the_plan_and_the_other_values_in_one_call() -> None
         now=NOW,
     )
     assert result.applied is not None
-    assert result.applied.created
-    assert len(result.applied.cancelled) == len(plan.drift)
+    # Every Monday moves to its week's Tuesday: nothing to cancel, nothing new.
+    assert result.applied.moved == [row.id for row in plan.drift]
+    assert (result.applied.created, result.applied.cancelled) == ([], [])
     assert {"name", "weekdays"} <= result.changed
     assert fresh(series).name == "Tuesday yoga"
     assert _rule(series).weekdays == [1]
@@ -321,8 +322,13 @@ def test_generate_answers_the_new_dates_and_the_drift_after_a_schedule_change() 
     series = weekly_series()
     unchanged = update_series(series, name="Renamed", generate=True, now=NOW)
     assert (unchanged.created, unchanged.drift) == ((), ())
-    result = update_series(series, rule_changes={"weekdays": [1]}, generate=True, now=NOW)
-    assert result.created
-    assert all(event.recurrence_id.weekday() == 1 for event in result.created)
-    assert result.drift
+    # Every other week, twelve weeks ahead: the odd weeks' Mondays have no date of the
+    # new rule in their fortnight (drift, a PATCH cancels nothing); weeks 8 and 10 are new.
+    rows = occurrences(series)
+    result = update_series(
+        series, rule_changes={"interval": 2}, generation_window_weeks=12, generate=True, now=NOW
+    )
+    assert [event.starts_at for event in result.created] == [monday(8), monday(10)]
+    assert [row.id for row in result.drift] == [rows[week].pk for week in (1, 3, 5, 7)]
+    assert result.moved == ()
     assert result.generation_error is None

@@ -164,7 +164,10 @@ def test_changing_weekdays_resets_cursor_and_keeps_occurrences(
     assert fresh(series).last_generated_until is None
     assert fresh(series).recurrence_rule.weekdays == [1]
     assert "BYDAY=TU" in fresh(series).recurrence_rule.rrule_string
-    assert [(e.pk, e.starts_at) for e in occurrences(series)] == before
+    # The same rows, each moved to its week's Tuesday.
+    assert [(e.pk, e.starts_at) for e in occurrences(series)] == [
+        (pk, start + dt.timedelta(days=1)) for pk, start in before
+    ]
     assert len(calls) == 1
     assert calls[0]["series"].pk == series.pk
     assert calls[0]["changed_fields"] == {"weekdays"}
@@ -319,10 +322,16 @@ def test_rule_change_recomputes_next_due_at_and_generation_follows_new_rule() ->
     update_series_recurrence(series, rule_changes={"weekdays": [1]}, now=NOW)
     tuesday = monday(0) + dt.timedelta(days=1)
     assert fresh(series).next_due_at == tuesday - dt.timedelta(weeks=8)
-    created = generate_series_events(fresh(series), now=NOW)
-    assert [e.starts_at for e in created][:2] == [tuesday, tuesday + dt.timedelta(weeks=1)]
-    # the Monday rows are still there, untouched; drift detection reports them
-    assert len(occurrences(series)) == 16
+    # The Mondays moved to the Tuesdays: generation has nothing to add in the window,
+    # and a week later it adds the next Tuesday.
+    assert [e.starts_at for e in occurrences(series)][:2] == [
+        tuesday,
+        tuesday + dt.timedelta(weeks=1),
+    ]
+    assert generate_series_events(fresh(series), now=NOW) == []
+    created = generate_series_events(fresh(series), now=NOW + dt.timedelta(weeks=1))
+    assert [e.starts_at for e in created] == [monday(8) + dt.timedelta(days=1)]  # summer time
+    assert len(occurrences(series)) == 9
 
 
 def test_cursor_reset_never_materializes_the_past() -> None:

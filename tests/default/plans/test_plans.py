@@ -937,7 +937,7 @@ def test_a_cancelled_date_on_the_rule_stays_cancelled_where_it_is(how: str) -> N
     # own exdate must not make it "off the rule", nor Friday 13 its partner.
     now = dt.datetime(2026, 3, 4, tzinfo=UTC)
     series = weekly_series(now=now, window_weeks=1, weekdays=[0, 4])
-    friday, monday_9 = occurrences(series)
+    _friday, monday_9 = occurrences(series)
     cancel_occurrence(series, monday_9.starts_at, now=now)
     if how == "plan of no change":
         plan = plan_recurrence_change(series, {}, now=now)

@@ -14,6 +14,7 @@ from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Lesson, User
 from tests.studio.conftest import BERLIN, PASSWORD, MakeSeries, lessons, next_weekday
+from tests.support.drift import drift_every_date
 
 pytestmark = pytest.mark.django_db
 
@@ -38,7 +39,7 @@ def messages_of(response: Any) -> list[tuple[str, str]]:
 
 def drifted(make_series: MakeSeries, name: str = "Salsa") -> EventSeries:
     series = make_series(name=name)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     series.refresh_from_db()
     return series
 
@@ -153,7 +154,9 @@ def test_a_confirmation_whose_dates_no_longer_drift_is_a_warning(
 ) -> None:
     series = drifted(make_series)
     stale = [str(pk) for pk in detect_cadence_drift(series)]
-    update_series_recurrence(series, rule_changes={"weekdays": [3]})  # back on the rule
+    first = min(lesson.begins for lesson in Lesson.objects.filter(series=series))
+    # Back on the rule: it starts with the first lesson again, without an end.
+    update_series_recurrence(series, rule_changes={"dtstart": first, "count": None})
 
     done = admin.post(
         f"{CHANGELIST}{series.pk}/cancel-stale/",

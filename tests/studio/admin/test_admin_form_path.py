@@ -84,11 +84,12 @@ def test_the_change_form_is_one_lock_and_a_refusal_keeps_the_old_name(
     locks = series_locks(queries.captured_queries)
     settings.REVEL_RECURRING_MAX_GENERATION_BYTES = 1
     series.refresh_from_db()
-    # A rule change is confirmed on its plan page first; the service refuses then.
+    # A rule change is confirmed on its plan page first; the service refuses then. Mondays
+    # besides the Thursdays are new dates (Mondays alone would move the Thursdays).
     refused = save_confirmed(
         admin,
         f"{CHANGELIST}{series.pk}/change/",
-        form_data(series, name="Monday salsa", is_active="on", weekdays=["0"]),
+        form_data(series, name="Monday salsa", is_active="on", weekdays=["0", "3"]),
     )
 
     assert saved.status_code == 302, form_errors(saved)

@@ -10,7 +10,6 @@ from django.test import Client, override_settings
 
 from revel_recurring.models import EventSeries, QueuedAction, QueuedActionFailure
 from revel_recurring.services.drift import detect_cadence_drift
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Booking, Lesson, User
 from tests.studio.bookings.test_admin_bookings import (
     SKIPPED,
@@ -22,6 +21,7 @@ from tests.studio.bookings.test_admin_bookings import (
     texts,
 )
 from tests.studio.conftest import MakeSeries, lessons
+from tests.support.drift import drift_every_date
 from tests.support.queued import (
     CHANGELIST,
     FAN_OUT,
@@ -68,7 +68,7 @@ def test_queued_cancellation_cancels_the_teachers_uuid_lessons_and_keeps_the_boo
 ) -> None:
     mine = [drifted(make_series, name=name) for name in ("Salsa", "Tango", "Bachata")]
     barre = ballet_series(make_series, "Ballet Barre")  # the teacher only reads it
-    update_series_recurrence(barre, rule_changes={"weekdays": [4]})
+    drift_every_date(barre)
     kept = snapshot(barre)
     stale = {series.pk: detect_cadence_drift(series) for series in mine}
     booked = Lesson.objects.get(pk=stale[mine[2].pk][0])

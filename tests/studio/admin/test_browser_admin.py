@@ -11,9 +11,9 @@ from django.test import override_settings
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Lesson, User
 from tests.studio.conftest import MakeSeries, sign_in
+from tests.support.drift import drift_every_date
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
 
@@ -23,7 +23,7 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 @pytest.fixture
 def drifted(make_series: MakeSeries) -> tuple[EventSeries, list[Any]]:
     series = make_series()
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     return series, detect_cadence_drift(series)
 
 
@@ -68,7 +68,7 @@ def test_cancel_stale_over_the_inline_limit_is_queued_in_the_browser(
 ) -> None:
     series = [make_series(name=name) for name in ("Salsa", "Tango", "Bachata")]
     for one in series:
-        update_series_recurrence(one, rule_changes={"weekdays": [4]})
+        drift_every_date(one)
     stale = [pk for one in series for pk in detect_cadence_drift(one)]
     page = browser_page
 

@@ -12,9 +12,9 @@ from django.utils import timezone
 from rest_framework.test import APIClient
 
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Booking, Lesson, School, User
 from tests.studio.conftest import API, BERLIN, MakeSeries, lessons, next_weekday
+from tests.support.drift import drift_every_date
 
 pytestmark = pytest.mark.django_db
 
@@ -31,10 +31,10 @@ def no_integer_ids(response: Any) -> None:
 
 
 def drifted_series(make_series: MakeSeries) -> tuple[EventSeries, list[Lesson]]:
-    """Thursday lessons generated, then the rule moved to Fridays: every Thursday drifts."""
+    """Thursday lessons generated, the rule then ended a week before them: every Thursday drifts."""
     series = make_series()
     thursdays = lessons(series)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     series.refresh_from_db()
     return series, thursdays
 

@@ -22,9 +22,10 @@ from django.test.utils import CaptureQueriesContext
 from revel_recurring.admin.selection import LISTED_DATES
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
-from revel_recurring.services.lifecycle import pause_series, update_series_recurrence
+from revel_recurring.services.lifecycle import pause_series
 from tests.hosts.studio.models import Booking, Lesson, School, User
 from tests.studio.conftest import BERLIN, PASSWORD, MakeSeries, lessons
+from tests.support.drift import drift_every_date
 
 pytestmark = pytest.mark.django_db
 
@@ -67,9 +68,9 @@ def marked_booked(page: str) -> list[str]:
 
 
 def drifted(make_series: MakeSeries, name: str = "Salsa", **options: Any) -> EventSeries:
-    """Thursday lessons generated, then the rule moved to Fridays: every Thursday drifts."""
+    """Thursday lessons generated, the rule then ended a week before them: every Thursday drifts."""
     series = make_series(name=name, **options)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     series.refresh_from_db()
     return series
 
@@ -314,7 +315,7 @@ def test_every_action_changes_only_the_teachers_series_and_names_the_rest(
         if paused:
             pause_series(series)
         if drift:
-            update_series_recurrence(series, rule_changes={"weekdays": [4]})
+            drift_every_date(series)
     kept = snapshot(barre)
     stale = [*detect_cadence_drift(salsa), *detect_cadence_drift(barre)]
 

@@ -20,6 +20,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series, update_series_recurrence
 from tests.hosts.studio.models import Booking, Lesson, School, User
 from tests.studio.conftest import API, BERLIN, MakeSeries, lessons
+from tests.support.drift import drift_every_date
 
 pytestmark = pytest.mark.django_db
 
@@ -46,10 +47,10 @@ def booking_reads(captured: CaptureQueriesContext) -> int:
 
 
 def drifted_series(make_series: MakeSeries, **options: Any) -> tuple[EventSeries, list[Lesson]]:
-    """Thursday lessons generated, then the rule moved to Fridays: every Thursday drifts."""
+    """Thursday lessons generated, the rule then ended a week before them: every Thursday drifts."""
     series = make_series(**options)
     thursdays = lessons(series)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)
     series.refresh_from_db()
     return series, thursdays
 

@@ -15,8 +15,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import update_series_recurrence
-from tests.studio.conftest import API, MakeSeries, lessons
+from tests.studio.conftest import API, MakeSeries, fridays_from_the_third_week, lessons
 from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
 
 pytestmark = pytest.mark.django_db
@@ -34,9 +33,10 @@ def test_feeds_expand_to_the_bookable_lessons(
     moved.begins += dt.timedelta(hours=1)
     moved.finishes += dt.timedelta(hours=1)
     moved.save()
-    # Thursday -> Friday: the Thursdays already made stay, as lessons of their own.
+    # Thursday -> Friday from the third week: the two Thursdays before it stay, as
+    # lessons of their own; the others move to their Fridays.
     tango = make_series(name="Tango")
-    update_series_recurrence(tango, rule_changes={"weekdays": [4]})
+    fridays_from_the_third_week(tango)
     generate_series_events(tango)
     (start, end), (other_start, other_end) = window(salsa), window(tango)
     both = (min(start, other_start), min(end, other_end))

@@ -16,9 +16,8 @@ from revel_recurring.ical import calendar_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.hosts.studio.models import Hall, Lesson
-from tests.studio.conftest import API, MakeSeries, lessons
+from tests.studio.conftest import API, MakeSeries, fridays_from_the_third_week, lessons
 from tests.support.http_dates import (
     after_this_second,
     restore_for_another_attempt,
@@ -77,15 +76,14 @@ def test_drifted_lessons_are_exported_on_their_own_under_their_uuid(
     api: APIClient, make_series: MakeSeries
 ) -> None:
     series = make_series()
-    thursdays = lessons(series)
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
-    fridays = generate_series_events(series)
+    thursdays = fridays_from_the_third_week(series)
+    generate_series_events(series)
 
     body = b"".join(api.get(f"{API}{series.pk}/ical/"))
 
     standalone = {uid for uid in uids(body) if uid.startswith("revel-recurring-event-")}
     assert standalone == {f"revel-recurring-event-{t.pk}@studio.example" for t in thursdays}
-    assert fridays
+    assert {lesson.begins.weekday() for lesson in lessons(series)} == {3, 4}
     assert expanded(body, series) == shown(series)
 
 
