@@ -2,7 +2,8 @@
 
 A selection too large to work through in the request goes to the daily pass's
 chunk tasks (``selection.queue_action``); a smaller one is worked through with one
-service call per series (``operations.report_each``).
+service call per series, told in one message per kind of outcome
+(``operations.pause_each`` and its siblings, ``summaries.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext_lazy
 from ..models import EventSeries
 from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
 from .clock import current_time as _now
-from .operations import generate_now, pause, report_each, resume
+from .operations import generate_each, pause_each, resume_each
 from .selection import queue_action, selected
 from .stale import CancelStaleMixin
 
@@ -46,13 +47,13 @@ class SeriesActionsMixin(CancelStaleMixin):
         if not queue_action(
             request, selection, generate_series_chunk, QUEUED_GENERATION, label=_("Generate now")
         ):
-            report_each(request, selection.series(), generate_now, now=_now())
+            generate_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
         if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE, label=_("Pause")):
-            report_each(request, selection.series(), pause, now=_now())
+            pause_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
@@ -60,7 +61,7 @@ class SeriesActionsMixin(CancelStaleMixin):
         if not queue_action(
             request, selection, resume_series_chunk, QUEUED_RESUME, label=_("Resume")
         ):
-            report_each(request, selection.series(), resume, now=_now())
+            resume_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
     def cancel_stale_action(

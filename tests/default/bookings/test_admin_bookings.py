@@ -150,7 +150,9 @@ def test_cancelling_one_booked_date_needs_with_its_bookings(admin_client: Any) -
     row = re.search(rf'<tr class="revel-row" data-slot="{slot}">(.*?)</tr>', page, re.S)
     assert row is not None
     assert "revel-badge-booked" in row.group(1)
-    assert '<input type="checkbox" name="include_booked" value="yes">' in row.group(1)
+    assert '<input type="checkbox" form="revel-date-2" name="include_booked" value="yes">' in (
+        row.group(1)
+    )
     assert page.count('name="include_booked"') == 1
 
     refused = admin_client.post(change_url(yoga, "cancel-date"), {"instant": slot}, follow=True)
