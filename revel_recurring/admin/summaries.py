@@ -3,8 +3,8 @@
 An action worked through in the request (a selection within the inline limit)
 used to say something for each series: a page of 100 ticked series gave 100
 green bars. Now each kind of outcome (done, already so, not ready, refused) is
-one message with its count and the first few series by name. A selection of one
-series still reads as the change page's button does.
+one message with its count and the first few series by name (decision 0053).
+A selection of one series still reads as the change page's button does.
 """
 
 from __future__ import annotations

@@ -67,6 +67,10 @@ def test_the_confirmation_marks_booked_dates_and_leaves_them_unticked(admin_clie
     assert marked_booked(page) == [booked.pk]
     assert 'id="revel-booked-note"' in page
     assert re.search(r'<li class="revel-booked">.*?' + re.escape(display(booked)), page)
+    # Nothing is wrong: a neutral note, and the plan page's words for a booked date.
+    assert '<p class="revel-note" id="revel-booked-note">' in page
+    assert "errornote" not in page
+    assert re.search(r'<span class="revel-badge-booked">booked \(1 booking\)</span>', page)
 
 
 def test_confirming_as_shown_keeps_the_booked_date_and_names_it(admin_client: Any) -> None:
