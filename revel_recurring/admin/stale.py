@@ -30,7 +30,6 @@ from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, get_event_model
 from ..services.bulk import StaleChoice
 from ..services.drift import drifted_ids_by_series
-from ..services.toolbox.bookings import booked_ids
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
 from .clock import current_time as _now
 from .operations import StaleDecision, cancel_stale_each, local_label
@@ -115,11 +114,10 @@ class CancelStaleMixin(_Base):
         events = model._default_manager.defer(*bulky_fields(model)).in_bulk(
             [pk for series in listed for pk in drifted[series.pk]]
         )
-        booked_now = booked_ids(events.values())
-        # How many bookings each booked one holds: the plan page's words for them.
-        counts = (
-            model.count_bookings_among([events[pk] for pk in booked_now]) if booked_now else {}
-        )
+        # How many bookings each holds, in one question to the host (the plan page
+        # reads them so too): a booked date is listed as "booked (3 bookings)".
+        counts = model.count_bookings_among(list(events.values())) if events else {}
+        booked_now = {pk for pk, count in counts.items() if count}
         groups = []
         for series in listed:
             own = [pk for pk in drifted[series.pk] if pk in events]
@@ -129,7 +127,7 @@ class CancelStaleMixin(_Base):
                 (
                     events[pk],
                     local_label(series, events[pk].occurrence_start),
-                    (counts.get(pk) or 1) if pk in booked_now else 0,
+                    counts.get(pk, 0),
                     model.status_label(getattr(events[pk], model.RECURRING_STATUS_FIELD)),
                 )
                 for pk in own
