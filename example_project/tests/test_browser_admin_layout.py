@@ -150,7 +150,9 @@ def test_the_series_pages_fit_1366_px_without_overlaps(
     screenshot(page, f"layout-{language}-01-changelist")
 
     listed = page.evaluate(COLUMNS_JS)
-    clashes = page.evaluate(OVERLAPS_JS, ["#revel-beat", ".object-tools", "#changelist"])
+    clashes = page.evaluate(
+        OVERLAPS_JS, ["#revel-beat", "#revel-queued", ".object-tools", "#changelist"]
+    )
 
     page.goto(f"{live_server.url}/admin/revel_recurring/eventseries/{studio[0].pk}/change/")
     page.wait_for_selector("#revel-upcoming")
