@@ -15,6 +15,7 @@ from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
 from revel_recurring.describe import describe_instant, describe_rule
+from revel_recurring.halves import series_halves
 from revel_recurring.models import EventSeries
 
 from .feeds import OPEN_SERIES, feed_url_for
@@ -78,6 +79,8 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
             for event in occurrences
         ],
         "feed_url": feed,
+        # A split series names the series it continues, or that continues it.
+        "halves": series_halves(series),
         # webcal:// makes the browser hand the URL to the calendar app as a subscription.
         "subscribe_url": feed and "webcal://" + feed.split("://", 1)[1],
     }

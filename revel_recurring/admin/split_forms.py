@@ -67,8 +67,8 @@ def template_form_class() -> type[forms.ModelForm[Any]]:
     title field (:func:`~revel_recurring.host_model.title_field`) says what it names."""
     model = get_event_model()
     title = title_field(model)
-    labels = {title: gettext_lazy("Title of each date")} if title else None
-    help_texts = (
+    labels: Any = {title: gettext_lazy("Title of each date")} if title else None
+    help_texts: Any = (
         {
             title: gettext_lazy(
                 "What each date of the new series is called. It follows the name of the "

@@ -28,9 +28,9 @@ from django.utils.translation import ngettext
 
 from .. import rules
 from ..describe import describe_rule
+from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..holiday_settings import holiday_settings_of
 from ..host_model import title_field
-from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..services.plans import RecurrencePlan

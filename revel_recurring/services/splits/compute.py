@@ -69,9 +69,7 @@ def prepare(
     continuation = _continuation_row(locked, at=at, name=request.name)
     if request.holidays:
         # The continuation's own holiday calendar and policy, over the original's.
-        settings = normalize_holiday_settings(
-            request.holidays, current=holiday_settings_of(locked)
-        )
+        settings = normalize_holiday_settings(request.holidays, current=holiday_settings_of(locked))
         set_holiday_settings(continuation, settings)
     return Prepared(
         last_before=before[-1],

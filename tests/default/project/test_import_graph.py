@@ -196,6 +196,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "changelog",
                 "describe",
                 "exclusions",
+                "halves",
                 "host_model",
                 "ical",
                 "notifications",
