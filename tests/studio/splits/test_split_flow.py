@@ -61,7 +61,7 @@ def test_the_consumers_show_the_new_name_and_the_originals_pointer(
 
 
 def test_the_originals_last_date_points_to_the_schools_feed(make_series: MakeSeries) -> None:
-    series, continuation = _split(make_series, name="Salsa (advanced)")
+    series, _ = _split(make_series, name="Salsa (advanced)")
 
     last = parsed_last_date(series)
 
