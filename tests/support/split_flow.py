@@ -16,10 +16,32 @@ from typing import Any
 
 import icalendar
 
+from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.host_model import title_field
 from revel_recurring.ical import series_feed
 from revel_recurring.models import EventSeries, get_event_model
 from tests.support.feed_consumers import Note, expand_many, expand_notes_many, window
+
+
+class SiteAdapter(DefaultRecurringAdapter):
+    """The default hooks on a site with absolute addresses: a page and a feed per series."""
+
+    def get_series_url(self, series: Any) -> str:
+        return f"https://yoga.example/series/{series.slug}/"
+
+    def get_series_feed_url(self, series: Any) -> str:
+        return f"https://yoga.example/series/{series.slug}/calendar.ics"
+
+
+#: ``REVEL_RECURRING_ADAPTER`` for :class:`SiteAdapter` (the testapp host's tests).
+SITE_ADAPTER = "tests.support.split_flow.SiteAdapter"
+
+
+def note_at(notes: list[Note], instant: dt.datetime) -> Note:
+    """The one expanded date of ``notes`` starting at ``instant``."""
+    found = [note for note in notes if note[0] == instant]
+    assert len(found) == 1, f"{len(found)} dates at {instant} in {notes}"
+    return found[0]
 
 
 def titles(series: EventSeries) -> list[str]:
@@ -99,11 +121,14 @@ def page_links(client: Any, series: EventSeries) -> dict[str, tuple[str, str]]:
 
 
 __all__ = [
+    "SITE_ADAPTER",
+    "SiteAdapter",
     "consumer_notes",
     "consumer_summaries",
     "feed_events",
     "feed_summaries",
     "last_start",
+    "note_at",
     "page_links",
     "parsed_last_date",
     "titles",

@@ -9,18 +9,15 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
-from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import plan_split, split_series
 from tests.hosts.testapp.models import Event
 from tests.support.factories import VIENNA, make_series
-from tests.support.feed_consumers import CONSUMERS
 from tests.support.split_flow import (
-    consumer_notes,
-    consumer_summaries,
+    SITE_ADAPTER,
+    feed_events,
     feed_summaries,
-    last_start,
     page_links,
     parsed_last_date,
     titles,
@@ -52,15 +49,6 @@ def test_a_split_changing_only_the_name_gives_its_dates_and_feed_the_new_name() 
     assert set(titles(series)) == {"Monday yoga"}
     assert feed_summaries(continuation) == {"Evening yoga"}
     assert feed_summaries(series) == {"Monday yoga"}
-
-
-@pytest.mark.parametrize("consumer", CONSUMERS)
-def test_the_consumers_show_the_continuations_dates_under_its_new_name(consumer: str) -> None:
-    series = _mondays()
-
-    continuation = split_series(series, at=AT, name="Evening yoga", now=NOW).continuation
-
-    assert consumer_summaries(consumer, continuation) == {"Evening yoga"}
 
 
 def test_a_title_given_for_the_dates_is_kept_and_the_same_name_changes_no_title() -> None:
@@ -133,19 +121,6 @@ def test_the_public_pages_of_the_two_halves_link_each_other(client: Client) -> N
     assert page_links(client, _mondays()) == {}
 
 
-class SiteAdapter(DefaultRecurringAdapter):
-    """A site with absolute addresses: a page and an own feed per series."""
-
-    def get_series_url(self, series: Any) -> str:
-        return f"https://yoga.example/series/{series.slug}/"
-
-    def get_series_feed_url(self, series: Any) -> str:
-        return f"https://yoga.example/series/{series.slug}/calendar.ics"
-
-
-SITE_ADAPTER = "tests.default.splits.test_split_flow.SiteAdapter"
-
-
 def test_the_originals_last_date_names_the_continuation_even_without_addresses() -> None:
     series = _mondays()
     continuation = split_series(series, at=AT, name="Evening yoga", now=NOW).continuation
@@ -158,14 +133,8 @@ def test_the_originals_last_date_names_the_continuation_even_without_addresses()
     assert "URL" not in last
     assert last["SUMMARY"] == "Monday yoga"
     # Only the last date: the others stay as the master shows them.
-    assert sum("DESCRIPTION" in event for event in _vevents(series)) == 1
-    assert all("DESCRIPTION" not in event for event in _vevents(continuation))
-
-
-def _vevents(series: EventSeries) -> list[Any]:
-    from tests.support.split_flow import feed_events
-
-    return feed_events(series)
+    assert sum("DESCRIPTION" in event for event in feed_events(series)) == 1
+    assert all("DESCRIPTION" not in event for event in feed_events(continuation))
 
 
 def test_the_originals_last_date_carries_the_continuations_page_and_feed() -> None:
@@ -182,21 +151,3 @@ def test_the_originals_last_date_carries_the_continuations_page_and_feed() -> No
     )
     assert str(last["URL"]) == page
     assert last["DTSTART"].dt == AT - dt.timedelta(weeks=1)
-
-
-@pytest.mark.parametrize("consumer", CONSUMERS)
-def test_the_consumers_show_the_continuation_on_the_originals_last_date(consumer: str) -> None:
-    series = _mondays()
-    continuation = split_series(series, at=AT, name="Evening yoga", now=NOW).continuation
-    page = f"https://yoga.example/series/{continuation.slug}/"
-
-    with override_settings(REVEL_RECURRING_ADAPTER=SITE_ADAPTER):
-        read = consumer_notes(consumer, series)
-
-    assert read[-1][0] == last_start(series)
-    assert read[-1][1] == "Monday yoga"
-    assert read[-1][2].startswith("This series continues as Evening yoga from Mon 1 Apr 2030")
-    assert read[-1][2].endswith(f"{page}calendar.ics")
-    assert read[-1][3] == page
-    own = ("", f"https://yoga.example/series/{series.slug}/")
-    assert [note[2:] for note in read[:-1]] == [own] * (len(read) - 1)

@@ -13,34 +13,25 @@ from revel_recurring import rules
 from revel_recurring.models import EventSeries
 from revel_recurring.services.splits import split_series
 from tests.dojo.conftest import API, MakeSeries, trainings
-from tests.support.feed_consumers import CONSUMERS
-from tests.support.split_flow import (
-    consumer_notes,
-    consumer_summaries,
-    feed_summaries,
-    last_start,
-    page_links,
-    parsed_last_date,
-    titles,
-)
+from tests.support.split_flow import feed_summaries, page_links, parsed_last_date, titles
 
 pytestmark = pytest.mark.django_db
 
 
-def _split(make_series: MakeSeries, **options: object) -> tuple[EventSeries, EventSeries]:
+def split(make_series: MakeSeries, **options: object) -> tuple[EventSeries, EventSeries]:
     series = make_series()
     at = rules.to_utc(trainings(series)[3].begins_at)
     return series, split_series(series, at=at, **options).continuation  # type: ignore[arg-type]
 
 
-def _feed(series: EventSeries) -> str:
+def own_feed(series: EventSeries) -> str:
     return "https://dojo.example" + reverse("revel_recurring:series-ical", args=[series.pk])
 
 
 def test_a_split_changing_only_the_name_gives_the_trainings_and_feed_the_new_name(
     make_series: MakeSeries,
 ) -> None:
-    series, continuation = _split(make_series, name="Karate Fortgeschrittene")
+    series, continuation = split(make_series, name="Karate Fortgeschrittene")
 
     assert len(titles(continuation)) > 3
     assert set(titles(continuation)) == {"Karate Fortgeschrittene"}
@@ -48,31 +39,16 @@ def test_a_split_changing_only_the_name_gives_the_trainings_and_feed_the_new_nam
     assert feed_summaries(continuation) == {"Karate Fortgeschrittene"}
 
 
-@pytest.mark.parametrize("consumer", CONSUMERS)
-def test_the_consumers_show_the_new_name_and_the_originals_pointer(
-    make_series: MakeSeries, consumer: str
-) -> None:
-    series, continuation = _split(make_series, name="Karate Fortgeschrittene")
-
-    assert consumer_summaries(consumer, continuation) == {"Karate Fortgeschrittene"}
-    read = consumer_notes(consumer, series)
-    assert read[-1][0] == last_start(series)
-    assert "Karate Fortgeschrittene" in read[-1][2]
-    assert read[-1][2].endswith(_feed(continuation))
-    assert read[-1][3] == _feed(continuation)
-    assert all(note[2:] == ("", "") for note in read[:-1])
-
-
 def test_the_originals_last_date_points_to_the_continuations_feed(
     make_series: MakeSeries,
 ) -> None:
-    series, continuation = _split(make_series, name="Karate Fortgeschrittene")
+    series, continuation = split(make_series, name="Karate Fortgeschrittene")
 
     last = parsed_last_date(series)
 
     assert str(last["SUMMARY"]) == "Karate Anfänger"
     assert "Karate Fortgeschrittene" in str(last["DESCRIPTION"])
-    assert str(last["URL"]) == _feed(continuation)
+    assert str(last["URL"]) == own_feed(continuation)
 
 
 def test_holiday_settings_in_a_split_body_reach_the_continuation(
@@ -104,7 +80,7 @@ def test_holiday_settings_in_a_split_body_reach_the_continuation(
 
 
 def test_the_public_pages_of_the_two_halves_link_each_other(make_series: MakeSeries) -> None:
-    series, continuation = _split(make_series, name="Karate Fortgeschrittene")
+    series, continuation = split(make_series, name="Karate Fortgeschrittene")
     client = Client()
 
     assert page_links(client, series) == {

@@ -12,23 +12,14 @@ from revel_recurring import rules
 from revel_recurring.models import EventSeries
 from revel_recurring.services.splits import split_series
 from tests.studio.conftest import API, MakeSeries, lessons
-from tests.support.feed_consumers import CONSUMERS
-from tests.support.split_flow import (
-    consumer_notes,
-    consumer_summaries,
-    feed_summaries,
-    last_start,
-    page_links,
-    parsed_last_date,
-    titles,
-)
+from tests.support.split_flow import feed_summaries, page_links, parsed_last_date, titles
 
 pytestmark = pytest.mark.django_db
 
 FEED = "https://studio.example/schools/salsa/calendar.ics"
 
 
-def _split(make_series: MakeSeries, **options: object) -> tuple[EventSeries, EventSeries]:
+def split(make_series: MakeSeries, **options: object) -> tuple[EventSeries, EventSeries]:
     series = make_series(generation_window_weeks=6)
     at = rules.to_utc(lessons(series)[3].begins)
     return series, split_series(series, at=at, **options).continuation  # type: ignore[arg-type]
@@ -37,7 +28,7 @@ def _split(make_series: MakeSeries, **options: object) -> tuple[EventSeries, Eve
 def test_a_split_changing_only_the_name_gives_the_lessons_and_feed_the_new_name(
     make_series: MakeSeries,
 ) -> None:
-    series, continuation = _split(make_series, name="Salsa (advanced)")
+    series, continuation = split(make_series, name="Salsa (advanced)")
 
     assert len(titles(continuation)) > 3
     assert set(titles(continuation)) == {"Salsa (advanced)"}
@@ -45,23 +36,8 @@ def test_a_split_changing_only_the_name_gives_the_lessons_and_feed_the_new_name(
     assert feed_summaries(continuation) == {"Salsa (advanced)"}
 
 
-@pytest.mark.parametrize("consumer", CONSUMERS)
-def test_the_consumers_show_the_new_name_and_the_originals_pointer(
-    make_series: MakeSeries, consumer: str
-) -> None:
-    series, continuation = _split(make_series, name="Salsa (advanced)")
-
-    assert consumer_summaries(consumer, continuation) == {"Salsa (advanced)"}
-    read = consumer_notes(consumer, series)
-    assert read[-1][0] == last_start(series)
-    assert read[-1][2].startswith("This series continues as Salsa (advanced) from ")
-    assert read[-1][2].endswith(f"Subscribe to its calendar to keep getting its dates: {FEED}")
-    assert read[-1][3] == FEED
-    assert all(note[2:] == ("", "") for note in read[:-1])
-
-
 def test_the_originals_last_date_points_to_the_schools_feed(make_series: MakeSeries) -> None:
-    series, _ = _split(make_series, name="Salsa (advanced)")
+    series, _ = split(make_series, name="Salsa (advanced)")
 
     last = parsed_last_date(series)
 
@@ -101,7 +77,7 @@ def test_holiday_settings_in_a_split_body_reach_the_continuation(
 
 
 def test_the_public_pages_of_the_two_halves_link_each_other(make_series: MakeSeries) -> None:
-    series, continuation = _split(make_series, name="Salsa (advanced)")
+    series, continuation = split(make_series, name="Salsa (advanced)")
     client = Client()
 
     assert page_links(client, series) == {
