@@ -197,6 +197,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "describe",
                 "exclusions",
                 "halves",
+                "holiday_notes",
                 "host_model",
                 "ical",
                 "notifications",
