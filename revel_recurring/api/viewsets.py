@@ -172,7 +172,15 @@ class SeriesViewSet(
         # catches one. A ValidationError is keyed where the action's body sent it.
         body = ACTION_BODIES.get(self.action or "")
         keys = body.keys if body is not None else None
-        return super().handle_exception(translate(exc, keys=keys, body=self.validated_body))
+        return super().handle_exception(
+            translate(
+                exc,
+                keys=keys,
+                body=self.validated_body,
+                plan=self.plan_request,
+                given=self.given_hash,
+            )
+        )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())

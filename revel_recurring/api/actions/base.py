@@ -15,6 +15,7 @@ from rest_framework.response import Response
 
 from ...models import EventSeries
 from ..fields import SHOWN
+from ..plan_keys import GivenHash, PlanRequest
 from ..reads import SeriesExtras, occurrence_rows
 from ..serializers.occurrences import OccurrenceSerializer
 from ..serializers.series import SeriesSerializer, SeriesUpdateResultSerializer
@@ -26,6 +27,11 @@ class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
     #: The request's body as the action's serializer validated it (``{}`` before):
     #: ``handle_exception`` keys a service's errors by it.
     validated_body: dict[str, Any] = {}
+    #: The request a plan action's plan answers, and the hash an apply was given (read
+    #: by ``_plan_hash``): ``handle_exception`` hands out the fresh plan's hash of a
+    #: late apply for the one and tells a wrong hash from a late one by the other.
+    plan_request: PlanRequest | None = None
+    given_hash: GivenHash | None = None
 
     def _body(self, *, partial: bool = False, echoes: EventSeries | None = None) -> dict[str, Any]:
         """The request body, validated by the action's serializer (a 400 otherwise).
@@ -40,6 +46,17 @@ class SeriesViewBase(viewsets.GenericViewSet[EventSeries]):
         serializer.is_valid(raise_exception=True)
         self.validated_body = dict(serializer.validated_data)
         return dict(self.validated_body)
+
+    def _plan_hash(self, request: PlanRequest, body: dict[str, Any]) -> str | None:
+        """The plan's digest in the body's hash (None without one), for the services;
+        notes ``request`` and whether the hash was answered for it."""
+        self.plan_request = request
+        given = body.get("hash")
+        if given is None:
+            return None
+        digest, issued_here = request.read(given)
+        self.given_hash = GivenHash(field=body.get("hash_field", "hash"), issued_here=issued_here)
+        return digest
 
     def _context(self, series: list[EventSeries]) -> dict[str, Any]:
         """Serializer context for showing ``series``: their templates and counts, read at once."""

@@ -17,6 +17,7 @@ from rest_framework.response import Response
 from ...services.editing import update_series
 from ...services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, plan_recurrence_change
 from ..bodies import ACTION_BODIES
+from ..plan_keys import plan_request
 from ..plans import PlannedOccurrenceSerializer, RecurrencePlanSerializer, plan_data
 from ..reads import occurrence_rows
 from ..schema import extend_schema
@@ -46,15 +47,19 @@ class PlanActionsMixin(SeriesViewBase):
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        plan = plan_recurrence_change(series, _changes(self._body()))
-        return Response(plan_data(plan))
+        changes = _changes(self._body())
+        plan = plan_recurrence_change(series, changes)
+        return Response(plan_data(plan, plan_request(series, "recurrence", changes)))
 
     @extend_schema(
         summary="Apply a planned change if the series is as the plan saw it (409 with the "
         "fresh plan otherwise); new dates are created at once",
         description=(
             "Send the same `recurrence`, `generation_window_weeks` and `holidays` as to "
-            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window, "
+            "`recurrence-plan/`, with its `hash` (`plan_hash` is the earlier name of the "
+            "same field; both only when equal). A series changed since the plan answers "
+            "409 with the fresh plan; a hash not answered for this body (mistyped, or of "
+            "another change) a 400 on the hash. In one transaction: the rule, window, "
             "holiday settings and extra dates change, drifted dates are cancelled as "
             "`cancel_drift` says (booked ones kept unless `all`, and named), and the "
             "plan's new dates are materialized."
@@ -69,6 +74,8 @@ class PlanActionsMixin(SeriesViewBase):
         """Apply the planned change, only if the series did not change since the plan."""
         series = self.get_object()
         body = self._body()
+        digest = self._plan_hash(plan_request(series, "recurrence", _changes(body)), body)
+        assert digest is not None  # the body's serializer requires a hash
         rule_changes = dict(body.get("recurrence") or {})
         extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
         applied = update_series(
@@ -77,7 +84,7 @@ class PlanActionsMixin(SeriesViewBase):
             extra_dates=extra_dates,
             generation_window_weeks=body.get(WINDOW_KEY),
             holidays=body.get(HOLIDAYS_KEY),
-            plan_hash=body["plan_hash"],
+            plan_hash=digest,
             cancel_drift=body["cancel_drift"],
         ).applied
         assert applied is not None  # a plan hash was given
