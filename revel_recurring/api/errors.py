@@ -37,7 +37,7 @@ from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import RULE_FIELDS
 from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
 from ..transient import is_transient_db_error
-from .plan_keys import GivenHash, PlanRequest
+from .plan_keys import PlanRequest
 from .plans import plan_data
 
 #: The error code of a message from a rule of the series (``validators/``, the
@@ -150,7 +150,6 @@ def translate(
     keys: ErrorKeys | None = None,
     body: Mapping[str, Any] | None = None,
     plan: PlanRequest | None = None,
-    given: GivenHash | None = None,
 ) -> Exception:
     """The DRF exception a domain error stands for; anything else unchanged.
 
@@ -162,17 +161,13 @@ def translate(
     longer applies); a series gone while the request waited for its lock a 404; a
     busy or transient database a 503.
 
-    ``plan`` is the request an apply's plan answers (its fresh plan's ``hash`` is
-    handed out for it) and ``given`` the hash the apply was given: one that was not
-    answered for this request is a 400 on its field (mistyped, or the hash of
-    another change), not the 409 of a series that changed (:mod:`.plan_keys`).
+    ``plan`` is the request an apply's plan answers: the fresh plan of a late apply
+    gets the ``hash`` handed out for it (:mod:`.plan_keys`).
     """
     if isinstance(exc, DjangoValidationError):
         keyed = keys(exc, body or {}) if keys is not None else drf_errors(exc)
         return exceptions.ValidationError(keyed)
     if isinstance(exc, PlanOutdatedError):
-        if given is not None and not given.issued_here:
-            return exceptions.ValidationError({given.field: [hash_mismatch()]})
         fresh = plan_data(exc.plan, plan) if exc.plan is not None else None
         return PlanOutdated(str(exc), fresh)
     if isinstance(exc, SeriesNotFoundError):

@@ -8,14 +8,17 @@ series, the kind of plan, the change as validated). An apply (``recurrence-apply
 (:meth:`PlanRequest.read`):
 
 - not 80 hex digits: a 400 from the body's serializer (:data:`HASH_PATTERN`);
-- the check fits this request: the hash was answered for this very request, so a
-  plan that no longer matches means the series changed: the 409 of a late plan,
-  with the fresh plan;
-- the check does not fit (a mistyped hash, or the hash of another change or of
-  another series): the service still compares the plan's half, and when that does
-  not match either the answer is a 400 saying the hash does not match this request
-  (:func:`revel_recurring.api.errors.translate`), never "changed since".
+- the check does not fit this request (a mistyped hash, or the hash of another
+  change or of another series): a 400 on the hash saying it does not match this
+  request (:func:`revel_recurring.api.errors.hash_mismatch`), before anything is
+  read under a lock;
+- the check fits: the hash was answered for this very request, so a plan that no
+  longer matches means the series changed since: the 409 of a late plan, with the
+  fresh plan and its hash.
 
+Requests that differ only in spelling (an instant with another UTC offset,
+weekdays in another order) are the same request; a key sent in one body and left
+out of the other is not, though both may change the same (send the same body).
 The check travels in the hash, so nothing is kept between a plan and its apply
 (docs/decisions/0053-plan-hash-names-its-request.md).
 """
@@ -30,6 +33,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db import models
+
+from ..services.plans import HOLIDAYS_KEY, WINDOW_KEY
 
 #: A plan's hash as the API answers it: the plan's digest and the request's check.
 DIGEST_LENGTH = 64
@@ -81,13 +86,15 @@ class PlanRequest:
         return digest, check == self._check(digest)
 
 
-@dataclass(frozen=True)
-class GivenHash:
-    """A hash an apply was given: the field it came in and whether it was answered for
-    the apply's own request (``errors.translate`` answers a mismatch by it)."""
-
-    field: str
-    issued_here: bool
+def plan_changes(body: Mapping[str, Any]) -> dict[str, Any]:
+    """A change plan's body (``recurrence-plan/``, ``recurrence-apply/``), validated, as
+    the plan services' ``changes``."""
+    changes = dict(body.get("recurrence") or {})
+    if body.get(WINDOW_KEY) is not None:
+        changes[WINDOW_KEY] = body[WINDOW_KEY]
+    if body.get(HOLIDAYS_KEY):
+        changes[HOLIDAYS_KEY] = dict(body[HOLIDAYS_KEY])
+    return changes
 
 
 def plan_request(series: Any, kind: str, change: Mapping[str, Any]) -> PlanRequest:
@@ -100,7 +107,7 @@ __all__ = [
     "CHECK_LENGTH",
     "DIGEST_LENGTH",
     "HASH_PATTERN",
-    "GivenHash",
     "PlanRequest",
+    "plan_changes",
     "plan_request",
 ]

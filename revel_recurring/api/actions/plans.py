@@ -8,8 +8,6 @@ carries the fresh plan.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -17,7 +15,7 @@ from rest_framework.response import Response
 from ...services.editing import update_series
 from ...services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, plan_recurrence_change
 from ..bodies import ACTION_BODIES
-from ..plan_keys import plan_request
+from ..plan_keys import plan_changes, plan_request
 from ..plans import PlannedOccurrenceSerializer, RecurrencePlanSerializer, plan_data
 from ..reads import occurrence_rows
 from ..schema import extend_schema
@@ -47,7 +45,7 @@ class PlanActionsMixin(SeriesViewBase):
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        changes = _changes(self._body())
+        changes = plan_changes(self._body())
         plan = plan_recurrence_change(series, changes)
         return Response(plan_data(plan, plan_request(series, "recurrence", changes)))
 
@@ -74,7 +72,12 @@ class PlanActionsMixin(SeriesViewBase):
         """Apply the planned change, only if the series did not change since the plan."""
         series = self.get_object()
         body = self._body()
-        digest = self._plan_hash(plan_request(series, "recurrence", _changes(body)), body)
+        changes = plan_changes(body)
+        digest = self._plan_hash(
+            plan_request(series, "recurrence", changes),
+            body,
+            plan=lambda: plan_recurrence_change(series, changes),
+        )
         assert digest is not None  # the body's serializer requires a hash
         rule_changes = dict(body.get("recurrence") or {})
         extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
@@ -100,13 +103,3 @@ class PlanActionsMixin(SeriesViewBase):
                 "series": self._represent(series),
             }
         )
-
-
-def _changes(body: dict[str, Any]) -> dict[str, Any]:
-    """A plan action's body as the plan services' ``changes``."""
-    changes = dict(body.get("recurrence") or {})
-    if body.get(WINDOW_KEY) is not None:
-        changes[WINDOW_KEY] = body[WINDOW_KEY]
-    if body.get(HOLIDAYS_KEY):
-        changes[HOLIDAYS_KEY] = dict(body[HOLIDAYS_KEY])
-    return changes

@@ -75,7 +75,11 @@ class SplitActionsMixin(SeriesViewBase):
         series = self.get_object()
         body = self._body()
         arguments = _arguments(body)
-        digest = self._plan_hash(plan_request(series, "split", arguments), body)
+        digest = self._plan_hash(
+            plan_request(series, "split", arguments),
+            body,
+            plan=lambda: plan_split(series, **arguments),
+        )
         result = split_series(series, plan_hash=digest, **arguments)
         continuation = self._represent(result.continuation)
         return Response(

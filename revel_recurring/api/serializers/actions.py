@@ -13,7 +13,7 @@ from rest_framework.exceptions import ErrorDetail
 from ...services.plans import CANCEL_DRIFT_MODES
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
 from ..errors import RULE_ERROR_CODE
-from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..fields import AwareDateTimeField, EventIdField, PrefilledFormMixin, StrictFieldsMixin
 from ..plan_keys import HASH_PATTERN
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
@@ -23,7 +23,7 @@ from .recurrence import RecurrenceChangeSerializer, RecurrencePlanChangeSerializ
 from .series import SeriesSerializer
 
 
-class GenerateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class GenerateRequestSerializer(PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]):
     until = AwareDateTimeField(
         required=False,
         allow_null=True,
@@ -39,13 +39,17 @@ class GenerateResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class OccurrenceInstantSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class OccurrenceInstantSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     occurrence = AwareDateTimeField(
         help_text=_("The slot or the current start of the occurrence, any UTC offset.")
     )
 
 
-class ExtraDateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class ExtraDateRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``add-date/`` and ``remove-date/``: one extra date (RFC 5545 RDATE)."""
 
     instant = AwareDateTimeField(
@@ -71,7 +75,9 @@ class OccurrenceActionResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class CancelStaleRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     ids = serializers.ListField(
         child=EventIdField(),
         required=False,
@@ -109,7 +115,9 @@ class CancelStaleResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class RecurrencePlanRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``recurrence-plan/``: the change, as ``PATCH series/{id}/`` takes it."""
 
     recurrence = RecurrencePlanChangeSerializer(
@@ -211,9 +219,7 @@ class RecurrenceApplyRequestSerializer(PlanHashMixin, RecurrencePlanRequestSeria
             "does not match this request (mistyped, or of another change): 400."
         )
     )
-    plan_hash = _hash_field(
-        _("The same as `hash`, under its earlier name; give one of the two.")
-    )
+    plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
     cancel_drift = serializers.ChoiceField(
         choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,
@@ -257,7 +263,9 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class SplitPlanRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``split-plan/``: where to split and what the continuation changes."""
 
     at = AwareDateTimeField(
@@ -306,9 +314,7 @@ class SplitRequestSerializer(PlanHashMixin, SplitPlanRequestSerializer):
             "applies to the series as it is."
         )
     )
-    plan_hash = _hash_field(
-        _("The same as `hash`, under its earlier name; give one of the two.")
-    )
+    plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
 
 
 class SplitResultSerializer(serializers.Serializer[Any]):
