@@ -76,9 +76,9 @@ def _rule_values(rule: RecurrenceRule) -> dict[str, Any]:
     return values
 
 
-def _unchanged(series: EventSeries) -> dict[str, Any]:
+def _unchanged(series: EventSeries, rule: RecurrenceRule) -> dict[str, Any]:
     """The series' rule, window and holidays as a plan's body: a change of nothing."""
-    body: dict[str, Any] = {"recurrence": _rule_values(series.recurrence_rule)}
+    body: dict[str, Any] = {"recurrence": _rule_values(rule)}
     body["generation_window_weeks"] = series.generation_window_weeks
     body["holidays"] = {key: getattr(series, name) for key, name in HOLIDAY_FIELDS.items()}
     body["holidays"]["categories"] = list(body["holidays"]["categories"] or [])
@@ -86,7 +86,8 @@ def _unchanged(series: EventSeries) -> dict[str, Any]:
 
 
 def _plan_body(series: EventSeries, now: dt.datetime) -> dict[str, Any]:
-    return _unchanged(series) if series.recurrence_rule_id is not None else {}
+    rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
+    return _unchanged(series, rule) if rule is not None else {}
 
 
 def _apply_body(series: EventSeries, now: dt.datetime) -> dict[str, Any]:
