@@ -24,7 +24,7 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from ..describe import describe_rule
+from ..describe import describe_series
 from ..holiday_settings import holiday_settings_of
 from ..models import EventSeries, RecurrenceRule
 from ..services.editing import SeriesUpdate, merge_rule_changes
@@ -35,7 +35,9 @@ from ..services.plans import (
     PlannedOccurrence,
     RecurrencePlan,
 )
-from .holidays import describe_holidays, moved_note
+from ..services.plans.holidays_ahead import AHEAD_MONTHS, HolidayAhead, plan_holidays_ahead
+from .clock import current_time
+from .holidays import ahead_note, describe_holidays, moved_note
 
 #: The hidden input carrying the hash of the plan the page showed.
 PLAN_HASH = "_plan_hash"
@@ -160,10 +162,13 @@ def plan_page(
     plan: RecurrencePlan,
     outdated: bool,
     holidays: Mapping[str, Any] | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> TemplateResponse:
     """The confirmation page of ``plan`` for ``series``, carrying the posted change form.
 
-    ``holidays`` are the holiday settings the form posted (the series' own when None).
+    ``holidays`` are the holiday settings the form posted (the series' own when None);
+    ``changes`` the plan's changes, whose holidays of the next twelve months the page
+    lists (the posted holiday settings alone when None: a host's own form).
     """
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule
@@ -182,15 +187,27 @@ def plan_page(
         for date in plan.new
     ]
     before = holiday_settings_of(fresh)
+    after = holidays if holidays is not None else before
+    if changes is None:
+        changes = {HOLIDAYS_KEY: dict(holidays)} if holidays is not None else None
     page = {
         **context,
         "title": _("Confirm the new schedule of %(name)s") % {"name": fresh.name},
         "series": fresh,
         "plan": plan,
-        "old_description": describe_rule(rule) if rule is not None else "—",
+        # The same sentence as the plan's: what the change leaves alone reads the same.
+        "old_description": describe_series(fresh, rule) if rule is not None else "—",
         "old_window": fresh.generation_window_weeks,
         "old_holidays": describe_holidays(before),
-        "new_holidays": describe_holidays(holidays if holidays is not None else before),
+        "new_holidays": describe_holidays(after),
+        "ahead_title": ngettext(
+            "Holidays in the next %(count)d month",
+            "Holidays in the next %(count)d months",
+            AHEAD_MONTHS,
+        )
+        % {"count": AHEAD_MONTHS},
+        "ahead_calendar": bool(after.get("country")),
+        "ahead": ahead_lines(plan_holidays_ahead(fresh, changes, now=current_time())),
         "new_lines": new,
         "before": sorted([*stay, *drift], key=lambda line: line.start),
         # Drifted dates that stay unless ticked (booked) or always (moved by hand).
@@ -209,6 +226,35 @@ def plan_page(
         "plan_cancel_name": PLAN_CANCEL,
     }
     return TemplateResponse(request, "admin/revel_recurring/eventseries/change_plan.html", page)
+
+
+@dataclass(frozen=True)
+class AheadLine:
+    """A date of the months ahead on a holiday, as the plan page lists it."""
+
+    slot: dt.datetime
+    display: str
+    holiday: str
+    #: skipped, shifted, kept or restored.
+    outcome: str
+    #: "moved to Fri 7 May 2027 18:30 (Europe/Berlin)", "skipped", "kept".
+    note: str
+    cancelled: bool = False
+
+
+def ahead_lines(ahead: tuple[HolidayAhead, ...]) -> list[AheadLine]:
+    """The holidays ahead as lines of the plan page."""
+    return [
+        AheadLine(
+            item.slot,
+            item.display,
+            item.holiday,
+            item.outcome.value,
+            ahead_note(item),
+            item.cancelled,
+        )
+        for item in ahead
+    ]
 
 
 def kept_booked(applied: AppliedPlan) -> list[str]:
@@ -267,8 +313,10 @@ def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave
 __all__ = [
     "PLAN_CANCEL",
     "PLAN_HASH",
+    "AheadLine",
     "PlanLine",
     "PlannedSave",
+    "ahead_lines",
     "kept_booked",
     "plan_page",
     "report_applied",

@@ -253,6 +253,7 @@ class EventSeriesAdmin(
                 plan=plan,
                 outdated=form.plan_outdated,
                 holidays=form.holiday_values,
+                changes=getattr(form, "plan_changes", None),
             )
         response = super().render_change_form(request, context, add, change, form_url, obj)
         if getattr(context["adminform"].form, "outcome", None) is not None:

@@ -14,7 +14,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from ..holiday_rules import HolidayOutcome
 from ..services.plans import ExcludedBecause, RecurrencePlan
+from ..services.plans.holidays_ahead import HolidayAhead
 from .fields import AwareDateTimeField, EventIdField, EventStatusField
 from .plan_keys import PlanRequest
 
@@ -135,6 +137,47 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
     )
 
 
+class HolidayAheadSerializer(serializers.Serializer[Any]):
+    """A date of the new rule in the months ahead that falls on a holiday, and its fate."""
+
+    day = serializers.DateField(help_text=_("The holiday, on the rule zone's calendar."))
+    holiday = serializers.CharField(help_text=_("Its name, in the active language."))
+    slot = AwareDateTimeField(help_text=_("The rule's date on the holiday, UTC."))
+    display = serializers.CharField(help_text=_("The rule's date for a person."))
+    outcome = serializers.ChoiceField(
+        choices=[(outcome.value, outcome.value) for outcome in HolidayOutcome],
+        help_text=_(
+            "`skipped`: the date does not take place; `shifted`: it takes place at "
+            "`start`, on the next free day; `kept`: the policy keeps it; `restored`: "
+            "an organiser kept it on purpose."
+        ),
+    )
+    start = AwareDateTimeField(
+        allow_null=True, help_text=_("Where the date takes place, UTC; null when skipped.")
+    )
+    start_display = serializers.CharField(help_text=_("`start` for a person; '' when skipped."))
+    no_free_day = serializers.BooleanField(
+        help_text=_("Skipped because moving it found no free day in the week after.")
+    )
+    cancelled = serializers.BooleanField(
+        help_text=_("An organiser cancelled the date already (it stays cancelled).")
+    )
+
+
+class RecurrencePlanAnswerSerializer(RecurrencePlanSerializer):
+    """The plan, and the holidays of the months ahead on the dates the change leaves."""
+
+    holidays_ahead = HolidayAheadSerializer(
+        many=True,
+        read_only=True,
+        help_text=_(
+            "The dates of the new rule in the next twelve months (also beyond the "
+            "window) that fall on a holiday of the new calendar, with what the new policy "
+            "does to each. Not covered by `hash`: empty without a holiday calendar."
+        ),
+    )
+
+
 class PlanOutdatedSerializer(serializers.Serializer[Any]):
     """The 409 of a plan applied too late (``recurrence-apply/``, ``split/``): the series
     changed since the plan was made, and nothing was written."""
@@ -169,12 +212,26 @@ def plan_data(plan: RecurrencePlan, request: PlanRequest | None = None) -> dict[
     return data
 
 
+def plan_answer(
+    plan: RecurrencePlan, ahead: tuple[HolidayAhead, ...], request: PlanRequest | None = None
+) -> dict[str, Any]:
+    """``recurrence-plan/``'s answer: the plan (:func:`plan_data`, its hash handed out for
+    ``request``) and the holidays ahead."""
+    return {
+        **plan_data(plan, request),
+        "holidays_ahead": HolidayAheadSerializer(ahead, many=True).data,
+    }
+
+
 __all__ = [
     "ExcludedDateSerializer",
+    "HolidayAheadSerializer",
     "PlanOutdatedSerializer",
     "PlannedDateSerializer",
     "PlannedOccurrenceSerializer",
+    "RecurrencePlanAnswerSerializer",
     "RecurrencePlanSerializer",
     "SplitOutdatedSerializer",
+    "plan_answer",
     "plan_data",
 ]

@@ -207,8 +207,9 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     assert apply_body["properties"]["cancel_drift"]["default"] == "none"
     assert components["CancelDriftEnum"]["enum"] == ["none", "unbooked", "all"]
     # Each value says what it does.
-    assert "`unbooked` - unbooked: cancel the drifted dates without bookings" in (
-        components["CancelDriftEnum"]["description"]
+    assert (
+        "`unbooked` - unbooked: cancel the drifted dates without bookings"
+        in (components["CancelDriftEnum"]["description"])
     )
     # The rule is partial, as a PATCH takes it.
     assert "required" not in components["RecurrenceChangeRequest"]

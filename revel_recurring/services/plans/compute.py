@@ -21,7 +21,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from ... import rules
-from ...describe import describe_spec
+from ...describe import describe_series
 from ...exceptions import SeriesNotReadyError
 from ...exclusions import Exclusion, ExclusionReason, excluded_between
 from ...holiday_rules import HolidayFate, data_version
@@ -235,7 +235,7 @@ def plan_outcome(
         series_id=series.pk,
         changed=frozenset(changed),
         cursor_reset=cursor_reset,
-        description=describe_spec(spec),
+        description=describe_series(target, new_rule),
         rrule_string=new_rule.rrule_string,
         timezone=new_rule.timezone,
         generation_window_weeks=target.generation_window_weeks,
