@@ -195,7 +195,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
 
     assert body(planned) == "#/components/schemas/RecurrencePlanRequestRequest"
     assert body(applied) == "#/components/schemas/RecurrenceApplyRequestRequest"
-    assert answer(planned, "200") == "#/components/schemas/RecurrencePlan"
+    assert answer(planned, "200") == "#/components/schemas/RecurrencePlanAnswer"
     assert answer(applied, "200") == "#/components/schemas/RecurrenceApplyResult"
     assert answer(applied, "409") == "#/components/schemas/PlanOutdated"
     assert {"400", "403", "404", "409"} <= set(planned["responses"]) & set(applied["responses"])
