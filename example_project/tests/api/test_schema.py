@@ -243,6 +243,22 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     assert components["PlanOutdated"]["properties"]["plan"]["allOf"][0]["$ref"] == (
         "#/components/schemas/RecurrencePlan"
     )
+    # The plan's answer adds the holidays of the months ahead, read-only, not hashed.
+    answered = components["RecurrencePlanAnswer"]
+    assert set(answered["required"]) == set(plan["required"]) | {"holidays_ahead"}
+    ahead = answered["properties"]["holidays_ahead"]["items"]["$ref"]
+    assert ahead == "#/components/schemas/HolidayAhead"
+    assert set(components["HolidayAhead"]["required"]) == {
+        "day",
+        "holiday",
+        "slot",
+        "display",
+        "outcome",
+        "start",
+        "start_display",
+        "no_free_day",
+        "cancelled",
+    }
     patched = components["SeriesUpdateResult"]["properties"]
     assert patched["drift"]["items"]["$ref"] == "#/components/schemas/PlannedOccurrence"
     assert patched["created"]["items"]["$ref"] == "#/components/schemas/Occurrence"
