@@ -20,7 +20,7 @@ Requests that differ only in spelling (an instant with another UTC offset,
 weekdays in another order) are the same request; a key sent in one body and left
 out of the other is not, though both may change the same (send the same body).
 The check travels in the hash, so nothing is kept between a plan and its apply
-(docs/decisions/0053-plan-hash-names-its-request.md).
+(docs/decisions/0054-plan-hash-names-its-request.md).
 """
 
 from __future__ import annotations
