@@ -105,7 +105,7 @@ def test_options_describes_each_actions_own_body(editor: APIClient) -> None:
         "plan_hash",
         "cancel_drift",
     }
-    assert fields("split-plan") == {"at", "recurrence", "name", "template"}
+    assert fields("split-plan") == {"at", "recurrence", "name", "template", "holidays"}
     assert fields("pause") == set()
     drift = editor.options(f"{API}{series.pk}/recurrence-apply/").json()["actions"]["POST"]
     labels = {
