@@ -176,15 +176,14 @@ def test_excluded_dates_say_whether_a_date_was_cancelled_or_is_an_exdate() -> No
     assert starts(plan.new) == [monday(8)]
     assert ids(plan.stay) == [rows[week].pk for week in (0, 1, 3, 5, 6, 7)]
     assert plan.drift == ()
-    # On Tuesdays the excluded Mondays are no date of the rule at all, but the cancelled
-    # Monday moves to its week's Tuesday and stays cancelled there.
+    # On Tuesdays the excluded Mondays are no date of the rule at all. A cancellation
+    # keeps to its day: the cancelled Monday stays where it is, and its week's Tuesday
+    # is a new date like the others.
     on_tuesdays = plan_recurrence_change(series, TUESDAYS, now=NOW)
-    assert [(date.start, date.reason) for date in on_tuesdays.excluded] == [
-        (tuesday(2), ExcludedBecause.CANCELLED)
-    ]
-    assert [(row.id, row.new_slot) for row in on_tuesdays.cancelled_moves] == [
-        (rows[2].pk, tuesday(2))
-    ]
+    assert on_tuesdays.excluded == ()
+    assert on_tuesdays.cancelled_moves == ()
+    assert [row.id for row in on_tuesdays.cancelled_off] == [rows[2].pk]
+    assert tuesday(2) in starts(on_tuesdays.new)
 
 
 def test_the_cursor_resets_when_the_schedule_changes_and_a_cursor_was_written() -> None:
@@ -478,22 +477,15 @@ def test_ids_given_as_text_name_the_same_dates(
 
 # Booked moves: the same modes, for dates that have a partner to move to
 
-#: Suspected core bug (reported): a date that stays (booked and not ticked, or not
-#: named among the ids) leaves its partner without a row, and the apply's generation
-#: creates that partner although the plan's ``new`` did not list it.
-_PARTNER_OF_A_DATE_THAT_STAYS = pytest.mark.xfail(
-    strict=True,
-    reason="apply creates the partners of the dates that stay; the plan's new omits them",
-)
 
 
 @pytest.mark.parametrize(
     ("mode", "moving"),
     [
-        pytest.param("none", (0, 2, 4, 5, 6, 7), marks=_PARTNER_OF_A_DATE_THAT_STAYS),
-        pytest.param("unbooked", (0, 2, 4, 5, 6, 7), marks=_PARTNER_OF_A_DATE_THAT_STAYS),
+        ("none", (0, 2, 4, 5, 6, 7)),
+        ("unbooked", (0, 2, 4, 5, 6, 7)),
         ("all", tuple(range(8))),
-        pytest.param("ids", (1, 2), marks=_PARTNER_OF_A_DATE_THAT_STAYS),
+        ("ids", (1, 2)),
     ],
 )
 def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
@@ -517,7 +509,15 @@ def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
         tuesday(week) if week in moving else monday(week) for week in range(8)
     ]
     assert CALLED_OFF not in {state_of(row) for row in rows}
-    assert [row.starts_at for row in applied.created] == starts(plan.new)
+    # A Tuesday is created beside each Monday that stays: the plan's ``new`` are those
+    # beside the booked Mondays, which stay unless ticked.
+    assert [row.starts_at for row in applied.created] == [
+        tuesday(week) for week in range(8) if week not in moving
+    ]
+    assert [(date.start, date.beside) for date in plan.new] == [
+        (tuesday(1), rows[1].pk),
+        (tuesday(3), rows[3].pk),
+    ]
 
 
 @pytest.mark.parametrize("which", ["moved by hand", "not drifting"])
@@ -894,8 +894,11 @@ def test_a_plan_reads_in_a_constant_number_of_queries_whatever_the_number_of_dat
     small_queries, small_plan = _plan_queries(small, later)
     large_queries, large_plan = _plan_queries(large, later)
     assert (len(small_plan.moves), len(large_plan.moves)) == (30, 364)
-    assert (small_plan.new, large_plan.new) == ((), ())
-    assert small_queries == large_queries == 4
+    # New dates only beside the booked ones, which stay unless ticked; the template is
+    # read once to weigh them.
+    for plan in (small_plan, large_plan):
+        assert {date.beside for date in plan.new} == {row.id for row in plan.booked_drift}
+    assert small_queries == large_queries == 5
     # Every day instead of every other: every date stays, the days between are new,
     # and the template is read once to weigh them.
     small, large = _daily(15, interval=2), _daily(182, interval=2)
