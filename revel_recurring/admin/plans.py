@@ -22,6 +22,7 @@ from django.contrib import messages
 from django.core.exceptions import ValidationError
 from django.http import HttpRequest
 from django.template.response import TemplateResponse
+from django.utils.dateformat import format as date_format
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
@@ -358,16 +359,27 @@ def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave
 
 
 def moved_text(drift: tuple[PlannedOccurrence, ...], moved: list[Any], zone: str) -> str:
-    """ "6 dates moved to 19:00" when every moved date now starts at one wall-clock time,
-    "6 dates moved" otherwise."""
+    """How many dates moved, and where when they all went alike: "6 dates moved to 19:00"
+    (a change of time), "6 dates moved to Wednesday, 19:00" (of weekday), "6 dates moved"."""
     done = {str(pk) for pk in moved}
-    targets = [row.moves_to for row in drift if str(row.id) in done and row.moves_to]
+    rows = [row for row in drift if str(row.id) in done and row.moves_to is not None]
     count = len(done)
-    times = {local_in(target, zone).strftime("%H:%M") for target in targets}
-    if count and len(times) == 1:
-        return ngettext(
-            "%(count)d date moved to %(time)s", "%(count)d dates moved to %(time)s", count
-        ) % {"count": count, "time": times.pop()}
+    targets = [local_in(row.moves_to, zone) for row in rows if row.moves_to is not None]
+    times = {target.strftime("%H:%M") for target in targets}
+    if count and len(times) == 1 and len(rows) == count:
+        time = times.pop()
+        if all(
+            row.local.date() == target.date() for row, target in zip(rows, targets, strict=True)
+        ):
+            return ngettext(
+                "%(count)d date moved to %(time)s", "%(count)d dates moved to %(time)s", count
+            ) % {"count": count, "time": time}
+        if len({target.weekday() for target in targets}) == 1:
+            return ngettext(
+                "%(count)d date moved to %(weekday)s, %(time)s",
+                "%(count)d dates moved to %(weekday)s, %(time)s",
+                count,
+            ) % {"count": count, "weekday": date_format(targets[0], "l"), "time": time}
     return ngettext("%(count)d date moved", "%(count)d dates moved", count) % {"count": count}
 
 

@@ -67,7 +67,8 @@ def form_data(series: EventSeries, **changes: Any) -> dict[str, Any]:
 
 
 class _PlanForm(HTMLParser):
-    """The inputs of the change plan page's form (``#revel-plan-form``) as a browser sees them."""
+    """The inputs of a plan page's form as a browser sees them: the change plan's
+    (``#revel-plan-form``) or the split plan's (``#revel-split-plan-form``)."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -76,7 +77,7 @@ class _PlanForm(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         found = dict(attrs)
-        if tag == "form" and found.get("id") == "revel-plan-form":
+        if tag == "form" and found.get("id") in ("revel-plan-form", "revel-split-plan-form"):
             self.inside = True
         elif tag == "input" and self.inside:
             self.inputs.append(found)
@@ -94,7 +95,7 @@ def plan_inputs(response: Any) -> list[dict[str, str | None]]:
 
 
 def drift_boxes(response: Any) -> dict[str, bool]:
-    """The plan page's drift checkboxes: value (a pk as text) → ticked."""
+    """A plan page's drift checkboxes (change or split): value (a pk as text) → ticked."""
     return {
         str(box["value"]): "checked" in box
         for box in plan_inputs(response)

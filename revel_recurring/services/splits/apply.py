@@ -27,6 +27,7 @@ from ..plans.digest import hash_matches
 from ..plans.result import PlannedOccurrence, RecurrencePlan, plan_rows
 from ..plans.state import read_plan_state
 from ..templates import save_template
+from ..toolbox.bookings import BookedDate
 from ..toolbox.exdates import (
     absorb_pending_exdates,
     drop_exdates,
@@ -210,9 +211,7 @@ def _split_locked(
             last_before=prepared.last_before,
             moved=moved,
             created=created,
-            kept_booked=sorted(
-                [*kept_in_place, *kept_booked], key=lambda date: (date.start, str(date.id))
-            ),
+            kept_booked=_kept_booked(plan, [*kept_in_place, *kept_booked], gone),
             rescheduled=rescheduled,
             cancelled=cancelled,
             kept_modified=kept_modified,
@@ -220,6 +219,19 @@ def _split_locked(
             plan=plan,
         ),
     )
+
+
+def _kept_booked(plan: RecurrencePlan, kept: list[BookedDate], gone: set[Any]) -> list[BookedDate]:
+    """The booked dates the new rule does not hold that the split left where they were:
+    those the services kept (booked since the plan, or not asked to move), and those
+    the plan showed booked that the ticks left alone; in start order."""
+    found = {str(date.id): date for date in kept}
+    for row in plan.drift:
+        if row.booked and not row.is_modified and row.id not in gone:
+            found.setdefault(
+                str(row.id), BookedDate(id=row.id, start=row.start, display=row.display)
+            )
+    return sorted(found.values(), key=lambda date: (date.start, str(date.id)))
 
 
 def _cancelled_among(plan: RecurrencePlan, moved: list[Any]) -> list[Any]:

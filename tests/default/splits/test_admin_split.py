@@ -26,7 +26,7 @@ from revel_recurring.services.splits import split_series
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.admin import change_url, generated_series, texts
 from tests.support.factories import VIENNA, make_series, occurrences
-from tests.support.forms import confirm_split, split_data, split_url
+from tests.support.forms import confirm_split, drift_boxes, split_data, split_url
 
 pytestmark = pytest.mark.django_db
 
@@ -128,8 +128,10 @@ def test_submitting_shows_the_plan_with_the_booked_drift_and_writes_nothing(
     line = page[page.index(f'data-id="{dates[3].pk}"') :]
     line = line[: line.index("</li>")]
     assert "booked (2 bookings)" in line
-    assert "stays as drift" in line
-    assert "A split never cancels a date" in page
+    tuesday = describe_instant(dates[3].starts_at + dt.timedelta(days=1), "Europe/Vienna")
+    assert f"moves to {tuesday}" in line
+    # The booked Monday starts unticked, the others ticked to move to their Tuesdays.
+    assert drift_boxes(response) == {str(event.pk): event.pk != dates[3].pk for event in dates[2:]}
     assert response.context["old_description"] in page
     assert "Tuesday" in plan.description
     assert plan.description in page
@@ -162,9 +164,17 @@ def test_confirming_splits_and_lands_on_the_continuation_linked_both_ways(
     assert continuation.recurrence_rule.weekdays == [1]
     moved = Event.objects.filter(pk__in=[event.pk for event in dates[2:]])
     assert {event.series_id for event in moved} == {continuation.pk}
-    # Nothing cancelled; the booked Monday keeps its booking and its old venue (drift).
+    # Nothing cancelled; the unbooked Mondays went on to their Tuesdays, the booked one
+    # keeps its place, its booking and its old venue (drift), a Tuesday beside it.
     assert not moved.filter(state=Event.RECURRING_STATUS_CANCELLED).exists()
     assert Seat.objects.filter(event=dates[3], booked=2).exists()
+    starts = {event.pk: event.starts_at for event in moved}
+    assert starts[dates[3].pk] == dates[3].starts_at
+    assert all(
+        starts[event.pk] == event.starts_at + dt.timedelta(days=1)
+        for event in dates[2:]
+        if event.pk != dates[3].pk
+    )
     created = [e.starts_at for e in occurrences(continuation) if e.pk not in {d.pk for d in dates}]
     assert created == new
     assert continuation.get_template().venue == "Hall 2"
@@ -173,13 +183,13 @@ def test_confirming_splits_and_lands_on_the_continuation_linked_both_ways(
     assert series.recurrence_rule.until == slot(dates[1])
     messages = texts(response)
     assert (
-        f"Yoga ends on {label(dates[1])}; Tue yoga continues it from {label(dates[2])}: "
-        f"{len(dates) - 2} dates moved, {len(new)} dates created." in messages
+        f"Yoga ends on {label(dates[1])}; Tue yoga continues it from {label(dates[2])} with "
+        f"{len(dates) - 2} open dates (and 0 cancelled dates): {len(dates) - 3} dates moved "
+        f"to Tuesday, 10:00, 0 dates cancelled, {len(new)} new date." in messages
     ), messages
-    assert f"Tue yoga: 1 booked date moved with its bookings: {label(dates[3])}." in messages
-    assert any(
-        "stays as drift (not cancelled)" in text and label(dates[3]) in text for text in messages
-    )
+    assert (
+        f"Tue yoga: 1 booked date kept where it was (left unticked): {label(dates[3])}." in messages
+    ), messages
     page = response.content.decode()
     assert 'id="revel-continues"' in page
     assert f'Continues <a href="{change_url(series)}">Yoga</a> from {label(dates[2])}.' in page

@@ -56,7 +56,7 @@ def test_split_across_the_dst_switch_loses_and_doubles_no_date() -> None:
     assert all(slot.astimezone(rules.UTC).hour == 8 for slot in slots_of(continuation, horizon))
 
 
-def test_booked_rows_keep_their_ids_and_bookings_and_become_drift_not_cancelled() -> None:
+def test_booked_rows_keep_their_ids_and_bookings_and_stay_unless_ticked() -> None:
     series = booked_series()
     booked = occurrences(series)[5]
     Seat.objects.filter(event=booked).update(booked=3)
@@ -64,14 +64,17 @@ def test_booked_rows_keep_their_ids_and_bookings_and_become_drift_not_cancelled(
     moved = Event.objects.get(pk=booked.pk)
     assert moved.series_id == result.continuation.pk
     assert moved.occurrence_status != Event.RECURRING_STATUS_CANCELLED
+    assert moved.starts_at == booked.starts_at
     assert Seat.objects.filter(event=moved, booked=3).exists()
-    drift = detect_cadence_drift(result.continuation, now=NOW)
-    assert booked.pk in drift
+    # The booked Monday stays where it is (not ticked); the others went on to the
+    # Thursdays of their weeks, the same rows.
+    assert detect_cadence_drift(result.continuation, now=NOW) == [booked.pk]
     assert [date.id for date in result.kept_booked] == [booked.pk]
-    assert set(drift) == set(result.moved)
-    thursdays = list(result.created)
-    assert thursdays
-    assert all(row.starts_at.astimezone(rules.UTC).weekday() == 3 for row in thursdays)
+    assert set(result.rescheduled) == set(result.moved) - {booked.pk}
+    assert result.cancelled == []
+    # Its week's Thursday is created beside it.
+    thursdays = [row.starts_at for row in result.created]
+    assert thursdays == [booked.starts_at + dt.timedelta(days=3)]
 
 
 def test_a_count_rule_becomes_until_and_the_halves_hold_the_original_count() -> None:
@@ -195,7 +198,7 @@ def test_one_signal_after_commit_and_one_digest_for_what_was_created(
     notifier.digests.clear()
     notifier.per_event_notifications.clear()
     with captured(series_split) as calls, django_capture_on_commit_callbacks(execute=True):
-        result = split_series(series, at=monday(4), recurrence={"weekdays": [2]}, now=NOW)
+        result = split_series(series, at=monday(4), recurrence={"weekdays": [0, 2]}, now=NOW)
     assert len(calls) == 1
     assert calls[0]["continuation"].pk == result.continuation.pk
     assert calls[0]["moved"] == result.moved
@@ -231,10 +234,13 @@ def test_a_split_plan_names_the_moved_dates_the_new_rule_does_not_hold() -> None
     plan = plan_split(series, at=monday(4), recurrence={"weekdays": [1]}, now=NOW)
     moving = [row.pk for row in occurrences(series) if row.recurrence_id >= monday(4)]
     assert [row.id for row in plan.drift] == moving
+    assert all(row.moves_to is not None for row in plan.drift)
     result = split_series(
         series, at=monday(4), recurrence={"weekdays": [1]}, plan_hash=plan.hash, now=NOW
     )
-    assert detect_cadence_drift(result.continuation, now=NOW) == moving
+    # Each goes on to its week's Tuesday: nothing is left off the rule.
+    assert result.rescheduled == moving
+    assert detect_cadence_drift(result.continuation, now=NOW) == []
 
 
 def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows() -> None:
@@ -262,8 +268,12 @@ def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows(
         (booked.pk, shown.start, shown.display)
     ]
     moved = Event.objects.filter(pk__in=result.moved)
+    # The dates that went on to their Tuesdays fit the new rule and take its venue;
+    # the booked one left in place keeps the old, the one edited by hand its own.
     assert {row.pk: row.venue for row in moved if row.venue != "Room 9"} == {
-        row.id: rows[0].venue for row in plan.drift if row.id != edited.pk
+        row.id: rows[0].venue if row.id == booked.pk else "Hall B"
+        for row in plan.drift
+        if row.id != edited.pk
     }
     assert Event.objects.get(pk=edited.pk).venue == "Room 9"
 
@@ -299,7 +309,7 @@ def test_a_split_plan_depends_on_the_template_changes_and_name() -> None:
 def test_the_continuation_is_generated_as_far_as_the_original_was() -> None:
     series = booked_series()
     generate_series_events(series, until=monday(12), now=NOW)
-    result = split_series(series, at=monday(4), recurrence={"weekdays": [2]}, now=NOW)
+    result = split_series(series, at=monday(4), recurrence={"weekdays": [0, 2]}, now=NOW)
     wednesdays = [row.recurrence_id for row in result.created]
     # The Mondays 4..12 moved; the Wednesdays after them up to the original's cursor exist.
     assert wednesdays == [monday(week) + dt.timedelta(days=2) for week in range(4, 12)]
@@ -313,13 +323,17 @@ def test_moved_dates_the_new_rule_does_not_hold_keep_their_old_details() -> None
     # Mondays still fit Mon/Thu: they take the new venue. Then a Thursday-only
     # continuation: the Mondays are drift and keep the old one.
     assert {row.venue for row in occurrences(result.continuation)} == {"Hall B"}
+    # Every other week from the split: the dates of the weeks between have no date of
+    # the new rule in their period, stay as drift and keep the old venue.
     other = booked_series(name="Tuesday yoga")
     moved = split_series(
-        other, at=monday(4), recurrence={"weekdays": [3]}, template={"venue": "Hall B"}, now=NOW
+        other, at=monday(4), recurrence={"interval": 2}, template={"venue": "Hall B"}, now=NOW
     )
     rows = {row.pk: row.venue for row in occurrences(moved.continuation)}
-    assert {rows[pk] for pk in moved.moved} == {"Studio 2"}
-    assert {row.venue for row in moved.created} == {"Hall B"}
+    left = set(detect_cadence_drift(moved.continuation, now=NOW))
+    assert left
+    assert {rows[pk] for pk in left} == {"Studio 2"}
+    assert {rows[pk] for pk in moved.moved if pk not in left} == {"Hall B"}
 
 
 @pytest.mark.parametrize("end", [{"count": 12}, {"until": monday(11)}])
