@@ -1,7 +1,8 @@
 """Recording cancellations, restorations and deletions of occurrences (OccurrenceChange).
 
 (Moves to another series, ``MOVED``, are recorded by the split service itself:
-``services.splits``.)
+``services.splits``; moves to another slot of the series, ``RESCHEDULED``, by the
+services that write them: ``services.plans.moving``.)
 
 Connected from ``AppConfig.ready()``; both receivers run inside the writing
 transaction, so a change record commits or rolls back with the change itself.
@@ -93,6 +94,26 @@ def changed_pks(series_id: int, since: Any) -> list[Any]:
         .values_list("occurrence_pk", flat=True)
     )
     return sorted({to_python(value) for value in values})
+
+
+def rescheduled_since(series_id: int, since: Any) -> dict[Any, Any]:
+    """Host primary key -> the slot it stood for at ``since``, for each occurrence of
+    the series that a schedule change moved to another slot at or after ``since``.
+
+    The oldest slot of each, so a client that last synced at ``since`` finds the
+    ``recurrence_id`` it holds however many moves happened in between.
+    """
+    to_python = get_event_model()._meta.pk.to_python
+    found: dict[Any, Any] = {}
+    for pk, slot in (
+        OccurrenceChange.objects.filter(
+            series_id=series_id, at__gte=since, kind=OccurrenceChange.Kind.RESCHEDULED
+        )
+        .order_by("at", "pk")
+        .values_list("occurrence_pk", "recurrence_id")
+    ):
+        found.setdefault(to_python(pk), slot)
+    return found
 
 
 def deleted_since(series_id: int, since: Any) -> list[Any]:

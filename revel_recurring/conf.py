@@ -171,6 +171,19 @@ class RecurringSettings:
         return value
 
     @property
+    def QUEUED_ACTION_DAYS(self) -> int:
+        """Days the series list remembers a queued admin action (default 30).
+
+        An admin action over more series than ``ADMIN_INLINE_LIMIT`` is queued; the
+        series list shows how it went (done, failed and why, when it finished) and
+        the admin keeps its record (*Bulk actions*) for these days after it was
+        queued. The daily pass, and each newly queued action, remove older records.
+        A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("QUEUED_ACTION_DAYS", 30)
+        return value
+
+    @property
     def TASK_MAX_RETRIES(self) -> int:
         """Retries of ``generate_series`` after a transient database error.
 

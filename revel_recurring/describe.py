@@ -1,7 +1,10 @@
 """A recurrence rule as a sentence a person reads.
 
 ``describe_rule`` is shared by the API (the rule's ``description``), the admin, the
-feeds and the notebooks. Every word goes through gettext and every time and date
+feeds and the notebooks. ``describe_series`` says what a series' dates are: its
+rule, its extra dates and what its holidays do to them. The admin's list and
+both sides of a change plan (the plan's ``description`` too) read it, as do the
+example project's public pages. Every word goes through gettext and every time and date
 is shown on the wall clock of the rule's own zone, which is named in the sentence:
 "Every 2 weeks on Monday and Wednesday at 18:30 (Europe/Vienna), until 1 June 2027".
 One date and time on its own is ``describe_instant``, which lives in ``instants.py``
@@ -35,14 +38,25 @@ from .instants import describe_instant
 from .rules import Frequency, MonthlyType, RuleSpec, to_utc
 
 if TYPE_CHECKING:
-    from .models import RecurrenceRule
+    from .models import EventSeries, RecurrenceRule
 
-__all__ = ["describe_instant", "describe_rule", "describe_spec"]
+__all__ = ["describe_instant", "describe_rule", "describe_series", "describe_spec"]
 
 
 def describe_rule(rule: RecurrenceRule) -> str:
     """The rule as one translatable sentence, in the rule's own zone."""
     return describe_spec(rule.to_spec())
+
+
+def describe_series(series: EventSeries, rule: RecurrenceRule) -> str:
+    """The dates of ``series`` under ``rule`` as one sentence: the rule, the series' extra
+    dates and what its holidays do ("...; on holidays (DE-BY) the next free day instead").
+
+    ``rule`` is the series' own rule, or the one a change would give it: a change
+    plan describes the series now and after the change with this one function, so
+    what the change leaves alone reads the same on both sides.
+    """
+    return describe_spec(series.dates_spec(rule))
 
 
 def describe_spec(spec: RuleSpec) -> str:

@@ -7,6 +7,7 @@ and where to. Decision 0037 says where a shifted date goes.
 
 from __future__ import annotations
 
+import bisect
 import datetime as dt
 from collections.abc import Iterable
 
@@ -71,19 +72,64 @@ class HolidayPlacer:
                 found[slot] = fate
         return found
 
-    def _place_block(self, block: int) -> dict[dt.datetime, HolidayFate]:
+    def fates_between(self, start: dt.datetime, end: dt.datetime) -> list[HolidayFate]:
+        """The fate of every slot from ``start`` to ``end`` (inclusive) a holiday touched,
+        in slot order: what :meth:`fate` answers for each, from one expansion of the rule.
+
+        For a list of the holidays ahead (months of them): the rule is expanded once
+        over the whole range and each block of days placed from that expansion.
+        """
+        if self.rule is None or end < start:
+            return []
+        zone = self.spec.zone
+        blocks = range(
+            start.astimezone(zone).date().toordinal() // _BLOCK_DAYS,
+            end.astimezone(zone).date().toordinal() // _BLOCK_DAYS + 1,
+        )
+        missing = [block for block in blocks if block not in self._fates]
+        if missing:
+            lower, _upper = self._reach(missing[0])
+            _lower, upper = self._reach(missing[-1])
+            slots = rules.occurrences_between(self.spec, lower, upper, inclusive=True)
+            for block in missing:
+                self._fates[block] = self._place_block(block, expanded=slots)
+        found = [
+            fate
+            for block in blocks
+            for slot, fate in self._fates[block].items()
+            if start <= slot <= end
+        ]
+        return sorted(found, key=lambda fate: fate.slot)
+
+    def _reach(self, block: int) -> tuple[dt.datetime, dt.datetime]:
+        """The instants whose slots placing ``block`` reads: its days, the days before
+        that can push a date into it, and the days a date of it can move to."""
+        zone = self.spec.zone
+        first = dt.date.fromordinal(block * _BLOCK_DAYS)
+        after = dt.date.fromordinal((block + 1) * _BLOCK_DAYS)
+        lower = rules.localize(dt.datetime.combine(first, dt.time()), zone)
+        upper = rules.localize(dt.datetime.combine(after, dt.time()), zone)
+        return (
+            lower - dt.timedelta(days=_LOOKBACK_DAYS),
+            upper + dt.timedelta(days=SHIFT_SEARCH_DAYS + 1),
+        )
+
+    def _place_block(
+        self, block: int, *, expanded: list[dt.datetime] | None = None
+    ) -> dict[dt.datetime, HolidayFate]:
+        """The fates of ``block``'s slots; ``expanded``: the rule's slots over a range
+        covering the block's reach (sorted), read instead of expanding the rule again."""
         assert self.rule is not None
         spec, rule, zone = self.spec, self.rule, self.spec.zone
         first = dt.date.fromordinal(block * _BLOCK_DAYS)
         last = dt.date.fromordinal((block + 1) * _BLOCK_DAYS - 1)
-        lower = rules.localize(dt.datetime.combine(first, dt.time()), zone)
-        upper = rules.localize(dt.datetime.combine(last + dt.timedelta(days=1), dt.time()), zone)
-        slots = rules.occurrences_between(
-            spec,
-            lower - dt.timedelta(days=_LOOKBACK_DAYS),
-            upper + dt.timedelta(days=SHIFT_SEARCH_DAYS + 1),
-            inclusive=True,
-        )
+        lower, upper = self._reach(block)
+        if expanded is None:
+            slots = rules.occurrences_between(spec, lower, upper, inclusive=True)
+        else:
+            slots = expanded[
+                bisect.bisect_left(expanded, lower) : bisect.bisect_right(expanded, upper)
+            ]
         taken_days = {slot.astimezone(zone).date() for slot in slots}
         weekend = rule.weekend
         fates: dict[dt.datetime, HolidayFate] = {}

@@ -25,10 +25,19 @@ from .exceptions import QueueUnavailableError
 from .host_model import parse_event_pks
 from .instants import parse_aware_instant
 from .models import EventSeries, get_event_model
-from .services.bulk import StaleChoice, cancel_stale_many, delete_many, pause_many, resume_many
+from .services.bulk import (
+    BulkResult,
+    StaleChoice,
+    cancel_stale_many,
+    delete_many,
+    failure_reason,
+    pause_many,
+    resume_many,
+)
 from .services.generation import generate_series_events
 from .services.generation.chunks import generate_series_chunk_events
 from .services.generation.dispatch import dispatch_due_chunks, dispatch_due_series
+from .services.queued_actions import purge_queued_actions, record_queued_outcome
 from .services.toolbox.parking import park_failed_series
 from .transient import is_transient_db_error
 
@@ -73,9 +82,12 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     aware; default: the current time) is the moment "due" is judged against; it
     is passed on to every task so the whole pass sees one clock. Returns
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
-    (``skipped``: active series disarmed because they have no template).
+    (``skipped``: active series disarmed because they have no template). It also
+    removes the records of queued admin actions older than
+    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``.
     """
     moment = _parse_now(now)
+    purge_queued_actions(now=moment)
     if recurring_settings.GENERATION_CHUNK_SIZE == 1:
         result = dispatch_due_series(
             lambda series_id: generate_series.delay(series_id, now=now), now=moment
@@ -89,7 +101,9 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
 
 
 @shared_task(name="revel_recurring.generate_series_chunk")
-def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+def generate_series_chunk(
+    series_ids: list[int], now: str | None = None, queued_action: int | None = None
+) -> dict[str, Any]:
     """Materialize the windows of a chunk of series in one transaction.
 
     See :func:`~revel_recurring.services.generation.chunks.generate_series_chunk_events`:
@@ -98,14 +112,20 @@ def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict
     with a transient database error is handed to ``generate_series`` (and its
     retry policy); any other failure is logged and listed under ``"failed"``.
     Returns ``{"series", "chunked", "retried", "fallen_back", "created",
-    "failed": [ids], "requeued": [ids]}``.
+    "failed": [ids], "requeued": [ids]}``. With ``queued_action`` (the admin's
+    *Generate now* over a large selection) the chunk's outcome is added to that
+    record; a requeued series adds its own when its task ends.
     """
     result = generate_series_chunk_events(series_ids, now=_parse_now(now))
     requeued = []
     for series_id, exc in sorted(result.failures.items()):
         if is_transient_db_error(exc):
-            generate_series.delay(series_id, now=now)
+            generate_series.delay(series_id, now=now, queued_action=queued_action)
             requeued.append(series_id)
+    failed = {pk: failure_reason(exc) for pk, exc in result.failures.items() if pk not in requeued}
+    record_queued_outcome(
+        queued_action, done=result.series - len(failed) - len(requeued), failed=failed
+    )
     summary = result.as_dict()
     summary["failed"] = [pk for pk in summary["failed"] if pk not in requeued]
     summary["requeued"] = requeued
@@ -113,12 +133,16 @@ def generate_series_chunk(series_ids: list[int], now: str | None = None) -> dict
 
 
 @shared_task(bind=True, name="revel_recurring.generate_series")
-def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[str, Any]:
+def generate_series(
+    self: Any, series_id: int, now: str | None = None, queued_action: int | None = None
+) -> dict[str, Any]:
     """Materialize the window of one series; retries transient database errors only.
 
     ``now`` (ISO 8601, aware) overrides the current time, as in ``generate_all_series``.
     Any other failure parks the series (``parked_at``, ``parked_reason``) before the
     task fails, so the next daily pass leaves it alone until it is unparked.
+    ``queued_action`` is the record of the admin action that requeued it from a
+    chunk: it counts the series once, done or failed, when no retry follows.
     """
     try:
         # The id goes straight to the locked read: no separate load of the series.
@@ -132,7 +156,9 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
                 max_retries=recurring_settings.TASK_MAX_RETRIES,
             ) from exc
         park_failed_series(series_id, exc, now=_parse_now(now))
+        record_queued_outcome(queued_action, done=0, failed={series_id: failure_reason(exc)})
         raise
+    record_queued_outcome(queued_action, done=1)
     return {"series": series_id, "created": len(created)}
 
 
@@ -142,24 +168,41 @@ def generate_series(self: Any, series_id: int, now: str | None = None) -> dict[s
 # others. The admin computed the ids: the selected series its user may change.
 
 
+def _recorded(
+    result: BulkResult, queued_action: int | None, *, missing_done: bool = False
+) -> dict[str, Any]:
+    """The chunk's JSON result, its outcome added to the record ``queued_action`` first."""
+    done, failed = result.outcome(missing_done=missing_done)
+    record_queued_outcome(queued_action, done=done, failed=failed)
+    return result.as_dict()
+
+
 @shared_task(name="revel_recurring.pause_series_chunk")
-def pause_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+def pause_series_chunk(
+    series_ids: list[int], now: str | None = None, queued_action: int | None = None
+) -> dict[str, Any]:
     """Pause each series of ``series_ids``; see :func:`~revel_recurring.services.bulk.pause_many`.
 
     Returns ``{"changed", "unchanged", "kept", "failed", "missing", "cancelled"}``
     (:class:`~revel_recurring.services.bulk.BulkResult`), as the other admin chunks do.
+    Every admin chunk adds its outcome to the record ``queued_action`` (the id of
+    a :class:`~revel_recurring.models.QueuedAction`) when it is given.
     """
-    return pause_many(series_ids, now=_parse_now(now)).as_dict()
+    return _recorded(pause_many(series_ids, now=_parse_now(now)), queued_action)
 
 
 @shared_task(name="revel_recurring.resume_series_chunk")
-def resume_series_chunk(series_ids: list[int], now: str | None = None) -> dict[str, Any]:
+def resume_series_chunk(
+    series_ids: list[int], now: str | None = None, queued_action: int | None = None
+) -> dict[str, Any]:
     """Resume (and unpark) each series of ``series_ids``; see ``resume_many``."""
-    return resume_many(series_ids, now=_parse_now(now)).as_dict()
+    return _recorded(resume_many(series_ids, now=_parse_now(now)), queued_action)
 
 
 @shared_task(name="revel_recurring.delete_series_chunk")
-def delete_series_chunk(series_ids: list[int], user_id: str | None = None) -> dict[str, Any]:
+def delete_series_chunk(
+    series_ids: list[int], user_id: str | None = None, queued_action: int | None = None
+) -> dict[str, Any]:
     """Delete each series of ``series_ids`` through ``delete_series``; booked ones are kept.
 
     ``kept`` names each series left because its dates hold bookings. With
@@ -174,7 +217,8 @@ def delete_series_chunk(series_ids: list[int], user_id: str | None = None) -> di
 
         gone = [EventSeries(pk=pk, name=names[pk]) for pk in result.changed]
         LogEntry.objects.log_actions(user_id=user_id, queryset=gone, action_flag=DELETION)
-    return result.as_dict()
+    # A series gone before its turn is as the deletion wanted it.
+    return _recorded(result, queued_action, missing_done=True)
 
 
 @shared_task(name="revel_recurring.cancel_stale_chunk")
@@ -185,6 +229,7 @@ def cancel_stale_chunk(
     complete: list[int] | None = None,
     rest: bool = True,
     now: str | None = None,
+    queued_action: int | None = None,
 ) -> dict[str, Any]:
     """Cancel the stale dates of each series as the admin's confirmation page said.
 
@@ -201,7 +246,9 @@ def cancel_stale_chunk(
         complete=frozenset(complete or ()),
         rest=rest,
     )
-    return cancel_stale_many(series_ids, choice=choice, now=_parse_now(now)).as_dict()
+    return _recorded(
+        cancel_stale_many(series_ids, choice=choice, now=_parse_now(now)), queued_action
+    )
 
 
 def _admin_chunk_tasks() -> dict[str, Any]:
@@ -245,6 +292,8 @@ def fan_out_series_chunks(
     target = _admin_chunk_tasks().get(task)
     if target is None:
         raise ValueError(f"{task!r} is not one of the admin's chunk tasks")
+    # The records of earlier queued actions past REVEL_RECURRING_QUEUED_ACTION_DAYS.
+    purge_queued_actions()
     leading = list((lead or {}).get("series_ids") or [])
     if leading:
         send_series_chunk(target, leading, **((lead or {}).get("options") or {}))

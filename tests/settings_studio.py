@@ -84,9 +84,10 @@ REVEL_RECURRING_ADAPTER = "tests.hosts.studio.adapter.StudioAdapter"
 REVEL_RECURRING_NOTIFIER = "tests.hosts.studio.notifier.record_digest"
 REVEL_RECURRING_REGISTER_BEAT_TASKS = True
 
-CELERY_BROKER_URL = "memory://"
-CELERY_RESULT_BACKEND = "cache+memory://"
-CELERY_TASK_ALWAYS_EAGER = True
+CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
+CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "cache+memory://")
+# The real-worker test (tests/studio/worker/) runs a worker with REVEL_TEST_CELERY_EAGER=0.
+CELERY_TASK_ALWAYS_EAGER = os.environ.get("REVEL_TEST_CELERY_EAGER", "1") == "1"
 # The fixtures are dated (many in 2026 and 2027): feeds show ten years of their past
 # here, so they do not change as the calendar moves on. The 90-day default is
 # tested on its own (tests of FEED_PAST_DAYS set it and pass `now`).

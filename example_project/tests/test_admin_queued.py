@@ -76,7 +76,7 @@ def test_select_all_queues_only_the_series_of_the_organisations_the_user_runs(
 
     assert {s.pk for s in listed.context["cl"].result_list} == {*(s.pk for s in runs), swim.pk}
     assert "Skipped Swim: you may view but not change them; nothing done to them." in texts(paused)
-    assert "3 series queued to be paused." in texts(paused)
+    assert "3 series queued to be paused; this page shows when it has finished." in texts(paused)
     assert fan_out.args[:2] == ["revel_recurring.pause_series_chunk", [s.pk for s in runs]]
     active = dict(EventSeries.objects.values_list("pk", "is_active"))
     assert active == {**{s.pk: False for s in runs}, swim.pk: True, row.pk: True}
@@ -133,9 +133,9 @@ def test_with_the_broker_down_a_queued_action_names_what_was_not_queued_and_does
 
     assert response.status_code == 200
     assert texts(response) == [
-        "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+        "Nothing was queued: the task queue could not be reached. "
         f"“{label}” was not started for 3 series: Run 0, Run 1, Run 2. Nothing was done "
-        "to them; try again once the broker is back."
+        "to them; try again later."
     ]
     assert _states(EventSeries.objects.filter(pk__in=before)) == before
 

@@ -1,17 +1,20 @@
 """The admin of revel-recurring: series with their rule, actions and upcoming dates.
 
 Registered on Django's default admin site when ``django.contrib.admin`` is
-installed (autodiscovery imports this module). A site with its own AdminSite
-registers ``EventSeriesAdmin`` there itself.
+installed (autodiscovery imports this module), with the read-only records of
+queued bulk actions (``QueuedActionAdmin``). A site with its own AdminSite
+registers ``EventSeriesAdmin`` (and ``QueuedActionAdmin``) there itself.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from ..models import EventSeries
+from ..models import EventSeries, QueuedAction
+from .queued import QueuedActionAdmin
 from .series import EventSeriesAdmin
 
 admin.site.register(EventSeries, EventSeriesAdmin)
+admin.site.register(QueuedAction, QueuedActionAdmin)
 
-__all__ = ["EventSeriesAdmin"]
+__all__ = ["EventSeriesAdmin", "QueuedActionAdmin"]

@@ -13,26 +13,31 @@ from django.http import HttpRequest, HttpResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext_lazy
 
-from ..models import EventSeries
+from ..models import EventSeries, QueuedAction
 from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
 from .clock import current_time as _now
 from .operations import generate_now, pause, report_each, resume
 from .selection import queue_action, selected
 from .stale import CancelStaleMixin
 
-# What a queued action says (``%(count)d``: the series queued).
+# What a queued action says (``%(count)d``: the series queued). The list shows its
+# record ("Recent bulk actions") until it has finished, and after.
 QUEUED_GENERATION = ngettext_lazy(
-    "%(count)d series queued for generation: its new dates appear as the Celery worker "
-    "gets to it. A paused or parked series is left as it is.",
-    "%(count)d series queued for generation: their new dates appear as the Celery worker "
-    "gets to them. Paused and parked series are left as they are.",
+    "%(count)d series queued for generation; this page shows when it has finished. A "
+    "paused or parked series is left as it is.",
+    "%(count)d series queued for generation; this page shows when it has finished. "
+    "Paused and parked series are left as they are.",
     "count",
 )
 QUEUED_PAUSE = ngettext_lazy(
-    "%(count)d series queued to be paused.", "%(count)d series queued to be paused.", "count"
+    "%(count)d series queued to be paused; this page shows when it has finished.",
+    "%(count)d series queued to be paused; this page shows when it has finished.",
+    "count",
 )
 QUEUED_RESUME = ngettext_lazy(
-    "%(count)d series queued to be resumed.", "%(count)d series queued to be resumed.", "count"
+    "%(count)d series queued to be resumed; this page shows when it has finished.",
+    "%(count)d series queued to be resumed; this page shows when it has finished.",
+    "count",
 )
 
 
@@ -44,21 +49,38 @@ class SeriesActionsMixin(CancelStaleMixin):
         selection = selected(request, queryset)
         # A large selection goes to the daily pass's own chunk task.
         if not queue_action(
-            request, selection, generate_series_chunk, QUEUED_GENERATION, label=_("Generate now")
+            request,
+            selection,
+            generate_series_chunk,
+            QUEUED_GENERATION,
+            label=_("Generate now"),
+            action=QueuedAction.Action.GENERATE,
         ):
             report_each(request, selection.series(), generate_now, now=_now())
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
-        if not queue_action(request, selection, pause_series_chunk, QUEUED_PAUSE, label=_("Pause")):
+        if not queue_action(
+            request,
+            selection,
+            pause_series_chunk,
+            QUEUED_PAUSE,
+            label=_("Pause"),
+            action=QueuedAction.Action.PAUSE,
+        ):
             report_each(request, selection.series(), pause, now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
         selection = selected(request, queryset)
         if not queue_action(
-            request, selection, resume_series_chunk, QUEUED_RESUME, label=_("Resume")
+            request,
+            selection,
+            resume_series_chunk,
+            QUEUED_RESUME,
+            label=_("Resume"),
+            action=QueuedAction.Action.RESUME,
         ):
             report_each(request, selection.series(), resume, now=_now())
 

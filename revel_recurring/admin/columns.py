@@ -10,7 +10,7 @@ from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 
-from ..describe import describe_spec
+from ..describe import describe_series
 from ..models import EventSeries
 from ..services.drift import detect_cadence_drift
 from .operations import local_label
@@ -28,7 +28,7 @@ class SeriesColumnsMixin(_Base):
     def rule_description(self, obj: EventSeries) -> str:
         rule = obj.recurrence_rule
         # The series' dates: the rule with its extra dates and holidays.
-        return describe_spec(obj.dates_spec(rule)) if rule is not None else "—"
+        return describe_series(obj, rule) if rule is not None else "—"
 
     @admin.display(description=gettext_lazy("rule as iCalendar text (RRULE)"))
     def rrule_string(self, obj: EventSeries) -> str:

@@ -25,7 +25,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, ngettext_lazy
 
-from ..models import EventSeries, get_event_model
+from ..models import EventSeries, QueuedAction, get_event_model
 from ..services.lifecycle import delete_series
 from ..services.toolbox.bookings import booked_date, booked_ids, series_zone
 from ..tasks import delete_series_chunk
@@ -46,8 +46,10 @@ else:
     _Base = admin.ModelAdmin
 
 QUEUED_DELETION = ngettext_lazy(
-    "%(count)d series queued for deletion; a series whose dates hold bookings is kept.",
-    "%(count)d series queued for deletion; series whose dates hold bookings are kept.",
+    "%(count)d series queued for deletion; a series whose dates hold bookings is kept. "
+    "This page shows when it has finished.",
+    "%(count)d series queued for deletion; series whose dates hold bookings are kept. "
+    "This page shows when it has finished.",
     "count",
 )
 
@@ -200,6 +202,7 @@ class DeleteThroughServiceMixin(_Base):
                 QUEUED_DELETION,
                 label=_("Delete selected %(verbose_name_plural)s")
                 % {"verbose_name_plural": self.opts.verbose_name_plural},
+                action=QueuedAction.Action.DELETE,
                 user_id=str(request.user.pk),
             )
             return None

@@ -128,6 +128,8 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
         self.outcome: SeriesUpdate | SeriesFromEvent | PlannedSave | None = None
         self.plan: RecurrencePlan | None = None
         self.plan_outdated = False
+        #: The changes the plan was made for (the plan page lists their holidays ahead).
+        self.plan_changes: dict[str, Any] | None = None
         #: The series' holiday settings as the page showed them.
         self.holidays_before = holiday_settings_of(self.instance)
         for name in ("name", "slug"):
@@ -201,6 +203,7 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
                 holidays=holidays,
                 now=now,
             )
+        self.plan_changes = changes
         plan_hash = self.data.get(PLAN_HASH)
         if not plan_hash:
             self.ask_to_confirm(plan_recurrence_change(self.instance, changes, now=now))

@@ -26,6 +26,7 @@ from ..holiday_rules import HolidayFate, HolidayOutcome, supported_countries
 from ..holiday_settings import HOLIDAY_FIELDS, holiday_settings_of, normalize_holiday_settings
 from ..instants import describe_day
 from ..models import EventSeries, HolidayPolicyChoices
+from ..services.plans.holidays_ahead import HolidayAhead
 
 #: The form's fields, named as the series' columns (the services key their errors so).
 HOLIDAY_FIELDSET = tuple(HOLIDAY_FIELDS.values())
@@ -174,6 +175,20 @@ def moved_note(slot: dt.datetime, holiday: str, zone: str | None) -> str:
     }
 
 
+def ahead_note(item: HolidayAhead) -> str:
+    """What becomes of a date on a holiday ahead: "moved to Fri 7 May 2027 18:30 (...)",
+    "skipped", "kept"."""
+    if item.outcome is HolidayOutcome.SHIFTED:
+        return _("moved to %(date)s") % {"date": item.start_display}
+    if item.outcome is HolidayOutcome.SKIPPED:
+        if item.no_free_day:
+            return _("skipped: no free day in the week after")
+        return pgettext("a date on a holiday", "skipped")
+    if item.outcome is HolidayOutcome.RESTORED:
+        return _("kept on purpose")
+    return pgettext("a date on a holiday", "kept")
+
+
 def skipped_note(holiday: str) -> str:
     """What a date a holiday skips says: "Skipped: Mariä Empfängnis"."""
     return _("Skipped: %(holiday)s") % {"holiday": holiday}
@@ -204,6 +219,7 @@ __all__ = [
     "HOLIDAY_FIELDSET",
     "CountryInput",
     "HolidayFieldsForm",
+    "ahead_note",
     "changed_holidays",
     "describe_holidays",
     "holiday_initial",

@@ -12,6 +12,7 @@ fields with ``update_series``, both in the form's one savepoint
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -24,8 +25,9 @@ from django.template.response import TemplateResponse
 from django.utils.translation import gettext as _
 from django.utils.translation import ngettext
 
-from ..describe import describe_rule
+from ..describe import describe_series
 from ..holiday_settings import holiday_settings_of
+from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule
 from ..services.editing import SeriesUpdate, merge_rule_changes
 from ..services.plans import (
@@ -35,7 +37,10 @@ from ..services.plans import (
     PlannedOccurrence,
     RecurrencePlan,
 )
-from .holidays import describe_holidays, moved_note
+from ..services.plans.holidays_ahead import AHEAD_MONTHS, HolidayAhead, plan_holidays_ahead
+from ..services.plans.judging import local_in
+from .clock import current_time
+from .holidays import ahead_note, describe_holidays, moved_note
 
 #: The hidden input carrying the hash of the plan the page showed.
 PLAN_HASH = "_plan_hash"
@@ -114,26 +119,61 @@ class PlanLine:
 
     start: dt.datetime
     display: str
-    #: "stay", "drift" or "new".
+    #: "stay", "drift" (no date to go to: cancelled when ticked), "moves" (to
+    #: ``moves_to`` when ticked) or "new".
     fate: str
     id: Any = None
     bookings: int = 0
     is_modified: bool = False
     #: What a holiday does to the date ("Moved from ... (Mariä Empfängnis)"), "" for nothing.
     note: str = ""
+    #: For a date that moves: where to, for a person (the rule's zone), and when (UTC).
+    moves_to: str = ""
+    moves_to_start: dt.datetime | None = None
 
     @classmethod
-    def of(cls, row: PlannedOccurrence, fate: str) -> PlanLine:
-        """A materialized date of the plan (``stay`` or ``drift``)."""
+    def of(cls, row: PlannedOccurrence, fate: str, zone: str | None = None) -> PlanLine:
+        """A materialized date of the plan (``stay``, or ``drift``/``moves``)."""
+        if fate != "stay" and row.moves_to is not None and not row.is_modified:
+            return cls(
+                row.start,
+                row.display,
+                "moves",
+                row.id,
+                row.bookings,
+                row.is_modified,
+                moves_to=_where_to(row, zone),
+                moves_to_start=row.moves_to,
+            )
         return cls(row.start, row.display, fate, row.id, row.bookings, row.is_modified)
 
 
+def _where_to(row: PlannedOccurrence, zone: str | None) -> str:
+    """Where a date moves, for a person: the time alone on the same day ("19:00"),
+    the whole date otherwise."""
+    assert row.moves_to is not None
+    if zone is not None and local_in(row.moves_to, zone).date() == row.local.date():
+        return local_in(row.moves_to, zone).strftime("%H:%M")
+    return describe_instant(row.moves_to, zone)
+
+
 def plan_lines(plan: RecurrencePlan) -> tuple[list[PlanLine], list[PlanLine]]:
-    """The plan's dates that stay and those that drift, as lines of a page."""
+    """The plan's dates that stay and those that drift (or move), as lines of a page."""
     return (
         [PlanLine.of(row, "stay") for row in plan.stay],
-        [PlanLine.of(row, "drift") for row in plan.drift],
+        [PlanLine.of(row, "drift", plan.timezone) for row in plan.drift],
     )
+
+
+def moved_lines(drift: list[PlanLine], zone: str | None) -> list[PlanLine]:
+    """The dates that move, at their new date: how the column "after" shows them."""
+    return [
+        dataclasses.replace(
+            line, start=line.moves_to_start, display=describe_instant(line.moves_to_start, zone)
+        )
+        for line in drift
+        if line.fate == "moves" and line.moves_to_start is not None
+    ]
 
 
 def carried_fields(
@@ -160,10 +200,13 @@ def plan_page(
     plan: RecurrencePlan,
     outdated: bool,
     holidays: Mapping[str, Any] | None = None,
+    changes: Mapping[str, Any] | None = None,
 ) -> TemplateResponse:
     """The confirmation page of ``plan`` for ``series``, carrying the posted change form.
 
-    ``holidays`` are the holiday settings the form posted (the series' own when None).
+    ``holidays`` are the holiday settings the form posted (the series' own when None);
+    ``changes`` the plan's changes, whose holidays of the next twelve months the page
+    lists (the posted holiday settings alone when None: a host's own form).
     """
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule
@@ -182,20 +225,39 @@ def plan_page(
         for date in plan.new
     ]
     before = holiday_settings_of(fresh)
+    after = holidays if holidays is not None else before
+    if changes is None:
+        changes = {HOLIDAYS_KEY: dict(holidays)} if holidays is not None else None
     page = {
         **context,
         "title": _("Confirm the new schedule of %(name)s") % {"name": fresh.name},
         "series": fresh,
         "plan": plan,
-        "old_description": describe_rule(rule) if rule is not None else "—",
+        # The same sentence as the plan's: what the change leaves alone reads the same.
+        "old_description": describe_series(fresh, rule) if rule is not None else "—",
         "old_window": fresh.generation_window_weeks,
         "old_holidays": describe_holidays(before),
-        "new_holidays": describe_holidays(holidays if holidays is not None else before),
+        "new_holidays": describe_holidays(after),
+        "ahead_title": ngettext(
+            "Holidays in the next %(count)d month",
+            "Holidays in the next %(count)d months",
+            AHEAD_MONTHS,
+        )
+        % {"count": AHEAD_MONTHS},
+        "ahead_calendar": bool(after.get("country")),
+        "ahead": ahead_lines(plan_holidays_ahead(fresh, changes, now=current_time())),
         "new_lines": new,
         "before": sorted([*stay, *drift], key=lambda line: line.start),
         # Drifted dates that stay unless ticked (booked) or always (moved by hand).
         "after": sorted(
-            [*stay, *new, *(line for line in drift if line.bookings or line.is_modified)],
+            [
+                *stay,
+                *new,
+                # As the page starts: unbooked dates ticked, booked ones not.
+                *moved_lines([line for line in drift if not line.bookings], plan.timezone),
+                *(line for line in drift if line.bookings and not line.is_modified),
+                *(line for line in drift if line.is_modified),
+            ],
             key=lambda line: line.start,
         ),
         "drift": drift,
@@ -209,6 +271,35 @@ def plan_page(
         "plan_cancel_name": PLAN_CANCEL,
     }
     return TemplateResponse(request, "admin/revel_recurring/eventseries/change_plan.html", page)
+
+
+@dataclass(frozen=True)
+class AheadLine:
+    """A date of the months ahead on a holiday, as the plan page lists it."""
+
+    slot: dt.datetime
+    display: str
+    holiday: str
+    #: skipped, shifted, kept or restored.
+    outcome: str
+    #: "moved to Fri 7 May 2027 18:30 (Europe/Berlin)", "skipped", "kept".
+    note: str
+    cancelled: bool = False
+
+
+def ahead_lines(ahead: tuple[HolidayAhead, ...]) -> list[AheadLine]:
+    """The holidays ahead as lines of the plan page."""
+    return [
+        AheadLine(
+            item.slot,
+            item.display,
+            item.holiday,
+            item.outcome.value,
+            ahead_note(item),
+            item.cancelled,
+        )
+        for item in ahead
+    ]
 
 
 def kept_booked(applied: AppliedPlan) -> list[str]:
@@ -226,15 +317,17 @@ def kept_booked(applied: AppliedPlan) -> list[str]:
 
 
 def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave) -> None:
-    """Tell how many dates were created and cancelled, and name the dates kept."""
+    """Tell in the page's terms what happened: the dates moved (and to which time), created
+    and cancelled; name the booked dates kept where they were, and those moved by hand."""
     applied = saved.applied
     created, cancelled = len(applied.created) + len(saved.generated), len(applied.cancelled)
     messages.success(
         request,
-        _("%(name)s: new schedule applied; %(created)s, %(cancelled)s.")
+        _("%(name)s: new schedule applied: %(moved)s, %(created)s, %(cancelled)s.")
         % {
             "name": series.name,
-            "created": ngettext("%(count)d date created", "%(count)d dates created", created)
+            "moved": moved_text(applied.plan.drift, applied.moved, applied.plan.timezone),
+            "created": ngettext("%(count)d new date", "%(count)d new dates", created)
             % {"count": created},
             "cancelled": ngettext(
                 "%(count)d date cancelled", "%(count)d dates cancelled", cancelled
@@ -247,8 +340,8 @@ def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave
         messages.warning(
             request,
             ngettext(
-                "%(name)s: kept %(count)d booked date that no longer fits the rule: %(dates)s.",
-                "%(name)s: kept %(count)d booked dates that no longer fit the rule: %(dates)s.",
+                "%(name)s: %(count)d booked date kept where it was (left unticked): %(dates)s.",
+                "%(name)s: %(count)d booked dates kept where they were (left unticked): %(dates)s.",
                 len(kept),
             )
             % {"name": series.name, "count": len(kept), "dates": ", ".join(kept)},
@@ -264,12 +357,30 @@ def report_applied(request: HttpRequest, series: EventSeries, saved: PlannedSave
         )
 
 
+def moved_text(drift: tuple[PlannedOccurrence, ...], moved: list[Any], zone: str) -> str:
+    """ "6 dates moved to 19:00" when every moved date now starts at one wall-clock time,
+    "6 dates moved" otherwise."""
+    done = {str(pk) for pk in moved}
+    targets = [row.moves_to for row in drift if str(row.id) in done and row.moves_to]
+    count = len(done)
+    times = {local_in(target, zone).strftime("%H:%M") for target in targets}
+    if count and len(times) == 1:
+        return ngettext(
+            "%(count)d date moved to %(time)s", "%(count)d dates moved to %(time)s", count
+        ) % {"count": count, "time": times.pop()}
+    return ngettext("%(count)d date moved", "%(count)d dates moved", count) % {"count": count}
+
+
 __all__ = [
     "PLAN_CANCEL",
     "PLAN_HASH",
+    "AheadLine",
     "PlanLine",
     "PlannedSave",
+    "ahead_lines",
     "kept_booked",
+    "moved_lines",
+    "moved_text",
     "plan_page",
     "report_applied",
     "schedule_changes",

@@ -26,6 +26,7 @@ from ..adapter import get_adapter
 from ..conf import recurring_settings
 from ..exceptions import QueueUnavailableError
 from ..models import EventSeries
+from ..services.queued_actions import drop_queued_action, open_queued_action
 from ..tasks import send_fan_out
 
 #: At most this many series are named in a message; the others are counted.
@@ -140,27 +141,37 @@ def queue_action(
     text: Any,
     *,
     label: str,
+    action: str,
     **options: Any,
 ) -> bool:
     """Hand a selection over the inline limit to Celery; whether it was over the limit.
 
     One message whatever the size of the selection: ``fan_out_series_chunks``
     sends ``task`` once per chunk of ``REVEL_RECURRING_GENERATION_CHUNK_SIZE``
-    ids, each with ``options``. ``text`` (``%(count)d``: the series queued) is
-    the message. When the broker cannot be reached nothing is sent and an error
-    message names the action (``label``) and the series that were not queued
-    (:func:`report_not_queued`). A selection within the limit is left to the
-    caller, which runs the action in the request.
+    ids, each with ``options`` and the id of the action's record (``action``, a
+    ``QueuedAction.Action``; see :func:`open_record`), which the chunks complete
+    and the series list shows. ``text`` (``%(count)d``: the series queued) is
+    the message. When the broker cannot be reached nothing is sent, the record is
+    dropped and an error message names the action (``label``) and the series that
+    were not queued (:func:`report_not_queued`). A selection within the limit is
+    left to the caller, which runs the action in the request.
     """
     if not selection.queued:
         return False
+    record = open_record(request, selection, action)
     try:
-        send_fan_out(task, selection.ids, **options)
+        send_fan_out(task, selection.ids, queued_action=record, **options)
     except QueueUnavailableError:
+        drop_queued_action(record)
         report_not_queued(request, selection, label)
         return True
     messages.info(request, text % {"count": len(selection)})
     return True
+
+
+def open_record(request: HttpRequest, selection: Selection, action: str) -> int:
+    """The id of a new record of ``action`` over ``selection``, queued by ``request.user``."""
+    return open_queued_action(action, user=request.user, series_count=len(selection)).pk
 
 
 def report_not_queued(request: HttpRequest, selection: Selection, label: str) -> None:
@@ -176,12 +187,12 @@ def report_not_queued(request: HttpRequest, selection: Selection, label: str) ->
     messages.error(
         request,
         ngettext(
-            "Nothing was queued: the task queue (the Celery broker) could not be reached. "
-            "“%(action)s” was not started for %(count)d series: %(names)s. Nothing was "
-            "done to it; try again once the broker is back.",
-            "Nothing was queued: the task queue (the Celery broker) could not be reached. "
-            "“%(action)s” was not started for %(count)d series: %(names)s. Nothing was "
-            "done to them; try again once the broker is back.",
+            "Nothing was queued: the task queue could not be reached. “%(action)s” was "
+            "not started for %(count)d series: %(names)s. Nothing was done to it; try "
+            "again later.",
+            "Nothing was queued: the task queue could not be reached. “%(action)s” was "
+            "not started for %(count)d series: %(names)s. Nothing was done to them; try "
+            "again later.",
             count,
         )
         % {

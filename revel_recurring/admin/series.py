@@ -28,7 +28,7 @@ from ..services.from_event import SeriesFromEvent
 from ..services.toolbox.bookings import series_zone
 from .actions import SeriesActionsMixin
 from .beat import beat_status
-from .changelist import ParkedFilter, SeriesChangeList
+from .changelist import ParkedFilter, SeriesChangeList, answers_an_action
 from .clock import current_time as _now
 from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
@@ -36,6 +36,7 @@ from .forms import AddDateForm, EventSeriesAddForm, EventSeriesForm
 from .holidays import HOLIDAY_FIELDSET
 from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
+from .queued import recent_queued_actions
 from .splits import SeriesSplitMixin, split_links
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
 
@@ -171,7 +172,12 @@ class EventSeriesAdmin(
     def changelist_view(
         self, request: HttpRequest, extra_context: dict[str, Any] | None = None
     ) -> HttpResponse:
-        context = {"beat": beat_status(self.admin_site), **(extra_context or {})}
+        context: dict[str, Any] = {"beat": beat_status(self.admin_site)}
+        if not answers_an_action(request):  # an action's request never shows the list
+            context["queued_actions"] = recent_queued_actions(
+                request, site_name=self.admin_site.name
+            )
+        context.update(extra_context or {})
         return super().changelist_view(request, extra_context=context)
 
     def change_view(
@@ -253,6 +259,7 @@ class EventSeriesAdmin(
                 plan=plan,
                 outdated=form.plan_outdated,
                 holidays=form.holiday_values,
+                changes=getattr(form, "plan_changes", None),
             )
         response = super().render_change_form(request, context, add, change, form_url, obj)
         if getattr(context["adminform"].form, "outcome", None) is not None:

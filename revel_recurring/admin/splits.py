@@ -39,10 +39,17 @@ from ..services.splits import (
     slots_before,
     split_series,
 )
-from ..services.toolbox.bookings import booked_ids
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
-from .plans import PLAN_HASH, PlanLine, carried_fields, plan_lines
+from .plans import (
+    PLAN_CANCEL,
+    PLAN_HASH,
+    PlanLine,
+    carried_fields,
+    moved_text,
+    plan_lines,
+    ticked_drift,
+)
 from .split_forms import (
     TEMPLATE_PREFIX,
     AtForm,
@@ -142,7 +149,9 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             if not plan_hash:
                 plan = plan_split(series, **options)
                 return self._split_plan_page(request, series, rule, at, plan, options)
-            result = split_series(series, plan_hash=plan_hash, **options)
+            result = split_series(
+                series, plan_hash=plan_hash, cancel_drift=ticked_drift(request.POST), **options
+            )
         except PlanOutdatedError as exc:
             if exc.plan is None:
                 return self._split_plan_page(
@@ -209,6 +218,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         current = fresh.recurrence_rule or rule
         last = last_date_before(current, at)
         moving: list[PlanLine] = []
+        drift: list[PlanLine] = []
         if plan is not None:
             stay, drift = plan_lines(plan)
             moving = sorted([*stay, *drift], key=lambda line: line.start)
@@ -222,10 +232,16 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             "title": _("Confirm the split of %(name)s") % {"name": fresh.name},
             "plan": plan,
             "moving": moving,
-            "booked_drift": plan is not None and bool(plan.booked_drift),
+            "drift": drift,
+            "any_booked_drift": plan is not None and bool(plan.booked_drift),
+            "plan_cancel_name": PLAN_CANCEL,
             "old_description": describe_rule(current),
             "last_label": describe_instant(last, current.timezone) if last is not None else "—",
             "continuation_name": options["name"],
+            # The continuation's first date at its own time (a split may change it).
+            "first_label": describe_instant(
+                options["recurrence"].get("dtstart") or at, current.timezone
+            ),
             "changed_fields": changed_fields,
             "outdated": bool(outdated),
             "outdated_reason": outdated if isinstance(outdated, str) else "",
@@ -237,51 +253,41 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         )
 
     def _report_split(self, request: HttpRequest, result: SplitResult) -> None:
-        """How many dates moved and were created; the booked moved dates by name, and
-        those the new rule does not hold (the split's ``kept_booked``)."""
+        """What the split did, in the plan page's terms: open and cancelled dates handed
+        over counted apart, the dates moved to the new schedule (and to which time),
+        cancelled and created; the booked dates kept where they were by name."""
         continuation, original = result.continuation, result.original
         zone = continuation.recurrence_rule.timezone if continuation.recurrence_rule else None
-        moved, created = len(result.moved), len(result.created)
+        handed, gone = len(result.moved_open), len(result.moved_cancelled)
+        created, cancelled = len(result.created), len(result.cancelled)
+        plan = result.plan
+        moved = (
+            moved_text(plan.drift, result.rescheduled, plan.timezone)
+            if plan is not None
+            else ngettext("%(count)d date moved", "%(count)d dates moved", 0) % {"count": 0}
+        )
         messages.success(
             request,
             _(
-                "%(original)s ends on %(last)s; %(name)s continues it from %(at)s: "
-                "%(moved)s, %(created)s."
+                "%(original)s ends on %(last)s; %(name)s continues it from %(first)s with "
+                "%(handed)s (and %(gone)s): %(moved)s, %(cancelled)s, %(created)s."
             )
             % {
                 "original": original.name,
                 "last": describe_instant(result.last_before, zone),
                 "name": continuation.name,
-                "at": describe_instant(result.at, zone),
-                "moved": ngettext("%(count)d date moved", "%(count)d dates moved", moved)
-                % {"count": moved},
-                "created": ngettext("%(count)d date created", "%(count)d dates created", created)
+                "first": describe_instant(_first_date(continuation), zone),
+                "handed": ngettext("%(count)d open date", "%(count)d open dates", handed)
+                % {"count": handed},
+                "gone": ngettext("%(count)d cancelled date", "%(count)d cancelled dates", gone)
+                % {"count": gone},
+                "moved": moved,
+                "cancelled": ngettext(
+                    "%(count)d date cancelled", "%(count)d dates cancelled", cancelled
+                )
+                % {"count": cancelled},
+                "created": ngettext("%(count)d new date", "%(count)d new dates", created)
                 % {"count": created},
-            },
-        )
-        model = get_event_model()
-        start = model.RECURRING_START_FIELD
-        rows = model._default_manager.filter(pk__in=result.moved).only("pk", start)
-        booked = booked_ids(rows)
-        if not booked:
-            return
-        labels = {
-            pk: describe_instant(value, zone)
-            for pk, value in rows.filter(pk__in=booked)
-            .order_by(start, "pk")
-            .values_list("pk", start)
-        }
-        messages.info(
-            request,
-            ngettext(
-                "%(name)s: %(count)d booked date moved with its bookings: %(dates)s.",
-                "%(name)s: %(count)d booked dates moved with their bookings: %(dates)s.",
-                len(labels),
-            )
-            % {
-                "name": continuation.name,
-                "count": len(labels),
-                "dates": ", ".join(labels.values()),
             },
         )
         kept = [date.display for date in result.kept_booked]
@@ -289,14 +295,20 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             messages.warning(
                 request,
                 ngettext(
-                    "%(name)s: %(count)d booked date does not fit the new rule and stays as "
-                    "drift (not cancelled): %(dates)s. Plan or cancel it from this page.",
-                    "%(name)s: %(count)d booked dates do not fit the new rule and stay as "
-                    "drift (not cancelled): %(dates)s. Plan or cancel them from this page.",
+                    "%(name)s: %(count)d booked date kept where it was (left unticked): %(dates)s.",
+                    "%(name)s: %(count)d booked dates kept where they were (left unticked): "
+                    "%(dates)s.",
                     len(kept),
                 )
                 % {"name": continuation.name, "count": len(kept), "dates": ", ".join(kept)},
             )
+
+
+def _first_date(continuation: EventSeries) -> dt.datetime:
+    """The continuation's first date: its rule's start (the split date, at the new time)."""
+    rule = continuation.recurrence_rule
+    assert rule is not None
+    return rules.to_utc(rule.dtstart)
 
 
 def split_links(series: EventSeries, *, admin_site_name: str) -> dict[str, Any]:

@@ -27,9 +27,10 @@ from django.utils.translation import ngettext_lazy
 from ..conf import recurring_settings
 from ..exceptions import QueueUnavailableError
 from ..host_model import bulky_fields, parse_event_pks
-from ..models import EventSeries, get_event_model
+from ..models import EventSeries, QueuedAction, get_event_model
 from ..services.bulk import StaleChoice
 from ..services.drift import drifted_ids_by_series
+from ..services.queued_actions import drop_queued_action
 from ..services.toolbox.bookings import booked_ids
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
 from .clock import current_time as _now
@@ -39,6 +40,7 @@ from .selection import (
     LISTED_SERIES,
     UP_TO_FIELD,
     Selection,
+    open_record,
     report_not_queued,
     reposted,
 )
@@ -50,9 +52,9 @@ else:
 
 QUEUED_CANCELLATION = ngettext_lazy(
     "%(count)d series queued for its stale dates to be cancelled; booked dates nobody "
-    "ticked are kept.",
+    "ticked are kept. This page shows when it has finished.",
     "%(count)d series queued for their stale dates to be cancelled; booked dates nobody "
-    "ticked are kept.",
+    "ticked are kept. This page shows when it has finished.",
     "count",
 )
 
@@ -218,6 +220,10 @@ class CancelStaleMixin(_Base):
         own = set(selection.ids)
         decided = sorted((owners | choice.complete) & own)
         others = [pk for pk in selection.ids if pk not in set(decided)] if choice.rest else []
+        # The record counts the series the chunks are sent: those decided on and,
+        # with ``rest``, all the others.
+        sent = Selection(decided + others)
+        record = open_record(request, sent, QueuedAction.Action.CANCEL_STALE) if sent.ids else None
         # One message or none: with the broker down nothing of the cancellation
         # starts, so the page's decisions are never half carried out.
         page: dict[str, Any] = {
@@ -225,14 +231,17 @@ class CancelStaleMixin(_Base):
             "listed": [str(pk) for pk in choice.listed],
             "complete": sorted(choice.complete & own),
             "rest": choice.rest,
+            "queued_action": record,
         }
         lead = {"series_ids": decided, "options": page} if decided else None
         try:
             if others:
-                send_fan_out(cancel_stale_chunk, others, lead=lead, rest=True)
+                send_fan_out(cancel_stale_chunk, others, lead=lead, rest=True, queued_action=record)
             elif decided:
                 send_series_chunk(cancel_stale_chunk, decided, **page)
         except QueueUnavailableError:
+            if record is not None:
+                drop_queued_action(record)
             report_not_queued(request, selection, _("Cancel stale dates…"))
             return
         messages.info(request, QUEUED_CANCELLATION % {"count": len(selection)})

@@ -14,7 +14,9 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from ..holiday_rules import HolidayOutcome
 from ..services.plans import ExcludedBecause, RecurrencePlan
+from ..services.plans.holidays_ahead import HolidayAhead
 from .fields import AwareDateTimeField, EventIdField, EventStatusField
 
 
@@ -57,9 +59,19 @@ class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
     moves_to = AwareDateTimeField(
         allow_null=True,
         help_text=_(
-            "For a date whose slot still takes place, on another day after a holiday "
-            "policy change: where applying moves it (under `cancel_drift`, as a "
-            "cancellation would be), UTC; null for a date that drifts off the rule."
+            "For a drifted date: where applying moves it, the same row at a new date "
+            "(UTC): the new rule's date in the same period (weeks counted from Monday, "
+            "months, years from the rule's start), or, after a holiday policy change, "
+            "where its own date now takes place. Dates without bookings move under "
+            "every `cancel_drift`; booked ones under `all` only. Null when it has "
+            "nowhere to go (then it is cancelled as `cancel_drift` says)."
+        ),
+    )
+    new_slot = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "With `moves_to` to a date of the new rule: the slot the date takes "
+            "(its `recurrence_id` after the move), UTC. Null when the slot stays."
         ),
     )
 
@@ -76,6 +88,14 @@ class PlannedDateSerializer(serializers.Serializer[Any]):
     )
     holiday = serializers.CharField(
         help_text=_("The holiday that moved or skipped the date, in the active language; or ''.")
+    )
+    beside = EventIdField(
+        allow_null=True,
+        help_text=_(
+            "The id of a booked drifted date that would move here if it were moved: the "
+            "new date is created beside it while it stays (`none`, `unbooked`), and not "
+            "at all when it moves (`all`). Null for any other new date."
+        ),
     )
 
 
@@ -115,18 +135,71 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
     drift = PlannedOccurrenceSerializer(
         many=True,
         help_text=_(
-            "Future occurrences that would no longer fit, with their bookings. "
-            "Applying keeps them unless `cancel_drift` says otherwise."
+            "Future occurrences that would no longer fit, with their bookings and where "
+            "each would move (`moves_to`). Applying moves those without bookings that "
+            "can move, and cancels or keeps the others as `cancel_drift` says."
         ),
     )
     new = PlannedDateSerializer(
-        many=True, help_text=_("Dates applying would create at once, within the window.")
+        many=True,
+        help_text=_(
+            "Dates applying would create at once, within the window, the booked drifted "
+            "dates staying where they are (see `beside`); not those other dates move to."
+        ),
+    )
+    cancelled_moves = PlannedOccurrenceSerializer(
+        many=True,
+        help_text=_(
+            "Cancelled future dates that move with the schedule (`moves_to`) and stay "
+            "cancelled there, so the new rule does not bring them back."
+        ),
     )
     excluded = ExcludedDateSerializer(
         many=True, help_text=_("Dates of the new rule within the window that stay skipped.")
     )
     hash = serializers.CharField(
         help_text=_("Send it to `recurrence-apply/`: the change applies only if it still matches.")
+    )
+
+
+class HolidayAheadSerializer(serializers.Serializer[Any]):
+    """A date of the new rule in the months ahead that falls on a holiday, and its fate."""
+
+    day = serializers.DateField(help_text=_("The holiday, on the rule zone's calendar."))
+    holiday = serializers.CharField(help_text=_("Its name, in the active language."))
+    slot = AwareDateTimeField(help_text=_("The rule's date on the holiday, UTC."))
+    display = serializers.CharField(help_text=_("The rule's date for a person."))
+    outcome = serializers.ChoiceField(
+        choices=[(outcome.value, outcome.value) for outcome in HolidayOutcome],
+        help_text=_(
+            "`skipped`: the date does not take place; `shifted`: it takes place at "
+            "`start`, on the next free day; `kept`: the policy keeps it; `restored`: "
+            "an organiser kept it on purpose."
+        ),
+    )
+    start = AwareDateTimeField(
+        allow_null=True, help_text=_("Where the date takes place, UTC; null when skipped.")
+    )
+    start_display = serializers.CharField(help_text=_("`start` for a person; '' when skipped."))
+    no_free_day = serializers.BooleanField(
+        help_text=_("Skipped because moving it found no free day in the week after.")
+    )
+    cancelled = serializers.BooleanField(
+        help_text=_("An organiser cancelled the date already (it stays cancelled).")
+    )
+
+
+class RecurrencePlanAnswerSerializer(RecurrencePlanSerializer):
+    """The plan, and the holidays of the months ahead on the dates the change leaves."""
+
+    holidays_ahead = HolidayAheadSerializer(
+        many=True,
+        read_only=True,
+        help_text=_(
+            "The dates of the new rule in the next twelve months (also beyond the "
+            "window) that fall on a holiday of the new calendar, with what the new policy "
+            "does to each. Not covered by `hash`: empty without a holiday calendar."
+        ),
     )
 
 
@@ -157,12 +230,20 @@ def plan_data(plan: RecurrencePlan) -> dict[str, Any]:
     return dict(RecurrencePlanSerializer(plan).data)
 
 
+def plan_answer(plan: RecurrencePlan, ahead: tuple[HolidayAhead, ...]) -> dict[str, Any]:
+    """``recurrence-plan/``'s answer: the plan (:func:`plan_data`) and the holidays ahead."""
+    return {**plan_data(plan), "holidays_ahead": HolidayAheadSerializer(ahead, many=True).data}
+
+
 __all__ = [
     "ExcludedDateSerializer",
+    "HolidayAheadSerializer",
     "PlanOutdatedSerializer",
     "PlannedDateSerializer",
     "PlannedOccurrenceSerializer",
+    "RecurrencePlanAnswerSerializer",
     "RecurrencePlanSerializer",
     "SplitOutdatedSerializer",
+    "plan_answer",
     "plan_data",
 ]

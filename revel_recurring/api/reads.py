@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -12,6 +12,7 @@ from django.utils import timezone
 
 from .. import changelog
 from ..exclusions import holiday_placer
+from ..host_model import bulky_fields
 from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.toolbox.bookings import booked_ids
@@ -117,6 +118,18 @@ def changed_rows(
     return sorted(entries.values())
 
 
+def moved_rows(ids: Collection[Any]) -> list[Any]:
+    """The host events ``ids`` (dates a change moved), in start order, in one query."""
+    if not ids:
+        return []
+    model = get_event_model()
+    return list(
+        model._default_manager.filter(pk__in=list(ids))
+        .defer(*bulky_fields(model))
+        .order_by(model.RECURRING_START_FIELD, "pk")
+    )
+
+
 def occurrence_rows(
     events: Iterable[Any],
     *,
@@ -164,16 +177,21 @@ def page_rows(
     *,
     drifted: Collection[Any],
     series: EventSeries | None = None,
+    rescheduled: Mapping[Any, dt.datetime] | None = None,
 ) -> list[OccurrenceRow]:
     """The rows of one page of :func:`changed_rows`, in page order.
 
     The live occurrences are read from ``queryset`` in one query; one deleted
     since the listing was read is left out. Tombstones are kept as they are
-    (naming their slot's holiday, with ``series``).
+    (naming their slot's holiday, with ``series``). ``rescheduled``: the slots the
+    rescheduled ones stood for (:func:`~revel_recurring.changelog.rescheduled_since`).
     """
     entries = list(page)
     events = {e.pk: e for e in queryset.filter(pk__in=[e.id for e in entries if not e.deleted])}
     live = {row.id: row for row in occurrence_rows(events.values(), drifted=drifted)}
+    for pk, slot in (rescheduled or {}).items():
+        if pk in live:
+            live[pk] = replace(live[pk], rescheduled_from=slot)
     rows = [
         entry.tombstone if entry.tombstone is not None else live[entry.id]
         for entry in entries

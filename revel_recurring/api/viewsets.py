@@ -49,7 +49,7 @@ from .errors import translate
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
 from .pagination import SeriesPagination
 from .permissions import SeriesPermission
-from .reads import occurrence_rows
+from .reads import moved_rows, occurrence_rows
 from .renderers import ICalendarRenderer
 from .schema import READ_ERRORS, error_responses, extend_schema
 
@@ -222,6 +222,7 @@ class SeriesViewSet(
                 series,
                 cursor_reset=result.cursor_reset,
                 created=occurrence_rows(result.created, series=series),
+                moved=occurrence_rows(moved_rows(result.moved), series=series),
                 drift=result.drift,
                 generation_error=result.generation_error,
             )

@@ -82,7 +82,11 @@ _WHOLE_NUMBER_SETTINGS = (
     "MAX_GENERATION_BYTES",
     "FEED_PAST_DAYS",
     "DELETED_FEED_DAYS",
+    "QUEUED_ACTION_DAYS",
 )
+
+# Whole-number settings below 1 the app cannot use (the others may be 0).
+_AT_LEAST_ONE = ("QUEUED_ACTION_DAYS",)
 
 
 def _is_whole_number(value: object) -> bool:
@@ -109,7 +113,7 @@ def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.
                 )
             )
             continue
-        minimum = 1 if name.endswith(("CHUNK_SIZE", "_BYTES")) else 0
+        minimum = 1 if name.endswith(("CHUNK_SIZE", "_BYTES")) or name in _AT_LEAST_ONE else 0
         if not name.endswith("WINDOW_WEEKS") and value < minimum:
             errors.append(
                 checks.Error(

@@ -1,7 +1,7 @@
 """RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``.
 
 The app's models, one module each (``rule``, ``series``, ``changes``, ``pending``,
-``deleted``), and the host's side: ``RecurringEventMixin`` (from
+``deleted``, ``queued``), and the host's side: ``RecurringEventMixin`` (from
 ``revel_recurring.mixins``) and ``get_event_model()`` (``event_model``). Import
 from here.
 """
@@ -14,6 +14,7 @@ from .changes import OccurrenceChange
 from .deleted import DeletedSeries
 from .event_model import get_event_model
 from .pending import PendingExdate
+from .queued import QueuedAction, QueuedActionFailure
 from .rule import RecurrenceRule
 from .series import EventSeries, EventSeriesManager, HolidayPolicyChoices
 
@@ -25,6 +26,8 @@ __all__ = [
     "HolidayPolicyChoices",
     "OccurrenceChange",
     "PendingExdate",
+    "QueuedAction",
+    "QueuedActionFailure",
     "RecurrenceRule",
     "RecurringEventMixin",
     "get_event_model",

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.core.exceptions import ValidationError
+from django.utils.translation import gettext as _
 
 from ..exceptions import HasBookingsError, RecurrenceError
 from ..models import EventSeries
@@ -60,6 +61,31 @@ class BulkResult:
             "cancelled": self.cancelled,
         }
 
+    def outcome(self, *, missing_done: bool = False) -> tuple[int, dict[int, str]]:
+        """What the record of a queued action counts of this chunk: series done, failed (why).
+
+        Done: ``changed`` and ``unchanged``. Failed: ``failed``, and a series ``kept``
+        whole (a deletion refused for its bookings; a cancellation that kept booked
+        dates did the rest and is done). A series gone before the chunk ran is done
+        for a deletion (``missing_done``) and failed otherwise.
+        """
+        failed = dict(self.failed)
+        finished = set(self.changed) | set(self.unchanged)
+        failed.update({pk: text for pk, text in self.kept.items() if pk not in finished})
+        done = len(finished)
+        if missing_done:
+            done += len(self.missing)
+        else:
+            failed.update({pk: _("The series no longer exists.") for pk in self.missing})
+        return done, failed
+
+
+def failure_reason(exc: Exception) -> str:
+    """A refusal or error in words for a person: a ``ValidationError``'s messages, or the text."""
+    if isinstance(exc, (RecurrenceError, ValidationError)):
+        return _reason(exc)
+    return f"{type(exc).__name__}: {exc}"
+
 
 def _reason(exc: Exception) -> str:
     return " ".join(exc.messages) if isinstance(exc, ValidationError) else str(exc)
@@ -89,7 +115,7 @@ def _each(
             result.failed[series.pk] = _reason(exc)
         except Exception as exc:  # one broken series never stops the chunk
             logger.exception("revel_recurring: bulk operation failed for series %s", series.pk)
-            result.failed[series.pk] = f"{type(exc).__name__}: {exc}"
+            result.failed[series.pk] = failure_reason(exc)
         else:
             (result.changed if changed else result.unchanged).append(series.pk)
     return result
@@ -194,6 +220,7 @@ __all__ = [
     "StaleChoice",
     "cancel_stale_many",
     "delete_many",
+    "failure_reason",
     "pause_many",
     "resume_many",
 ]

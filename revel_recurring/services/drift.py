@@ -1,8 +1,12 @@
 """Cadence drift: materialized occurrences that no longer fit the series' current rule.
 
-A rule change never moves what was already materialized (tickets may be sold), so
-after "weekly on Monday" becomes "weekly on Tuesday" the Monday rows stay. This
-module finds them and lets the organiser cancel them in one step.
+A schedule change moves each future date to its partner, the new rule's date in
+the same period (docs/decisions/0053-schedule-changes-move-dates.md): after "weekly
+on Monday" becomes "weekly on Tuesday", each Monday row is that week's Tuesday. What
+stays off the rule is drift: booked dates nobody ticked to move, dates the new rule
+has no date for (a rule ended earlier, every other week), and dates of a rule changed
+outside the services. This module finds them and lets the organiser cancel them in
+one step.
 """
 
 from __future__ import annotations

@@ -196,6 +196,8 @@ def confirm_split(client: Any, response: Any, *, button: str = "_confirm", **pos
         (str(field["name"]), str(field.get("value") or ""))
         for field in parser.inputs
         if field.get("type") == "hidden"
+        # The ticks of the dates that no longer fit, as the page starts them.
+        or (field.get("type") == "checkbox" and "checked" in field)
     ]
     data.append((button, "Yes"))
     url = response.context["split_url"]

@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from celery import Celery
+from celery import Celery, current_app
 from django.db import connection
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,3 +99,14 @@ def wait_until(done: Callable[[], bool], *, seconds: float = 60) -> bool:
     while not done() and time.monotonic() < deadline:
         time.sleep(0.25)
     return done()
+
+
+@contextmanager
+def sending_through(app: Celery) -> Iterator[None]:
+    """The admin's tasks go to ``app``'s broker (Redis) instead of running eagerly here."""
+    previous = current_app._get_current_object()  # type: ignore[attr-defined]
+    app.set_current()
+    try:
+        yield
+    finally:
+        previous.set_current()

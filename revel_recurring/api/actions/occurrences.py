@@ -9,6 +9,7 @@ from rest_framework.exceptions import ValidationError
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ... import changelog
 from ...host_model import bulky_fields
 from ...models import get_event_model
 from ...services.cancellation import cancel_occurrence, restore_occurrence
@@ -73,7 +74,13 @@ class OccurrenceActionsMixin(SeriesViewBase):
         else:
             changes = self.paginate_queryset(changed_rows(series, filterset, params, since, now))
             assert changes is not None
-            rows = page_rows(changes, base, drifted=drifted, series=series)
+            rows = page_rows(
+                changes,
+                base,
+                drifted=drifted,
+                series=series,
+                rescheduled=changelog.rescheduled_since(series.pk, since),
+            )
         return self.get_paginated_response(occurrence_data(rows))
 
     @extend_schema(

@@ -16,8 +16,9 @@ from rest_framework.response import Response
 
 from ...services.editing import update_series
 from ...services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, plan_recurrence_change
+from ...services.plans.holidays_ahead import plan_holidays_ahead
 from ..bodies import ACTION_BODIES
-from ..plans import PlannedOccurrenceSerializer, RecurrencePlanSerializer, plan_data
+from ..plans import PlannedOccurrenceSerializer, RecurrencePlanAnswerSerializer, plan_answer
 from ..reads import occurrence_rows
 from ..schema import extend_schema
 from ..serializers.actions import BookedDateSerializer, RecurrenceApplyResultSerializer
@@ -37,17 +38,23 @@ class PlanActionsMixin(SeriesViewBase):
             "the same 400s; an extra date given twice is a 400 too. An occurrence on an "
             "extra date left out is drift. The same permission as a PATCH. A series "
             "without a rule answers 409. New dates a holiday moved name it (`holiday`, "
-            "`shifted_from`); skipped dates a holiday skips have the reason `holiday`."
+            "`shifted_from`); skipped dates a holiday skips have the reason `holiday`. "
+            "`holidays_ahead` lists the holidays of the next twelve months on the dates "
+            "as the change leaves them, with what becomes of each."
         ),
-        responses={200: RecurrencePlanSerializer, **ACTION_BODIES["recurrence_plan"].responses()},
+        responses={
+            200: RecurrencePlanAnswerSerializer,
+            **ACTION_BODIES["recurrence_plan"].responses(),
+        },
     )
     @action(detail=True, methods=["post"], url_path="recurrence-plan")
     def recurrence_plan(self, request: Request, pk: str | None = None) -> Response:
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        plan = plan_recurrence_change(series, _changes(self._body()))
-        return Response(plan_data(plan))
+        changes = _changes(self._body())
+        plan = plan_recurrence_change(series, changes)
+        return Response(plan_answer(plan, plan_holidays_ahead(series, changes)))
 
     @extend_schema(
         summary="Apply a planned change if the series is as the plan saw it (409 with the "

@@ -70,7 +70,12 @@ class SplitActionsMixin(SeriesViewBase):
         """Split the series at `at`; 201 with both halves, `Location` the continuation."""
         series = self.get_object()
         body = self._body()
-        result = split_series(series, plan_hash=body.get("plan_hash"), **_arguments(body))
+        result = split_series(
+            series,
+            plan_hash=body.get("plan_hash"),
+            cancel_drift=body.get("cancel_drift", "none"),
+            **_arguments(body),
+        )
         continuation = self._represent(result.continuation)
         return Response(
             {
@@ -79,6 +84,9 @@ class SplitActionsMixin(SeriesViewBase):
                 "at": _INSTANT.to_representation(result.at),
                 "last_before": _INSTANT.to_representation(result.last_before),
                 "moved": result.moved,
+                "moved_cancelled": result.moved_cancelled,
+                "rescheduled": result.rescheduled,
+                "cancelled": result.cancelled,
                 "created": occurrence_data(
                     occurrence_rows(result.created, series=result.continuation)
                 ),

@@ -133,9 +133,12 @@ class RecurrenceApplyRequestSerializer(RecurrencePlanRequestSerializer):
         required=False,
         default="none",
         help_text=_(
-            "`none` (default): drifted dates stay. `unbooked`: cancel those without "
-            "bookings (booked ones are kept and named in `kept_booked`). `all`: booked "
-            "ones too. Dates moved or edited by hand are never cancelled here."
+            "What happens to the drifted dates. Those without bookings that have a date "
+            "to move to (`moves_to`) move under every value. `none` (default): nothing "
+            "is cancelled, booked dates stay where they are. `unbooked`: cancel the "
+            "drifted dates without bookings that cannot move (booked ones are kept and "
+            "named in `kept_booked`). `all`: booked ones move or are cancelled too. "
+            "Dates edited by hand are never moved or cancelled here."
         ),
     )
 
@@ -153,8 +156,9 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     moved = serializers.ListField(
         child=EventIdField(),
         help_text=_(
-            "Ids of the drifted occurrences moved to where their slot now takes place "
-            "(a holiday policy change: `moves_to` in the plan)."
+            "Ids of the drifted occurrences moved (same rows) to `moves_to` in the plan: "
+            "the new rule's date in the same period, or where a holiday now places "
+            "their date."
         ),
     )
     kept_booked = BookedDateSerializer(
@@ -219,6 +223,16 @@ class SplitRequestSerializer(SplitPlanRequestSerializer):
             "409 and writes nothing. Without it the split applies to the series as it is."
         ),
     )
+    cancel_drift = serializers.ChoiceField(
+        choices=[(mode, mode) for mode in CANCEL_DRIFT_MODES],
+        required=False,
+        default="none",
+        help_text=_(
+            "As for `recurrence-apply/`: moved dates the continuation's rule does not "
+            "hold go to its date in the same period when they have no bookings; "
+            "`unbooked` also cancels those that cannot move, `all` booked ones too."
+        ),
+    )
 
 
 class SplitResultSerializer(serializers.Serializer[Any]):
@@ -236,11 +250,26 @@ class SplitResultSerializer(serializers.Serializer[Any]):
     created = OccurrenceSerializer(
         many=True, help_text=_("The continuation's dates generated at once.")
     )
+    moved_cancelled = serializers.ListField(
+        child=EventIdField(),
+        help_text=_("Ids among `moved` of dates that were already cancelled."),
+    )
+    rescheduled = serializers.ListField(
+        child=EventIdField(),
+        help_text=_(
+            "Ids of the moved dates the continuation's rule does not hold that went on to "
+            "its date in the same period (same rows, new date and `recurrence_id`)."
+        ),
+    )
+    cancelled = serializers.ListField(
+        child=EventIdField(),
+        help_text=_("Ids of the moved dates without a new date cancelled per `cancel_drift`."),
+    )
     kept_booked = BookedDateSerializer(
         many=True,
         help_text=_(
             "Moved dates that hold bookings and that the continuation's rule does not "
-            "hold: kept as they are (drift of the continuation), never cancelled."
+            "hold, neither moved nor cancelled: kept as they are (drift)."
         ),
     )
 

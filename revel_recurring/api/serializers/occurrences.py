@@ -35,6 +35,9 @@ class OccurrenceRow:
     holiday: str = ""
     #: Its slot, when a holiday moved the date off it; None otherwise.
     shifted_from: dt.datetime | None = None
+    #: Under ``modified_since``: the slot it stood for before a schedule change moved
+    #: it to another date of the rule since then; None otherwise.
+    rescheduled_from: dt.datetime | None = None
 
     @classmethod
     def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
@@ -75,7 +78,12 @@ class OccurrenceRow:
 class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
     id = EventIdField(help_text=_("The host event's id (of the deleted row for a tombstone)."))
     recurrence_id = AwareDateTimeField(
-        allow_null=True, help_text=_("The original slot (RFC 5545 RECURRENCE-ID); never moves.")
+        allow_null=True,
+        help_text=_(
+            "The slot of the rule it stands for (RFC 5545 RECURRENCE-ID). Editing the "
+            "date leaves it; a schedule change that moves the date to another date of "
+            "the rule gives it that one (`rescheduled_from` names the old)."
+        ),
     )
     occurrence_index = serializers.IntegerField(allow_null=True)
     start = AwareDateTimeField(allow_null=True, help_text=_("Null for a deleted occurrence."))
@@ -120,6 +128,15 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
         help_text=_(
             "The slot (UTC) a holiday moved this occurrence from (the same as "
             "`recurrence_id`); null when no holiday moved it."
+        ),
+    )
+    rescheduled_from = AwareDateTimeField(
+        allow_null=True,
+        help_text=_(
+            "Only under `modified_since`: a rescheduled occurrence, one a schedule change "
+            "moved to another date of the rule since then. The `recurrence_id` it had "
+            "(UTC; the new one is `recurrence_id`), so a syncing client can find the "
+            "entry it holds. Null otherwise."
         ),
     )
 

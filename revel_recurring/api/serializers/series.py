@@ -189,13 +189,24 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
             "(empty otherwise, or for a paused series or one without a template)."
         ),
     )
+    moved = OccurrenceSerializer(
+        many=True,
+        read_only=True,
+        help_text=_(
+            "Occurrences the change moved to the new schedule's date in the same week "
+            "(month, year): the same rows, at their new date and `recurrence_id`. Only "
+            "dates without bookings move; a PATCH cancels nothing."
+        ),
+    )
     drift = PlannedOccurrenceSerializer(
         many=True,
         read_only=True,
         help_text=_(
-            "Future occurrences that no longer fit the rule, with their bookings; the "
-            "PATCH keeps them (`cancel-stale/` cancels those not edited by hand). "
-            "`recurrence-plan/` shows a change before it is made."
+            "Future occurrences that still do not fit the rule, with their bookings: "
+            "booked dates the PATCH did not move (`moves_to` says where a plan would "
+            "move them) and dates the new schedule has no date for. The PATCH keeps "
+            "them (`cancel-stale/` cancels those not edited by hand); "
+            "`recurrence-plan/` and `recurrence-apply/` move or cancel them as ticked."
         ),
     )
 
@@ -214,6 +225,7 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
             *SeriesSerializer.Meta.fields,
             "cursor_reset",
             "created",
+            "moved",
             "drift",
             "generation_error",
         )
@@ -274,6 +286,7 @@ class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
         # Only in a PATCH's answer: what that change did.
         "cursor_reset",
         "created",
+        "moved",
         "drift",
         "generation_error",
     )

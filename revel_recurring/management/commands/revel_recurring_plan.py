@@ -252,7 +252,7 @@ class Command(TranslatedCommand):
             }
         )
         self._occurrences(_("Stay"), plan.stay)
-        self._occurrences(_("Drift (no longer fit the rule)"), plan.drift)
+        self._occurrences(_("Drift (no longer fit the rule)"), plan.drift, zone=plan.timezone)
         self._dates(_("New (created on apply)"), [(d.display, "") for d in plan.new])
         self._dates(
             _("Skipped (excluded dates of the new rule)"),
@@ -261,7 +261,13 @@ class Command(TranslatedCommand):
         write("")
         write(_("Plan hash: %(hash)s") % {"hash": plan.hash})
         booked = len(plan.booked_drift)
-        unbooked = len([row for row in plan.drift if not row.booked and not row.is_modified])
+        unbooked = len(
+            [
+                row
+                for row in plan.drift
+                if not row.booked and not row.is_modified and row.moves_to is None
+            ]
+        )
         write(_("Apply exactly this plan with:"))
         write("  " + shlex.join([*self._command, "--apply", plan.hash]))
         if plan.drift:
@@ -269,38 +275,46 @@ class Command(TranslatedCommand):
             write(
                 "  "
                 + ngettext(
-                    "Add --cancel-drift unbooked to cancel the %(count)d drifted date "
-                    "without bookings, or --cancel-drift all.",
-                    "Add --cancel-drift unbooked to cancel the %(count)d drifted dates "
-                    "without bookings, or --cancel-drift all.",
+                    "Drifted dates without bookings that have a new date move to it. Add "
+                    "--cancel-drift unbooked to cancel the %(count)d drifted date without "
+                    "bookings that has none, or --cancel-drift all.",
+                    "Drifted dates without bookings that have a new date move to it. Add "
+                    "--cancel-drift unbooked to cancel the %(count)d drifted dates without "
+                    "bookings that have none, or --cancel-drift all.",
                     unbooked,
                 )
                 % {"count": unbooked}
                 + " "
                 + ngettext(
-                    "Without --cancel-drift all, %(count)d booked date is kept.",
-                    "Without --cancel-drift all, %(count)d booked dates are kept.",
+                    "Without --cancel-drift all, %(count)d booked date is kept where it is.",
+                    "Without --cancel-drift all, %(count)d booked dates are kept where they are.",
                     booked,
                 )
                 % {"count": booked}
             )
 
-    def _occurrences(self, title: str, rows: Sequence[PlannedOccurrence]) -> None:
+    def _occurrences(
+        self, title: str, rows: Sequence[PlannedOccurrence], *, zone: str | None = None
+    ) -> None:
+        """A table of ``rows``; with ``zone`` (drift), each one's fate besides."""
         self.stdout.write("")
         self.stdout.write(_("%(title)s: %(count)d") % {"title": title, "count": len(rows)})
         if rows:
-            header = (
+            header: tuple[str, ...] = (
                 pgettext("command table column", "date"),
                 pgettext("command table column", "bookings"),
                 pgettext("command table column", "modified"),
                 pgettext("command table column", "id"),
             )
+            if zone is not None:
+                header += (pgettext("command table column", "fate"),)
             cells = [header] + [
                 (
                     row.display,
                     bookings_text(row.bookings),
                     pgettext("modified", "yes") if row.is_modified else "-",
                     str(row.id),
+                    *((_fate(row, zone),) if zone is not None else ()),
                 )
                 for row in rows
             ]
@@ -348,6 +362,15 @@ class Command(TranslatedCommand):
             pgettext("a list of dates", "Cancelled"),
             [(displays[pk], "") for pk in applied.cancelled],
         )
+        targets = {row.id: row.moves_to for row in applied.plan.drift if row.moves_to}
+        self._dates(
+            pgettext("a list of dates", "Moved"),
+            [
+                (displays[pk], "-> " + describe_instant(targets[pk], zone))
+                for pk in applied.moved
+                if pk in targets
+            ],
+        )
         bookings = {row.id: row.bookings for row in applied.plan.drift}
         self._dates(
             _("Kept because booked"),
@@ -372,3 +395,14 @@ class Command(TranslatedCommand):
                 _("Drifted dates left as they are (cancel them with --cancel-drift)"),
                 [(row.display, bookings_text(row.bookings)) for row in left],
             )
+
+
+def _fate(row: PlannedOccurrence, zone: str) -> str:
+    """What applying does to a drifted date, in a word or two."""
+    if row.is_modified:
+        return pgettext("a drifted date's fate", "kept (edited by hand)")
+    if row.moves_to is not None:
+        return pgettext("a drifted date's fate", "moves to %(date)s") % {
+            "date": describe_instant(row.moves_to, zone)
+        }
+    return pgettext("a drifted date's fate", "cancelled with --cancel-drift")

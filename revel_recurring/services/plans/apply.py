@@ -94,7 +94,7 @@ def current_drift(
     if fresh.recurrence_rule_id is None or fresh.recurrence_rule is None:
         return ()
     state = read_plan_state(fresh, now=moment)
-    return judge_rows(fresh, fresh.recurrence_rule, state, state.upcoming(moment))[1]
+    return judge_rows(fresh, fresh.recurrence_rule, state, state.upcoming(moment), now=moment)[1]
 
 
 def apply_recurrence_plan(
@@ -140,7 +140,7 @@ def apply_recurrence_plan(
     """
     moment = now_utc(now)
     requested = split_changes(changes)
-    mode = _cancel_mode(cancel_drift)
+    mode = cancel_mode(cancel_drift)
     among = None if drift_ids is None else frozenset(drift_ids)
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": [gettext("Give the hash of the plan you looked at.")]})
@@ -190,7 +190,9 @@ def _apply_locked(
         locked, requested, extra_dates, cursor_reset=plan.cursor_reset, now=now
     )
     moved, kept_in_place = _move_drift(locked, plan, mode, among=among)
-    cancelled, kept_booked, kept_modified = _cancel_drift(locked, plan, mode, among=among, now=now)
+    cancelled, kept_booked, kept_modified = cancel_planned_drift(
+        locked, plan, mode, among=among, now=now
+    )
     created = _generate(locked, now=now) if generate else []
     return locked, AppliedPlan(
         plan=plan,
@@ -264,7 +266,7 @@ def _generate(locked: EventSeries, *, now: dt.datetime) -> list[Any]:
     return run.batches[0].occurrences if run.batches else []
 
 
-def _cancel_mode(value: object) -> str | frozenset[Any]:
+def cancel_mode(value: object) -> str | frozenset[Any]:
     if isinstance(value, str) and value in CANCEL_DRIFT_MODES:
         return value
     if isinstance(value, Collection) and not isinstance(value, str):
@@ -348,7 +350,7 @@ def move_planned(
     return write_moves(series, moving, planned), kept
 
 
-def _cancel_drift(
+def cancel_planned_drift(
     locked: EventSeries,
     plan: RecurrencePlan,
     mode: str | frozenset[Any],
@@ -400,6 +402,8 @@ def _cancel_drift(
 __all__ = [
     "CANCEL_DRIFT_MODES",
     "apply_recurrence_plan",
+    "cancel_mode",
+    "cancel_planned_drift",
     "current_drift",
     "move_planned",
     "move_to_partners",

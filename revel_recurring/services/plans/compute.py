@@ -21,7 +21,7 @@ from typing import Any
 from django.utils.translation import gettext
 
 from ... import rules
-from ...describe import describe_spec
+from ...describe import describe_series
 from ...exceptions import SeriesNotReadyError
 from ...exclusions import Exclusion, ExclusionReason, excluded_between
 from ...holiday_rules import HolidayFate, data_version
@@ -222,8 +222,16 @@ def plan_outcome(
     # A cancelled date that moves takes its exclusion with it.
     carry_cancellations(target, judgement.cancelled_moves)
     run = generation_window(target, new_rule, now=now, until=until)
-    taken = {row.new_slot for row in moving if row.new_slot is not None}
-    new, new_dates = _new_dates(target, new_rule, state, seen, run, now=now, taken=taken)
+    # A booked date moves only when ticked (or under "all"): as the plan is shown, it
+    # stays, and its partner is a new date beside it.
+    beside = {row.new_slot: row.id for row in moving if row.booked and row.new_slot}
+    taken = {row.new_slot for row in moving if row.new_slot and row.new_slot not in beside}
+    shown, new_dates = _new_dates(
+        target, new_rule, state, seen, run, now=now, taken=taken, beside=beside
+    )
+    # The hash does not depend on bookings but for its second half: it covers the
+    # dates created when every date that can move does.
+    new = tuple(slot for slot in shown if slot not in beside)
     digest = plan_digest(
         series,
         target,
@@ -240,7 +248,7 @@ def plan_outcome(
         series_id=series.pk,
         changed=frozenset(changed),
         cursor_reset=cursor_reset,
-        description=describe_spec(spec),
+        description=describe_series(target, new_rule),
         rrule_string=new_rule.rrule_string,
         timezone=new_rule.timezone,
         generation_window_weeks=target.generation_window_weeks,
@@ -253,6 +261,7 @@ def plan_outcome(
         ),
         hash=digest,
         cancelled_moves=judgement.cancelled_moves,
+        cancelled_off=judgement.cancelled_off,
     )
 
 
@@ -273,10 +282,12 @@ def _new_dates(
     *,
     now: dt.datetime,
     taken: set[dt.datetime],
+    beside: Mapping[dt.datetime, Any],
 ) -> tuple[tuple[dt.datetime, ...], tuple[PlannedDate, ...]]:
     """The slots generation would create in ``run`` (none for a paused series or one
     without a template), and each as a :class:`PlannedDate` where it takes place;
-    ``taken``: the slots rows move to."""
+    ``taken``: the slots rows move to; ``beside``: slot -> the booked date that would
+    move there if ticked, for the new dates created beside a booked date that stays."""
     if not (target.is_active and state.has_template):
         return (), ()
     in_window = excluded_between(target, run.lower, pending=seen.pending, rule=new_rule)
@@ -294,6 +305,7 @@ def _new_dates(
             new_rule.timezone,
             slot=slot if slot in generation.starts else None,
             holiday=_holiday_name(target, in_window.holiday_of(slot)),
+            beside=beside.get(slot),
         )
         for slot in generation.slots
     )
@@ -380,6 +392,7 @@ def _date(
     reason: ExcludedBecause | None = None,
     slot: dt.datetime | None = None,
     holiday: str = "",
+    beside: Any = None,
 ) -> PlannedDate:
     return PlannedDate(
         start=instant,
@@ -388,6 +401,7 @@ def _date(
         reason=reason,
         shifted_from=slot,
         holiday=holiday,
+        beside=beside,
     )
 
 

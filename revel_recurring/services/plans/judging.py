@@ -34,9 +34,13 @@ class Judgement:
     #: Live rows that do not: each with where it moves (``moves_to``) when it has a
     #: partner or a holiday moved its slot, and its bookings.
     drift: tuple[PlannedOccurrence, ...]
-    #: Cancelled rows that move to a partner, so that the date stays cancelled at
-    #: its new time instead of coming back there.
+    #: Cancelled rows that move to a partner on the same day (a change of time or
+    #: zone), so that the date stays cancelled at its new time instead of coming
+    #: back there.
     cancelled_moves: tuple[PlannedOccurrence, ...] = ()
+    #: Cancelled rows the new rule does not hold and that have no partner: dates of
+    #: the old schedule only (a split leaves them with the original).
+    cancelled_off: tuple[PlannedOccurrence, ...] = ()
 
 
 def judge(
@@ -69,10 +73,19 @@ def judge(
         # say), cancelling that date and bringing its own back. It fits when its slot
         # is a date of the new rule, its own exclusion aside.
         fitting |= _fitting(_without_exdates(target, gone), rule, spec, gone, state)[0]
+    rows_by_id = {row.id: row for row in gone}
     partners: dict[Any, Partner] = {}
     if now is not None:
         lonely = [row for row in [*live, *gone] if row.id not in fitting and row.id not in moves]
         partners = find_partners(target, rule, state, lonely, now=now)
+        # A cancelled date keeps its cancellation only to another time of the same day:
+        # a class cancelled on Tuesday says nothing of the Thursday it would pair with,
+        # which then is a new date like any other.
+        partners = {
+            pk: partner
+            for pk, partner in partners.items()
+            if pk not in {row.id for row in gone} or _same_day(rows_by_id[pk], partner, zone)
+        }
     counts = _count_bookings(live) if bookings is None else bookings
 
     def planned(row: PlanRow) -> PlannedOccurrence:
@@ -85,6 +98,11 @@ def judge(
         stay=tuple(_planned(row, zone, counts) for row in live if row.id in fitting),
         drift=tuple(planned(row) for row in live if row.id not in fitting),
         cancelled_moves=tuple(planned(row) for row in gone if row.id in partners),
+        cancelled_off=tuple(
+            planned(row)
+            for row in gone
+            if row.id not in fitting and row.id not in moves and row.id not in partners
+        ),
     )
 
 
@@ -150,6 +168,12 @@ def _fitting(
         and placed.get(row.slot, row.start) != row.start
     }
     return fitting, moves
+
+
+def _same_day(row: PlanRow, partner: Partner, zone: str) -> bool:
+    """Whether ``partner`` falls on the wall-clock day of ``row``'s slot in ``zone``."""
+    stood = row.slot if row.slot is not None else row.start
+    return local_in(stood, zone).date() == local_in(partner.start, zone).date()
 
 
 def _without_exdates(target: EventSeries, rows: list[PlanRow]) -> EventSeries:

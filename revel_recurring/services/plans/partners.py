@@ -13,7 +13,8 @@ DTSTART, weeks from WKST) that is still to come, whose slot no row holds (live o
 cancelled) and that nothing excludes (an exdate, a pending exdate, a holiday that
 skips it). Within a period, rows and partners pair in date order; a row left over
 is drift, a partner left over is a new date. Cancelled rows pair too, so a date
-cancelled at the old time stays cancelled at the new one instead of coming back.
+cancelled at the old time stays cancelled at the new one instead of coming back;
+the judge (:mod:`.judging`) keeps such a pair only on the same day.
 
 Pure over the rows a plan read: no query.
 """

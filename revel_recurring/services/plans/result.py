@@ -72,6 +72,9 @@ class PlannedDate:
     shifted_from: dt.datetime | None = None
     #: The holiday that skipped or moved the date, in the active language ("" for none).
     holiday: str = ""
+    #: For a new date that a booked drifted date would move to if ticked: that date's
+    #: id. Created beside it when it stays (the default); not created when it moves.
+    beside: Any = None
 
 
 @dataclass(frozen=True)
@@ -84,7 +87,9 @@ class RecurrencePlan:
       bookings; those moved by hand (``is_modified``) are judged by their
       original slot and are never cancelled by ``cancel_drift``;
     - ``new``: the dates generation would create within the window right after
-      the change (none for a paused series or one without a template);
+      the change (none for a paused series or one without a template), booked
+      drifted dates staying where they are (a new date ``beside`` one is not
+      created when that date is ticked to move there);
     - ``excluded``: dates of the new rule within that window skipped, with why.
 
     ``hash`` is the digest :func:`~revel_recurring.services.plans.apply_recurrence_plan`
@@ -110,6 +115,9 @@ class RecurrencePlan:
     #: Cancelled future dates that move to a partner (``moves_to``, ``new_slot``) and
     #: stay cancelled there, so the new rule does not bring them back.
     cancelled_moves: tuple[PlannedOccurrence, ...] = ()
+    #: Cancelled future dates the new rule does not hold and that have nowhere to move:
+    #: dates of the old schedule, left as they are (a split leaves them with the original).
+    cancelled_off: tuple[PlannedOccurrence, ...] = ()
 
     @property
     def booked_drift(self) -> tuple[PlannedOccurrence, ...]:
@@ -120,6 +128,11 @@ class RecurrencePlan:
     def moves(self) -> tuple[PlannedOccurrence, ...]:
         """The drifted dates that move (to a partner or a holiday's day) rather than go."""
         return tuple(row for row in self.drift if row.moves_to is not None)
+
+
+def plan_rows(plan: RecurrencePlan) -> tuple[PlannedOccurrence, ...]:
+    """Every row ``plan`` names: staying, drifting, and cancelled ones that move or stay."""
+    return (*plan.stay, *plan.drift, *plan.cancelled_moves, *plan.cancelled_off)
 
 
 @dataclass(frozen=True)

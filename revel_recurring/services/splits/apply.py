@@ -9,7 +9,7 @@ template, the rows handed over, the original ended, the continuation generated.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -22,17 +22,24 @@ from ...exceptions import PlanOutdatedError
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...signals import series_split
 from ..generation.floor import generate_locked
-from ..plans.result import RecurrencePlan
-from ..plans.state import PlanState, read_plan_state
+from ..plans.apply import CancelDriftMode, cancel_mode, cancel_planned_drift, move_planned
+from ..plans.digest import hash_matches
+from ..plans.result import PlannedOccurrence, RecurrencePlan, plan_rows
+from ..plans.state import read_plan_state
 from ..templates import save_template
-from ..toolbox.exdates import absorb_pending_exdates, hand_over_exdates
+from ..toolbox.exdates import (
+    absorb_pending_exdates,
+    drop_exdates,
+    hand_over_exdates,
+    merge_exdates,
+)
 from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
-from .compute import Prepared, horizon, moving_drift, prepare, split_plan
+from .compute import Prepared, horizon, prepare, split_plan
 from .inputs import SplitRequest, no_rule, read_request
 from .result import SplitResult
-from .rows import booked_drift, drift_left_alone, move_rows, propagate
+from .rows import drift_left_alone, move_rows, propagate
 
 
 def split_series(
@@ -43,6 +50,7 @@ def split_series(
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
     plan_hash: str | None = None,
+    cancel_drift: CancelDriftMode | Collection[Any] = "none",
     now: dt.datetime | None = None,
 ) -> SplitResult:
     """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
@@ -61,10 +69,18 @@ def split_series(
       ``split_from`` = the original. A continuation the original had already is
       re-linked to follow the new series, so the chain stays in date order.
     - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
-      ids, bookings and related rows stay); those that fit the continuation's
-      rule and were not edited by hand get the new template's propagatable
-      fields (a date the new rule does not hold keeps the old details: it is
-      drift, for the organiser to decide); their change stamp moves.
+      ids, bookings and related rows stay), but cancelled dates of the old
+      schedule the continuation's rule does not hold (they stay with the
+      original, their exdates too).
+    - A moved date the continuation's rule does not hold moves to its partner
+      (:mod:`~revel_recurring.services.plans.partners`: the new rule's date in
+      the same period) as a change plan's apply moves it, under ``cancel_drift``
+      (the same modes and ticks: dates without bookings always move, booked
+      ones under ``"all"`` or when named); one without a partner is cancelled
+      as ``cancel_drift`` says (``"none"`` by default: kept as drift). Dates
+      that fit the continuation's rule (moved ones included) and were not edited
+      by hand get the new template's propagatable fields; a date left as drift
+      keeps the old details; the change stamp moves.
     - Exdates (and pending ones) at or after ``at`` go with them.
     - The continuation is generated to its window, or as far as the original
       was generated when that is later (one digest for what is created, none
@@ -74,11 +90,12 @@ def split_series(
     continuation) in ascending id order: anything refused writes nothing. With
     ``plan_hash`` (from :func:`plan_split`), the plan is computed again under the
     locks and a different hash raises ``PlanOutdatedError`` with the fresh plan;
-    an equal one is the plan applied (its drift and bookings are what the split
-    leaves as they are and names in ``kept_booked``).
+    an equal one is the plan applied (booked dates it neither moves nor cancels
+    are named in ``kept_booked``).
     """
     moment = now_utc(now)
     request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    mode = cancel_mode(cancel_drift)
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
@@ -91,7 +108,9 @@ def split_series(
             rule = load_rule(locked)
             if rule is None:
                 raise no_rule(locked)
-            return _split_locked(locked, rule, follower, request, plan_hash=plan_hash, now=moment)
+            return _split_locked(
+                locked, rule, follower, request, plan_hash=plan_hash, mode=mode, now=moment
+            )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
@@ -140,24 +159,31 @@ def _split_locked(
     request: SplitRequest,
     *,
     plan_hash: str | None,
+    mode: str | frozenset[Any],
     now: dt.datetime,
 ) -> tuple[EventSeries, SplitResult]:
-    """The split under the locks: validate and judge, then write, then generate."""
+    """The split under the locks: validate and plan, then write, then generate."""
     at = request.at
     prepared = _prepare_planned(locked, rule, request, planned=plan_hash is not None, now=now)
     state = read_plan_state(locked, now=now)
-    if plan_hash is None:
-        drift = moving_drift(prepared, state, at=at)
-    else:
-        drift = _checked_plan(locked, rule, state, prepared, request, plan_hash, now=now).drift
+    plan = split_plan(locked, rule, state, prepared, request, now=now)
+    if plan_hash is not None:
+        _check_hash(locked, plan, plan_hash, bookings_seen=mode not in ("none", "unbooked"))
 
     # Everything is validated: write.
     absorb_pending_exdates(locked)
-    continuation = _save_continuation(locked, follower, prepared, at=at)
+    staying = [row for row in plan.cancelled_off if row.slot is not None]
+    continuation = _save_continuation(locked, follower, prepared, at=at, staying=staying)
     model = get_event_model()
-    moved = move_rows(model, locked, continuation, at=at)
-    # Moved dates the continuation's rule does not hold: drift, kept as they are.
-    drifted = drift_left_alone(drift, moved, now=now)
+    moved = move_rows(model, locked, continuation, at=at, keep={row.id for row in staying})
+    # The dates the continuation's rule does not hold: moved to their partners or
+    # cancelled as ticked (the unbooked ones move anyway), the rest kept as they are.
+    rescheduled, kept_in_place = move_planned(continuation, plan.drift, plan.cancelled_moves, mode)
+    cancelled, kept_booked, kept_modified = cancel_planned_drift(
+        continuation, plan, mode, among=None, now=now
+    )
+    gone = {*rescheduled, *cancelled}
+    drifted = drift_left_alone([row for row in plan.drift if row.id not in gone], moved, now=now)
     propagate(model, moved, {row.id for row in drifted}, prepared.new_template)
     _end_original(locked, rule, at=at, last_before=prepared.last_before, now=now)
     created = _generate_continuation(continuation, original=locked, now=now)
@@ -171,9 +197,28 @@ def _split_locked(
             last_before=prepared.last_before,
             moved=moved,
             created=created,
-            kept_booked=booked_drift(drifted),
+            kept_booked=sorted(
+                [*kept_in_place, *kept_booked], key=lambda date: (date.start, str(date.id))
+            ),
+            rescheduled=rescheduled,
+            cancelled=cancelled,
+            kept_modified=kept_modified,
+            moved_cancelled=_cancelled_among(plan, moved),
+            plan=plan,
         ),
     )
+
+
+def _cancelled_among(plan: RecurrencePlan, moved: list[Any]) -> list[Any]:
+    """The ids of ``moved`` that were cancelled before the split (in the plan's reading)."""
+    model = get_event_model()
+    cancelled = model.RECURRING_STATUS_CANCELLED
+    handed = set(moved)
+    return [
+        row.id
+        for row in plan_rows(plan)
+        if row.id in handed and model.is_status(row.status, cancelled)
+    ]
 
 
 def _prepare_planned(
@@ -203,20 +248,13 @@ def _prepare_planned(
         ) from None
 
 
-def _checked_plan(
-    locked: EventSeries,
-    rule: RecurrenceRule,
-    state: PlanState,
-    prepared: Prepared,
-    request: SplitRequest,
-    plan_hash: str,
-    *,
-    now: dt.datetime,
-) -> RecurrencePlan:
-    """The split's plan computed again under the locks: the one to apply, if its hash is
-    ``plan_hash`` (``PlanOutdatedError`` with the fresh plan otherwise)."""
-    plan = split_plan(locked, rule, state, prepared, request, now=now)
-    if plan.hash != plan_hash.strip():
+def _check_hash(
+    locked: EventSeries, plan: RecurrencePlan, plan_hash: str, *, bookings_seen: bool
+) -> None:
+    """``PlanOutdatedError`` with the fresh ``plan`` unless its hash is ``plan_hash``
+    (:func:`~revel_recurring.services.plans.digest.hash_matches`: which drifted dates
+    are booked counts only when the split may move or cancel booked ones)."""
+    if not hash_matches(plan.hash, plan_hash, bookings_seen=bookings_seen):
         raise PlanOutdatedError(
             gettext(
                 "%(series)s changed since this split was planned; review the fresh "
@@ -225,14 +263,21 @@ def _checked_plan(
             % {"series": locked.name},
             plan=plan,
         )
-    return plan
 
 
 def _save_continuation(
-    locked: EventSeries, follower: EventSeries | None, prepared: Prepared, *, at: dt.datetime
+    locked: EventSeries,
+    follower: EventSeries | None,
+    prepared: Prepared,
+    *,
+    at: dt.datetime,
+    staying: list[PlannedOccurrence],
 ) -> EventSeries:
     """Save the continuation with its rule, its exdates from ``at`` on and its template,
-    linked after the original (and before the original's former continuation)."""
+    linked after the original (and before the original's former continuation).
+
+    The exdates of ``staying`` (cancelled dates of the old schedule only, which stay
+    with the original) stay with the original."""
     model = get_event_model()
     continuation = prepared.continuation
     prepared.new_rule.save()
@@ -240,6 +285,10 @@ def _save_continuation(
     # Both columns change here; the original's is saved in _end_original.
     # (The continuation's extra dates were cut off the original's in prepare.)
     hand_over_exdates(locked, continuation, at)
+    slots = [row.slot for row in staying if row.slot is not None]
+    if slots:
+        drop_exdates(continuation, slots)
+        merge_exdates(locked, slots)
     continuation.split_from = locked
     if follower is not None:
         # A OneToOne link: the former continuation lets go before the new one takes it.

@@ -24,8 +24,7 @@ from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_dtstart_zone
 from ..from_event import template_data_from_event
 from ..plans.compute import plan_outcome
-from ..plans.judging import judge_rows
-from ..plans.result import PlannedOccurrence, RecurrencePlan
+from ..plans.result import RecurrencePlan
 from ..plans.state import PlanRow, PlanState
 from ..schedule_change import merge_rule_changes
 from ..templates import build_template
@@ -171,14 +170,6 @@ def moving_rows(state: PlanState, at: dt.datetime) -> list[PlanRow]:
     return [row for row in state.rows if row.slot is not None and row.slot >= at]
 
 
-def moving_drift(
-    prepared: Prepared, state: PlanState, *, at: dt.datetime
-) -> tuple[PlannedOccurrence, ...]:
-    """The rows that move and that the continuation's rule does not hold, with bookings:
-    a split's drift as :func:`split_plan` lists it, without planning the rest."""
-    return judge_rows(prepared.continuation, prepared.new_rule, state, moving_rows(state, at))[1]
-
-
 def split_plan(
     locked: EventSeries,
     rule: RecurrenceRule,
@@ -201,6 +192,8 @@ def split_plan(
         cursor_reset=False,
         now=now,
         until=horizon(locked, now),
+        # A split moves and cancels drift with the ticks, as an applied plan does.
+        cancels=True,
         extra={
             "split_at": at.isoformat(),
             "template": {
@@ -225,7 +218,6 @@ def horizon(original: EventSeries, now: dt.datetime) -> dt.datetime:
 __all__ = [
     "Prepared",
     "horizon",
-    "moving_drift",
     "moving_rows",
     "prepare",
     "split_plan",

@@ -1,7 +1,7 @@
 """The occurrences a split moves: handed to the continuation, refreshed where they fit.
 
 Statements over all the rows at once, never one per row; ids, bookings and
-related rows stay, and nothing is cancelled.
+related rows stay.
 """
 
 from __future__ import annotations
@@ -18,9 +18,15 @@ from ..toolbox.bookings import BookedDate
 
 
 def move_rows(
-    model: Any, locked: EventSeries, continuation: EventSeries, *, at: dt.datetime
+    model: Any,
+    locked: EventSeries,
+    continuation: EventSeries,
+    *,
+    at: dt.datetime,
+    keep: Collection[Any] = (),
 ) -> list[Any]:
-    """Move the occurrences whose slot is at or after ``at``; a MOVED record for each.
+    """Move the occurrences whose slot is at or after ``at``, but those of ``keep``; a
+    MOVED record for each.
 
     Three statements: the rows read, the change records (one INSERT), the move.
     Returns the moved ids in start order.
@@ -28,6 +34,7 @@ def move_rows(
     start = model.RECURRING_START_FIELD
     rows = list(
         model._default_manager.filter(series=locked, is_template=False, recurrence_id__gte=at)
+        .exclude(pk__in=list(keep))
         .order_by(start, "pk")
         .values_list("pk", "recurrence_id", "occurrence_index")
     )

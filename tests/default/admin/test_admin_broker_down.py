@@ -32,9 +32,9 @@ SMALL_LIMIT = override_settings(
 
 def not_queued(action: str, names: str, count: int = 5) -> str:
     return (
-        "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+        "Nothing was queued: the task queue could not be reached. "
         f"“{action}” was not started for {count} series: {names}. Nothing was done to "
-        "them; try again once the broker is back."
+        "them; try again later."
     )
 
 

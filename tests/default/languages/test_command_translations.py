@@ -104,10 +104,12 @@ def test_plan_shows_its_plan_in_german() -> None:
     assert "Buchungen  geändert  ID" in text
     assert "1 Buchung " in text
     assert "3 Buchungen " in text
+    assert "mit --cancel-drift abgesagt" in text
     assert lines[-1] == (
-        "  Fügen Sie --cancel-drift unbooked hinzu, um die 2 abweichenden Termine ohne "
-        "Buchungen abzusagen, oder --cancel-drift all. Ohne --cancel-drift all bleiben "
-        "2 gebuchte Termine."
+        "  Abweichende Termine ohne Buchungen, die ein neues Datum haben, werden dorthin "
+        "verschoben. Mit --cancel-drift unbooked die 2 abweichenden Termine ohne Buchungen "
+        "absagen, die keines haben, oder --cancel-drift all. Ohne --cancel-drift all "
+        "bleiben 2 gebuchte Termine, wo sie sind."
     )
 
 

@@ -763,6 +763,34 @@ def test_e009_generation_chunk_size_accepts_its_bounds(value: int, settings: Set
     assert check_setting_values() == []
 
 
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (0, "must be at least 1, got 0."),
+        (-3, "must be at least 1, got -3."),
+        ("30", "must be a whole number, got '30'."),
+        (7.5, "must be a whole number, got 7.5."),
+    ],
+)
+def test_e009_queued_action_days_is_a_whole_number_of_one_or_more(
+    value: object, message: str, settings: Settings
+) -> None:
+    # 0 days would remove a queued action's record before the organiser could read it.
+    settings.REVEL_RECURRING_QUEUED_ACTION_DAYS = value
+
+    errors = check_setting_values()
+
+    assert [(e.id, e.msg) for e in errors] == [
+        ("revel_recurring.E009", f"REVEL_RECURRING_QUEUED_ACTION_DAYS {message}")
+    ]
+
+
+@pytest.mark.parametrize("value", [1, 365])
+def test_e009_queued_action_days_accepts_a_day_and_more(value: int, settings: Settings) -> None:
+    settings.REVEL_RECURRING_QUEUED_ACTION_DAYS = value
+    assert check_setting_values() == []
+
+
 # W002: series generated with another holidays release whose dates would change
 
 

@@ -41,6 +41,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "MAX_GENERATION_BYTES": (268_435_456, 10_000_000, 10_000_000),
     "FEED_PAST_DAYS": (90, 30, 30),
     "DELETED_FEED_DAYS": (90, 7, 7),
+    "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),
 }
 

@@ -8,11 +8,14 @@ from typing import Any
 
 import pytest
 from django.contrib.admin.utils import quote
-from django.test import Client
+from django.test import Client, override_settings
 
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, QueuedAction
 from tests.dojo.conftest import BERLIN, PASSWORD, MakeSeries, next_weekday, template_of, trainings
 from tests.hosts.dojo.models import Training, User
+from tests.support.queued import Broker, broker, select_all
+
+__all__ = ["broker"]  # the fixture, used by name
 
 pytestmark = pytest.mark.django_db
 
@@ -100,3 +103,27 @@ def test_the_change_page_shows_status_labels_and_opens_trainings_by_their_slug(
     assert f"/admin/dojo/training/{quote(rows[1].slug)}/change/" in page.content.decode()
     training = admin.get(f"/admin/dojo/training/{quote(rows[1].slug)}/change/")
     assert training.status_code == 200
+
+
+@override_settings(REVEL_RECURRING_ADMIN_INLINE_LIMIT=2, REVEL_RECURRING_GENERATION_CHUNK_SIZE=2)
+def test_a_queued_pause_is_shown_running_then_finished_in_german(
+    admin: Client, make_series: MakeSeries, broker: Broker
+) -> None:
+    made = [make_series(name=name) for name in ("Karate", "Judo", "Aikido")]
+
+    done = admin.post(CHANGELIST, select_all("pause_action", [made[0].pk]), follow=True)
+    running = admin.get(CHANGELIST).content.decode()
+    broker.run()
+    finished = admin.get(CHANGELIST).content.decode()
+
+    said = [str(message) for message in done.context["messages"]]
+    assert said == ["3 Serien zum Pausieren eingereiht; diese Seite zeigt, wann es fertig ist."]
+    assert "Letzte Sammelaktionen" in running
+    assert "Pausieren, 3 Serien, eingereiht am " in running
+    assert f"von {OWNER}" in running
+    assert "Läuft: 0 von 3 Serien erledigt, 0 fehlgeschlagen." in running
+    assert "Abgeschlossen am " in finished
+    assert ": 3 von 3 Serien erledigt, 0 fehlgeschlagen." in finished
+    assert not EventSeries.objects.filter(is_active=True).exists()
+    record = QueuedAction.objects.get()
+    assert record.user_pk == str(User.objects.get(email=OWNER).pk)  # an integer key, as text

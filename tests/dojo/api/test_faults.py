@@ -78,10 +78,9 @@ def test_with_the_broker_down_a_queued_action_says_in_german_what_was_not_queued
     assert response.status_code == 200
     said = [str(message) for message in response.context["messages"]]
     assert said == [
-        "Nichts wurde eingereiht: die Aufgabenwarteschlange (der Celery-Broker) war nicht "
-        "erreichbar. „Pausieren“ wurde für 3 Serien nicht gestartet: Karate, Judo, Aikido. "
-        "Mit ihnen ist nichts geschehen; versuchen Sie es erneut, sobald der Broker wieder "
-        "da ist."
+        "Nichts wurde eingereiht: die Aufgabenwarteschlange war nicht erreichbar. "
+        "„Pausieren“ wurde für 3 Serien nicht gestartet: Karate, Judo, Aikido. Mit ihnen "
+        "ist nichts geschehen; versuchen Sie es später erneut."
     ]
     assert all(s.is_active for s in EventSeries.objects.filter(pk__in=before))
     assert {pk: keys_and_statuses(pk) for pk in before} == before

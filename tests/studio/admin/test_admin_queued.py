@@ -8,7 +8,7 @@ import pytest
 from django.contrib.admin.models import DELETION, LogEntry
 from django.test import Client, override_settings
 
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, QueuedAction, QueuedActionFailure
 from revel_recurring.services.drift import detect_cadence_drift
 from tests.hosts.studio.models import Booking, Lesson, User
 from tests.studio.bookings.test_admin_bookings import (
@@ -129,6 +129,17 @@ def test_queued_deletion_keeps_the_booked_series_and_records_the_others(
     user = User.objects.get(email="owner@studio.example")
     entries = LogEntry.objects.filter(action_flag=DELETION, user=user)  # type: ignore[misc]
     assert sorted(entries.values_list("object_repr", flat=True)) == ["Bachata", "Salsa"]
+    # The action's record: the owner's UUID as text, Tango named with its bookings.
+    record = QueuedAction.objects.get()
+    assert (record.user_pk, record.user_name) == (str(user.pk), "owner@studio.example")
+    assert (record.series_count, record.done, record.failed) == (3, 2, 1)
+    assert record.finished_at is not None
+    failure = QueuedActionFailure.objects.get()
+    assert (failure.series_pk, failure.series_name) == (tango.pk, "Tango")
+    shown = owner.get(CHANGELIST).content.decode()
+    assert "Recent bulk actions" in shown
+    assert ": 2 of 3 series done, 1 failed." in shown
+    assert "<li>Tango: " in shown
 
 
 @SMALL_LIMIT
@@ -155,8 +166,8 @@ def test_with_the_broker_down_a_queued_action_names_what_was_not_queued_and_does
 
     assert response.status_code == 200
     assert texts(response) == [
-        "Nothing was queued: the task queue (the Celery broker) could not be reached. "
+        "Nothing was queued: the task queue could not be reached. "
         f"“{label}” was not started for 3 series: Salsa, Tango, Bachata. Nothing was done "
-        "to them; try again once the broker is back."
+        "to them; try again later."
     ]
     assert {pk: snapshot(EventSeries.objects.get(pk=pk)) for pk in before} == before

@@ -6,7 +6,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('revel_recurring', '0010_field_labels'),
+        ('revel_recurring', '0011_queued_actions'),
     ]
 
     operations = [

@@ -1,0 +1,62 @@
+"""The admin's plan page names each date's fate and moves the same rows when confirmed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from revel_recurring.instants import describe_instant
+from tests.hosts.testapp.models import Event, Seat
+from tests.support.admin import change_url, form_data, form_errors, generated_series, texts
+from tests.support.factories import VIENNA, occurrences
+from tests.support.forms import confirm_plan, drift_boxes
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_weekday_change_shows_where_each_date_moves_and_moves_the_same_rows(
+    admin_client: Any,
+) -> None:
+    series = generated_series(name="Yoga")
+    dates = occurrences(series)
+    Seat.objects.filter(event=dates[2]).update(booked=3)
+    url = change_url(series)
+
+    shown = admin_client.post(url, form_data(series, weekdays=["2"]))
+
+    page = shown.content.decode()
+    assert shown.status_code == 200
+    plan = shown.context["plan"]
+    assert all(row.moves_to is not None for row in plan.drift)
+    # The booked date stays unless ticked: its Wednesday is a new date beside it.
+    assert [date.beside for date in plan.new] == [dates[2].pk]
+    boxes = drift_boxes(shown)
+    assert boxes[str(dates[2].pk)] is False, "a booked date starts unticked"
+    assert all(on for pk, on in boxes.items() if pk != str(dates[2].pk))
+    wednesday = describe_instant(plan.drift[0].moves_to, "Europe/Vienna")
+    assert wednesday in page
+    assert "revel-fate-moves" in page
+
+    response = confirm_plan(admin_client, url, shown, follow=True)
+
+    assert response.redirect_chain[-1][0] == url, form_errors(response)
+    rows = {event.pk: event for event in Event.objects.filter(series=series, is_template=False)}
+    booked = rows.pop(dates[2].pk)
+    assert booked.starts_at == dates[2].starts_at, "the booked date stays where it was"
+    assert {event.starts_at.astimezone(VIENNA).weekday() for event in rows.values()} == {2}
+    assert {date.pk for date in dates if date.pk != dates[2].pk} <= set(rows)
+    assert len(set(rows) - {date.pk for date in dates}) == 1, "one new date beside the booked one"
+    messages = texts(response)
+    moved = len(dates) - 1
+    time = dates[0].starts_at.astimezone(VIENNA).strftime("%H:%M")
+    assert any(
+        f"new schedule applied: {moved} dates moved to {time}, 1 new date, 0 dates cancelled."
+        in message
+        for message in messages
+    ), messages
+    booked_label = describe_instant(dates[2].starts_at, "Europe/Vienna")
+    assert any(
+        f"1 booked date kept where it was (left unticked): {booked_label}" in message
+        for message in messages
+    ), messages
