@@ -74,7 +74,8 @@ def test_staff_confirm_the_plan_and_the_sold_run_is_kept(
     assert [date.beside for date in plan.new if date.beside is not None] == [rows[1].pk]
     assert set(new) <= {row.instant for row in response.context["upcoming"]}
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("7 dates moved" in text and "1 new date" in text for text in messages), messages
+    moved = f"{len(rows) - 1} dates moved"
+    assert any(moved in text and "1 new date" in text for text in messages), messages
     assert any("1 booked date kept where it was" in text for text in messages), messages
     series.refresh_from_db()
     assert series.name == "Thursday run"
