@@ -14,7 +14,6 @@ import datetime as dt
 from collections.abc import Mapping
 from typing import Any
 
-import holidays
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html, format_html_join
@@ -22,7 +21,13 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 
-from ..holiday_rules import HolidayFate, HolidayOutcome, supported_countries
+from ..holiday_rules import (
+    HolidayFate,
+    HolidayOutcome,
+    country_names,
+    place_name,
+    supported_countries,
+)
 from ..holiday_settings import HOLIDAY_FIELDS, holiday_settings_of, normalize_holiday_settings
 from ..instants import describe_day
 from ..models import EventSeries, HolidayPolicyChoices
@@ -33,24 +38,30 @@ HOLIDAY_FIELDSET = tuple(HOLIDAY_FIELDS.values())
 
 
 class CountryInput(forms.TextInput):
-    """A text input suggesting the countries of the installed ``holidays`` package."""
+    """A text input suggesting the countries of the installed ``holidays`` package by
+    name, and naming the country whose code it holds beside it ("AT": Austria)."""
 
     def render(
         self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
     ) -> SafeString:
         list_id = f"{name}_countries"
         field = super().render(name, value, {**(attrs or {}), "list": list_id}, renderer)
-        options = format_html_join("", '<option value="{}">{}</option>', _country_options())
-        return format_html('{}<datalist id="{}">{}</datalist>', field, list_id, options)
+        countries = _country_options()
+        # The name as the option's label: the browser suggests both code and name.
+        options = format_html_join("", '<option value="{}" label="{}"></option>', countries)
+        known = dict(countries).get(str(value or "").upper(), "")
+        return format_html(
+            '{} <span class="revel-country-name">{}</span><datalist id="{}">{}</datalist>',
+            field,
+            known,
+            list_id,
+            options,
+        )
 
 
 def _country_options() -> list[tuple[str, str]]:
     """(code, name) of each country the package has, by its two-letter code."""
-    names = {
-        entry[1]: entry[0]
-        for entry in getattr(holidays.registry, "COUNTRIES", {}).values()
-        if len(entry) > 1
-    }
+    names = country_names()
     return [
         (code, names.get(code, code)) for code in sorted(supported_countries()) if len(code) == 2
     ]
@@ -69,8 +80,8 @@ class HolidayFieldsForm(forms.Form):
         max_length=3,
         widget=CountryInput,
         help_text=gettext_lazy(
-            "The public holidays of this country skip or move the rule's dates: its "
-            "ISO 3166 code, such as AT, DE or US. Leave empty for none."
+            "The public holidays of this country skip or move the rule's dates: type "
+            "its name and pick it from the list. Leave empty for none."
         ),
     )
     holiday_subdivision = forms.CharField(
@@ -147,11 +158,11 @@ def changed_holidays(
 
 
 def describe_holidays(settings: Mapping[str, Any]) -> str:
-    """The settings for a person: "AT-9 and bank holidays: Skip the date", or "None"."""
+    """The settings for a person: "Wien, Austria and bank holidays: Skip the date", or "None"."""
     country = settings.get("country") or ""
     if not country:
         return pgettext("no holiday calendar", "None")
-    calendar = f"{country}-{settings['subdivision']}" if settings.get("subdivision") else country
+    calendar = place_name(country, settings.get("subdivision") or "")
     categories = list(settings.get("categories") or ())
     if categories:
         calendar = _("%(calendar)s and %(categories)s holidays") % {

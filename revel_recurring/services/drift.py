@@ -1,7 +1,7 @@
 """Cadence drift: materialized occurrences that no longer fit the series' current rule.
 
 A schedule change moves each future date to its partner, the new rule's date in
-the same period (docs/decisions/0053-schedule-changes-move-dates.md): after "weekly
+the same period (docs/decisions/0055-schedule-changes-move-dates.md): after "weekly
 on Monday" becomes "weekly on Tuesday", each Monday row is that week's Tuesday. What
 stays off the rule is drift: booked dates nobody ticked to move, dates the new rule
 has no date for (a rule ended earlier, every other week), and dates of a rule changed

@@ -35,9 +35,12 @@ def update_series_recurrence(
     The cursor ``last_generated_until`` is reset exactly when a value that shifts
     the schedule really changes (compared as UTC instants and sorted weekdays):
     the window size or any rule field. Then the next generation run walks the new
-    rule from its start (never materializing the past). Occurrences already
-    materialized are not moved; :func:`~revel_recurring.services.drift.detect_cadence_drift`
-    finds those that no longer fit. Returns the series' fresh state; the passed
+    rule from its start (never materializing the past). A future occurrence without
+    bookings that the new rule no longer holds moves to its partner, the new rule's
+    date in the same period (as :func:`~revel_recurring.services.editing.update_series`
+    does); booked ones and those without a partner stay, and
+    :func:`~revel_recurring.services.drift.detect_cadence_drift` finds them. Nothing
+    is cancelled. Returns the series' fresh state; the passed
     instance is updated as well. Sends ``series_recurrence_changed`` after commit
     when anything changed. A change whose next generation run would exceed
     ``REVEL_RECURRING_MAX_GENERATION_BYTES`` raises ``GenerationTooLargeError``

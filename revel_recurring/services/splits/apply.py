@@ -37,7 +37,7 @@ from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_co
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, prepare, split_plan
-from .inputs import SplitRequest, no_rule, read_request
+from .inputs import SplitRequest, no_rule, read_request, title_follows_name
 from .result import SplitResult
 from .rows import drift_left_alone, move_rows, propagate
 
@@ -49,6 +49,7 @@ def split_series(
     recurrence: Mapping[str, Any] | None = None,
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
+    holidays: Mapping[str, Any] | None = None,
     plan_hash: str | None = None,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
     now: dt.datetime | None = None,
@@ -68,6 +69,11 @@ def split_series(
       flags and description, ``name`` (default: the original's) and
       ``split_from`` = the original. A continuation the original had already is
       re-linked to follow the new series, so the chain stays in date order.
+      A new ``name`` without a title in ``template`` is the title of the dates
+      too (:func:`~.inputs.title_follows_name`).
+    - ``holidays`` (any of the four settings of
+      :mod:`revel_recurring.holiday_settings`) changes the continuation's
+      holiday calendar and policy; the original's go on otherwise.
     - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
       ids, bookings and related rows stay), but cancelled dates of the old
       schedule the continuation's rule does not hold (they stay with the
@@ -94,7 +100,9 @@ def split_series(
     are named in ``kept_booked``).
     """
     moment = now_utc(now)
-    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    request = read_request(
+        at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
+    )
     mode = cancel_mode(cancel_drift)
 
     def attempt() -> tuple[EventSeries, SplitResult]:
@@ -127,6 +135,7 @@ def plan_split(
     recurrence: Mapping[str, Any] | None = None,
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What :func:`split_series` with the same arguments would do, written nowhere.
@@ -138,11 +147,14 @@ def plan_split(
     The same validation as the split (``ValidationError`` keyed by field); no lock.
     """
     moment = now_utc(now)
-    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    request = read_request(
+        at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
+    )
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     if rule is None:
         raise no_rule(fresh)
+    request = title_follows_name(request, fresh)
     prepared = prepare(fresh, rule, request, now=moment)
     state = read_plan_state(fresh, now=moment)
     return split_plan(fresh, rule, state, prepared, request, now=moment)
@@ -164,6 +176,7 @@ def _split_locked(
 ) -> tuple[EventSeries, SplitResult]:
     """The split under the locks: validate and plan, then write, then generate."""
     at = request.at
+    request = title_follows_name(request, locked)
     prepared = _prepare_planned(locked, rule, request, planned=plan_hash is not None, now=now)
     state = read_plan_state(locked, now=now)
     plan = split_plan(locked, rule, state, prepared, request, now=now)

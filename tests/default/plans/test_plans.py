@@ -176,12 +176,13 @@ def test_excluded_dates_say_whether_a_date_was_cancelled_or_is_an_exdate() -> No
     assert starts(plan.new) == [monday(8)]
     assert ids(plan.stay) == [rows[week].pk for week in (0, 1, 3, 5, 6, 7)]
     assert plan.drift == ()
-    # On Tuesdays the excluded Mondays are no date of the rule at all. The cancelled
-    # Monday stays where it is (a cancellation says nothing of another weekday): its
-    # week's Tuesday is a new date.
+    # On Tuesdays the excluded Mondays are no date of the rule at all. A cancellation
+    # keeps to its day: the cancelled Monday stays where it is, and its week's Tuesday
+    # is a new date like the others.
     on_tuesdays = plan_recurrence_change(series, TUESDAYS, now=NOW)
     assert on_tuesdays.excluded == ()
     assert on_tuesdays.cancelled_moves == ()
+    assert [row.id for row in on_tuesdays.cancelled_off] == [rows[2].pk]
     assert tuesday(2) in starts(on_tuesdays.new)
 
 
@@ -476,13 +477,6 @@ def test_ids_given_as_text_name_the_same_dates(
 
 # Booked moves: the same modes, for dates that have a partner to move to
 
-#: Suspected core bug (reported): a free date left unnamed among the ids stays, and the
-#: apply's generation creates its partner, which the plan's ``new`` does not list (it
-#: lists only the dates beside the booked dates that stay, ``beside``).
-_PARTNER_OF_AN_UNNAMED_DATE = pytest.mark.xfail(
-    strict=True,
-    reason="apply creates the partners of unnamed free dates; the plan's new omits them",
-)
 
 
 @pytest.mark.parametrize(
@@ -491,7 +485,7 @@ _PARTNER_OF_AN_UNNAMED_DATE = pytest.mark.xfail(
         ("none", (0, 2, 4, 5, 6, 7)),
         ("unbooked", (0, 2, 4, 5, 6, 7)),
         ("all", tuple(range(8))),
-        pytest.param("ids", (1, 2), marks=_PARTNER_OF_AN_UNNAMED_DATE),
+        ("ids", (1, 2)),
     ],
 )
 def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
@@ -515,13 +509,15 @@ def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
         tuesday(week) if week in moving else monday(week) for week in range(8)
     ]
     assert CALLED_OFF not in {state_of(row) for row in rows}
-    # The plan's new dates beside a booked date are created when that date stays.
-    beside_booked = {date.start for date in plan.new if date.beside is not None}
-    assert beside_booked == {tuesday(1), tuesday(3)}
-    expected = [
-        date.start for date in plan.new if date.beside is None or date.beside not in applied.moved
+    # A Tuesday is created beside each Monday that stays: the plan's ``new`` are those
+    # beside the booked Mondays, which stay unless ticked.
+    assert [row.starts_at for row in applied.created] == [
+        tuesday(week) for week in range(8) if week not in moving
     ]
-    assert [row.starts_at for row in applied.created] == expected
+    assert [(date.start, date.beside) for date in plan.new] == [
+        (tuesday(1), rows[1].pk),
+        (tuesday(3), rows[3].pk),
+    ]
 
 
 @pytest.mark.parametrize("which", ["moved by hand", "not drifting"])
@@ -898,8 +894,8 @@ def test_a_plan_reads_in_a_constant_number_of_queries_whatever_the_number_of_dat
     small_queries, small_plan = _plan_queries(small, later)
     large_queries, large_plan = _plan_queries(large, later)
     assert (len(small_plan.moves), len(large_plan.moves)) == (30, 364)
-    # New only beside the booked dates (their partners, while they stay): the template
-    # is read once to weigh them.
+    # New dates only beside the booked ones, which stay unless ticked; the template is
+    # read once to weigh them.
     for plan in (small_plan, large_plan):
         assert {date.beside for date in plan.new} == {row.id for row in plan.booked_drift}
     assert small_queries == large_queries == 5
