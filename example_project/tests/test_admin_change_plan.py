@@ -64,13 +64,19 @@ def test_staff_confirm_the_plan_and_the_sold_run_is_kept(
     response = confirm_plan(client, url, shown, follow=True)
 
     assert response.redirect_chain[-1][0] == url, form_errors(response)
-    cancelled = Event.Status.CANCELLED
-    assert states(rows) == [cancelled if row != rows[1] else rows[1].status for row in rows]
+    # The ticked runs moved to their weeks' Thursdays (same rows); the sold one, left
+    # unticked, stays on its Tuesday, and its Thursday is new beside it.
+    assert states(rows) == [row.status for row in rows]
+    after = {event.pk: event for event in Event.objects.filter(pk__in=[r.pk for r in rows])}
+    assert {after[row.pk].start.weekday() for row in rows if row != rows[1]} == {3}
+    assert after[rows[1].pk].start == rows[1].start
     new = [date.start for date in plan.new]
-    assert new
+    assert [date.beside for date in plan.new if date.beside is not None] == [rows[1].pk]
     assert set(new) <= {row.instant for row in response.context["upcoming"]}
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("kept 1 booked date" in text for text in messages), messages
+    moved = f"{len(rows) - 1} dates moved"
+    assert any(moved in text and "1 new date" in text for text in messages), messages
+    assert any("1 booked date kept where it was" in text for text in messages), messages
     series.refresh_from_db()
     assert series.name == "Thursday run"
 

@@ -10,7 +10,8 @@ import pytest
 
 from example_project.events.models import Event, Organization, TicketTier
 from revel_recurring.models import EventSeries
-from revel_recurring.services.lifecycle import create_recurring_series, update_series_recurrence
+from revel_recurring.services.lifecycle import create_recurring_series
+from tests.support.drift import drift_every_date
 
 from .browser import browser_page, read_db, screenshot
 from .conftest import VIENNA
@@ -28,7 +29,8 @@ def display(event: Event) -> str:
 
 @pytest.fixture
 def drifted(django_user_model: Any) -> tuple[EventSeries, list[Event], Event]:
-    """Tuesday yoga with its window generated, moved to Thursdays; its second Tuesday booked."""
+    """Tuesday yoga with its window generated, its rule then ended before them; the second
+    Tuesday booked."""
     owner = django_user_model.objects.create_user("owner")
     organization = Organization.objects.create(name="Studio", slug="studio", owner=owner)
     start = next_tuesday_evening()
@@ -52,7 +54,8 @@ def drifted(django_user_model: Any) -> tuple[EventSeries, list[Event], Event]:
     rows = list(Event.objects.filter(series=series, is_template=False).order_by("start"))
     booked = rows[1]
     TicketTier.objects.create(event=booked, name="Paid", quantity=10, quantity_sold=3)
-    update_series_recurrence(series, rule_changes={"weekdays": [3]})
+    # The rule ends before the dates: all stale, none can move (to Thursdays they would).
+    drift_every_date(series)
     return series, rows, booked
 
 

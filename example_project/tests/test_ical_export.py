@@ -209,11 +209,7 @@ def test_uids_are_stable_and_sequence_grows_with_changes(organization: Organizat
 
 
 def test_drifted_occurrences_are_standalone_events(organization: Organization) -> None:
-    series = _series(organization)
-    update_series_recurrence(series, rule_changes={"weekdays": [3]}, now=NOW)
-    series.refresh_from_db()
-    generate_series_events(series, until=UNTIL, now=NOW)
-    series.refresh_from_db()
+    series = _moved_to_thursday(organization)
     body = series_feed(series).body
     events = list(icalendar.Calendar.from_ical(body).walk("VEVENT"))
     standalone = [e for e in events if "RRULE" not in e and "RECURRENCE-ID" not in e]
@@ -384,8 +380,10 @@ def test_dtstart_off_the_rule_is_not_exported_as_a_date(organization: Organizati
 
 
 def _moved_to_thursday(organization: Organization) -> EventSeries:
+    """Tuesdays to Thursdays, ending before the last Thursday: each Tuesday moves to its
+    week's Thursday but the last, whose Thursday is past the end: it stays, off the rule."""
     series = _series(organization)
-    update_series_recurrence(series, rule_changes={"weekdays": [3]}, now=NOW)
+    update_series_recurrence(series, rule_changes={"weekdays": [3], "until": UNTIL}, now=NOW)
     series.refresh_from_db()
     generate_series_events(series, until=UNTIL, now=NOW)
     series.refresh_from_db()

@@ -36,7 +36,9 @@ def test_tickets_sold_show_as_bookings_and_keep_their_date(organization: Organiz
     out = StringIO()
     call_command("revel_recurring_plan", series.slug, "--set", "weekdays=3", stdout=out)
     text = out.getvalue()
-    first = re.search(rf"^  Tue .*  7 bookings  -  +{runs[0].pk}$", text, re.MULTILINE)
+    first = re.search(
+        rf"^  Tue .*  7 bookings  -  +{runs[0].pk}  +moves to Thu .*$", text, re.MULTILINE
+    )
     assert first is not None, text
     plan_hash = re.search(r"^Plan hash: (\w+)$", text, re.MULTILINE).group(1)  # type: ignore[union-attr]
 
@@ -54,6 +56,11 @@ def test_tickets_sold_show_as_bookings_and_keep_their_date(organization: Organiz
     )
 
     assert "Kept because booked: 1\n" in done.getvalue()
-    statuses = dict(Event.objects.filter(pk__in=[r.pk for r in runs]).values_list("pk", "status"))
-    assert statuses[runs[0].pk] == Event.Status.OPEN
-    assert {statuses[r.pk] for r in runs[1:]} == {Event.Status.CANCELLED}
+    # The other runs move to their weeks' Thursdays (same rows): nothing cancelled.
+    assert f"Moved: {len(runs) - 1}\n" in done.getvalue()
+    assert "Cancelled: 0\n" in done.getvalue()
+    after = {r.pk: r for r in Event.objects.filter(pk__in=[r.pk for r in runs])}
+    assert after[runs[0].pk].status == Event.Status.OPEN
+    assert after[runs[0].pk].start == runs[0].start
+    assert {after[r.pk].status for r in runs[1:]} == {Event.Status.OPEN}
+    assert {after[r.pk].start.weekday() for r in runs[1:]} == {3}

@@ -23,6 +23,7 @@ from example_project.tests.api.conftest import (
     url,
 )
 from revel_recurring.models import EventSeries
+from tests.support.drift import ended_before_its_dates
 
 pytestmark = pytest.mark.django_db
 
@@ -112,8 +113,10 @@ def test_drift_lists_and_cancel_stale_cancels_only_what_still_drifts(
     client, series = client_for(world.a.owner), world.a.series
     old = occurrences_of(series)
     assert client.get(url(series, "drift")).json() == {"count": 0, "occurrences": []}
-    other_day = (tomorrow_evening() + dt.timedelta(days=1)).weekday()
-    client.patch(url(series), {"recurrence": {"weekdays": [other_day]}}, format="json")
+    # The rule ends before its dates: all drift, none can move (a weekday would move them).
+    ended = ended_before_its_dates(series)
+    body = {"recurrence": {"dtstart": ended["dtstart"].isoformat(), "count": 1}}
+    client.patch(url(series), body, format="json")
     drift = client.get(url(series, "drift")).json()
     assert drift["count"] == len(old)
     assert [row["id"] for row in drift["occurrences"]] == [e.pk for e in old]

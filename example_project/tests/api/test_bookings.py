@@ -18,10 +18,10 @@ from example_project.tests.api.conftest import (
     make_series,
     occurrences_of,
     stamp,
-    tomorrow_evening,
     url,
 )
 from revel_recurring.models import EventSeries
+from tests.support.drift import ended_before_its_dates
 
 pytestmark = pytest.mark.django_db
 
@@ -37,12 +37,13 @@ def display(event: Event) -> str:
 
 
 def drifted_series(world: World, client: Any) -> list[Event]:
-    """World A's series moved to the next weekday: every occurrence from before drifts
-    (the PATCH generates the new weekday's dates beside them)."""
+    """World A's series ended before its dates (a PATCH): every occurrence drifts, with no
+    date of the rule to move to (a PATCH to another weekday would move them)."""
     series = world.a.series
     before = occurrences_of(series)
-    other_day = (tomorrow_evening() + dt.timedelta(days=1)).weekday()
-    response = client.patch(url(series), {"recurrence": {"weekdays": [other_day]}}, format="json")
+    ended = ended_before_its_dates(series)
+    body = {"recurrence": {"dtstart": ended["dtstart"].isoformat(), "count": 1}}
+    response = client.patch(url(series), body, format="json")
     assert response.status_code == 200, response.json()
     assert [row["id"] for row in response.json()["drift"]] == [event.pk for event in before]
     return before
@@ -247,8 +248,11 @@ def test_drift_marks_booked_rows_in_one_query(world: World, client_for: ClientFo
         series = _daily(world, f"Drift {weeks}", weeks)
         events = occurrences_of(series)
         book(events[-1])
-        moved = (tomorrow_evening() + dt.timedelta(minutes=15)).isoformat()
-        patch = client.patch(url(series), {"recurrence": {"dtstart": moved}}, format="json")
+        # The rule ends before the dates: all drift (a quarter of an hour later, the free
+        # ones would move to their days' new time).
+        ended = ended_before_its_dates(series)
+        body = {"recurrence": {"dtstart": ended["dtstart"].isoformat(), "count": 1}}
+        patch = client.patch(url(series), body, format="json")
         assert patch.status_code == 200, patch.json()
         count, rows = _rows(client, url(series, "drift"))
         assert len(rows) == len(events)

@@ -41,6 +41,10 @@ def twice_a_week(world: World) -> tuple[EventSeries, list[Event], dict[str, Any]
     return series, events, moved
 
 
+def weekday_of(stamp_text: str) -> int:
+    return dt.datetime.fromisoformat(stamp_text).astimezone(VIENNA).weekday()
+
+
 def apply_unbooked(
     client: Any, series: EventSeries, plan: dict[str, Any], recurrence: dict[str, Any]
 ) -> dict[str, Any]:
@@ -63,19 +67,28 @@ def test_plan_then_apply_unbooked_with_ticket_counts(world: World, client_for: C
     assert [row["id"] for row in plan["drift"]] == [event.pk for event in events]
     assert [row["bookings"] for row in plan["drift"]] == [sold.get(e.pk, 0) for e in events]
     assert [row["bookings"] for row in plan["drift"]][:3] == [5, 0, 2]
-    assert {
-        dt.datetime.fromisoformat(row["local"]).astimezone(VIENNA).weekday() for row in plan["new"]
-    } == set(moved["weekdays"])
+    # Each run moves to the new rule's date of its week, when that one is still to come
+    # and free (which ones are depends on the weekday the test runs); the new dates are
+    # the rule's others, beside the sold runs among them.
+    targets = {row["id"]: row["moves_to"] for row in plan["drift"]}
+    weekdays = set(moved["weekdays"])
+    assert {weekday_of(target) for target in targets.values() if target} <= weekdays
+    assert {weekday_of(row["start"]) for row in plan["new"]} <= weekdays
 
     answer = apply_unbooked(client, series, plan, moved)
 
-    assert [row["id"] for row in answer["kept_booked"]] == [events[0].pk, events[2].pk]
-    assert answer["cancelled"] == [e.pk for e in events if e.pk not in (events[0].pk, events[2].pk)]
+    sold_runs = (events[0].pk, events[2].pk)
+    assert [row["id"] for row in answer["kept_booked"]] == list(sold_runs)
+    free = [e.pk for e in events if e.pk not in sold_runs]
+    assert answer["cancelled"] == [pk for pk in free if targets[pk] is None]
+    assert sorted(answer["moved"]) == sorted(pk for pk in free if targets[pk])
     created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
     assert sorted(stamp(event.start) for event in created) == [row["start"] for row in plan["new"]]
     statuses = dict(Event.objects.filter(series=series).values_list("pk", "status"))
     assert statuses[events[0].pk] == statuses[events[2].pk] == Event.Status.OPEN
-    assert statuses[events[1].pk] == Event.Status.CANCELLED
+    assert statuses[events[1].pk] == (
+        Event.Status.CANCELLED if targets[events[1].pk] is None else Event.Status.OPEN
+    )
     assert answer["series"]["recurrence"]["weekdays"] == moved["weekdays"]
 
 
@@ -112,7 +125,10 @@ def test_a_cancel_through_the_api_outdates_the_plan_and_its_fresh_hash_applies(
 
     assert applied.status_code == 200, applied.json()
     assert applied.json()["cancelled"] == []
-    assert len(applied.json()["created"]) == len(fresh["new"]) > 0
+    created = [row["start"] for row in applied.json()["created"]]
+    assert sorted(created) == [row["start"] for row in fresh["new"]]
+    # The cancelled run moved too (when it had a date to go to), and stays cancelled.
+    assert Event.objects.get(pk=events[1].pk).status == Event.Status.CANCELLED
 
 
 @pytest.mark.parametrize(
@@ -136,7 +152,7 @@ def test_bad_apply_bodies_are_400s_naming_the_field(
     assert set(response.json()) == expected
 
 
-def test_a_patch_generates_the_new_dates_and_names_sold_drift(
+def test_a_patch_moves_the_free_runs_and_names_sold_drift(
     world: World, client_for: ClientFor
 ) -> None:
     client = client_for(world.a.staff)
@@ -146,15 +162,21 @@ def test_a_patch_generates_the_new_dates_and_names_sold_drift(
 
     assert response.status_code == 200, response.json()
     answer = response.json()
-    assert [(row["id"], row["bookings"]) for row in answer["drift"]][:3] == [
-        (events[0].pk, 5),
-        (events[1].pk, 0),
-        (events[2].pk, 2),
-    ]
-    assert [row["id"] for row in answer["drift"]] == [event.pk for event in events]
+    bookings = {row["id"]: row["bookings"] for row in answer["drift"]}
+    assert (bookings[events[0].pk], bookings[events[2].pk]) == (5, 2)
+    # The free runs moved to the new rule's dates of their weeks (same rows); the sold
+    # ones, and any without a date to go to, are the drift named.
+    drifted = [row["id"] for row in answer["drift"]]
+    assert {events[0].pk, events[2].pk} <= set(drifted)
+    weekdays = set(moved["weekdays"])
+    moved_ids = [row["id"] for row in answer["moved"]]
+    moved_runs = Event.objects.filter(pk__in=moved_ids)
+    assert moved_runs.count() == len(moved_ids) > 0
+    assert {event.start.astimezone(VIENNA).weekday() for event in moved_runs} <= weekdays
+    assert not set(moved_ids) & set(drifted)
+    assert sorted([*drifted, *moved_ids]) == sorted(event.pk for event in events)
     created = Event.objects.filter(pk__in=[row["id"] for row in answer["created"]])
-    assert created.count() == len(answer["created"]) > 0
-    assert {event.start.astimezone(VIENNA).weekday() for event in created} == set(moved["weekdays"])
+    assert {event.start.astimezone(VIENNA).weekday() for event in created} <= weekdays
     assert not Event.objects.filter(series=series, status=Event.Status.CANCELLED).exists()
 
 
@@ -217,4 +239,6 @@ def test_a_ticket_sold_after_the_plan_makes_apply_all_a_409_and_the_run_stays_op
         url(series, "recurrence-apply"), {**body, "plan_hash": fresh["hash"]}, format="json"
     )
     assert applied.status_code == 200, applied.json()
-    assert events[1].pk in applied.json()["cancelled"]
+    # Shown sold now, it moves (or, with no date to go to, is cancelled): ticked by "all".
+    gone = "cancelled" if fresh["drift"][1]["moves_to"] is None else "moved"
+    assert events[1].pk in applied.json()[gone]

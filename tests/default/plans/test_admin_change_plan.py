@@ -68,8 +68,11 @@ def test_a_rule_change_shows_the_plan_and_writes_nothing(
     # week); the Thursdays are new.
     assert {row.moves_to.astimezone(VIENNA).weekday() for row in plan.drift if row.moves_to} == {1}
     assert all(row.moves_to for row in plan.drift)
-    assert plan.new
-    assert {date.local.weekday() for date in plan.new} == {3}
+    # New: the Thursdays, and the Tuesday beside the booked Monday while it stays.
+    assert {date.local.weekday() for date in plan.new if date.beside is None} == {3}
+    assert [(date.local.weekday(), date.beside) for date in plan.new if date.beside] == [
+        (1, dates[2].pk)
+    ]
     # Unbooked dates ticked (they go, as a changed rule moves them in a calendar),
     # the booked one unticked and marked.
     boxes = drift_boxes(response)
@@ -117,11 +120,11 @@ def test_confirming_applies_the_plan_cancelling_only_the_ticked_dates(
     assert set(new) <= listed
     messages = texts(response)
     assert (
-        f"Last yoga: new schedule applied; {len(new)} dates created, "
+        f"Last yoga: new schedule applied: 0 dates moved, {len(new)} new dates, "
         f"{len(dates) - 2} dates cancelled." in messages
     )
     booked = describe_instant(dates[2].starts_at, "Europe/Vienna")
-    assert f"Last yoga: kept 1 booked date that no longer fits the rule: {booked}." in messages
+    assert f"Last yoga: 1 booked date kept where it was (left unticked): {booked}." in messages
     assert LogEntry.objects.get().object_id == str(series.pk)
 
 
@@ -292,4 +295,4 @@ def test_resuming_in_the_same_save_creates_the_new_dates_on_confirming(
     created = [e for e in occurrences(series) if e.pk not in {d.pk for d in dates}]
     assert created
     assert {e.starts_at.astimezone(VIENNA).weekday() for e in created} == {1, 3}
-    assert any(f"{len(created)} dates created" in text for text in texts(response))
+    assert any(f"{len(created)} new dates" in text for text in texts(response))

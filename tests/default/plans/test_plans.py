@@ -478,7 +478,6 @@ def test_ids_given_as_text_name_the_same_dates(
 # Booked moves: the same modes, for dates that have a partner to move to
 
 
-
 @pytest.mark.parametrize(
     ("mode", "moving"),
     [

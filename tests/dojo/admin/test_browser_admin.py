@@ -10,9 +10,9 @@ import pytest
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
-from revel_recurring.services.lifecycle import update_series_recurrence
 from tests.dojo.conftest import PASSWORD, TRAINER_EMAIL, MakeSeries, trainings
 from tests.hosts.dojo.models import Training, User
+from tests.support.drift import drift_every_date
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
 
@@ -33,7 +33,7 @@ def sign_in(page: Any, base_url: str, path: str) -> None:
 @pytest.fixture
 def drifted(make_series: MakeSeries) -> tuple[EventSeries, list[Any]]:
     series = make_series()
-    update_series_recurrence(series, rule_changes={"weekdays": [4]})
+    drift_every_date(series)  # the rule ends before the trainings: all drift, none can move
     return series, detect_cadence_drift(series)
 
 

@@ -48,9 +48,11 @@ def test_feeds_expand_to_the_bookable_trainings(
     renamed.save()
     moved.begins_at += dt.timedelta(hours=1)
     moved.save()
-    # Tuesday -> Friday: the Tuesdays already made stay, as trainings of their own.
+    # Tuesday -> Friday from the third week: the two Tuesdays before it stay, as trainings
+    # of their own; the later ones move to their weeks' Fridays.
     judo = make_series(name="Judo")
-    update_series_recurrence(judo, rule_changes={"weekdays": [4]})
+    third_friday = trainings(judo)[0].begins_at + dt.timedelta(weeks=2, days=3)
+    update_series_recurrence(judo, rule_changes={"weekdays": [4], "dtstart": third_friday})
     generate_series_events(judo)
     # Drafts are never exported.
     make_series(name="Aikido (Entwurf)", auto_publish=False)

@@ -51,15 +51,24 @@ def test_the_plan_counts_the_bookings_of_each_drifted_lesson_by_uuid(
     assert [row["bookings"] for row in plan["drift"]] == [bookings_of(t) for t in tue_thu]
     assert [row["bookings"] for row in plan["drift"]][:4] == [2, 0, 0, 1]
     assert [row["start"] for row in plan["drift"]] == [utc_text(t.begins) for t in tue_thu]
-    local = [dt.datetime.fromisoformat(row["local"]) for row in plan["new"]]
+    # Each lesson moves to its week's Monday or Wednesday, but the first Thursday: the
+    # first week's Monday comes before the start, so the first Tuesday takes the
+    # Wednesday. Nothing new beside them.
+    targets = [row["moves_to"] for row in plan["drift"]]
+    assert [target is None for target in targets] == [k == 1 for k in range(len(tue_thu))]
+    local = [dt.datetime.fromisoformat(t).astimezone(BERLIN) for t in targets if t]
     assert {(moment.weekday(), moment.strftime("%H:%M")) for moment in local} == {
         (0, "18:30"),
         (2, "18:30"),
     }
+    # New only beside the booked lessons, while they stay: their partners.
+    booked_targets = [plan["drift"][k]["moves_to"] for k in (0, 3)]
+    assert [row["start"] for row in plan["new"]] == booked_targets
+    assert [row["beside"] for row in plan["new"]] == [str(tue_thu[k].pk) for k in (0, 3)]
     assert plan["stay"] == []
 
 
-def test_apply_unbooked_cancels_free_lessons_keeps_booked_ones_and_creates_the_new_dates(
+def test_apply_unbooked_moves_free_lessons_keeps_booked_ones_and_cancels_the_lonely_one(
     api: APIClient, make_series: MakeSeries, school: School
 ) -> None:
     series, tue_thu = booked_tue_thu(make_series, school)
@@ -76,10 +85,13 @@ def test_apply_unbooked_cancels_free_lessons_keeps_booked_ones_and_creates_the_n
     no_integer_ids(response)
     answer = response.json()
     assert [row["id"] for row in answer["kept_booked"]] == [str(lesson.pk) for lesson in booked]
-    assert answer["cancelled"] == [str(t.pk) for t in tue_thu if t not in booked]
+    # The first Thursday has no partner: cancelled. The other free lessons move.
+    assert answer["cancelled"] == [str(tue_thu[1].pk)]
+    free = [t for t in tue_thu if t not in booked and t != tue_thu[1]]
+    assert answer["moved"] == [str(t.pk) for t in free]
     states = dict(Lesson.objects.filter(series=series).values_list("pk", "state"))
-    assert {states[t.pk] for t in booked} == {Lesson.State.BOOKABLE}
-    assert {states[t.pk] for t in tue_thu if t not in booked} == {Lesson.State.SCRAPPED}
+    assert {states[t.pk] for t in [*booked, *free]} == {Lesson.State.BOOKABLE}
+    assert states[tue_thu[1].pk] == Lesson.State.SCRAPPED
     created = Lesson.objects.filter(pk__in=[row["id"] for row in answer["created"]])
     assert [utc_text(lesson.begins) for lesson in created.order_by("begins")] == [
         row["start"] for row in plan["new"]
@@ -129,7 +141,7 @@ def test_a_member_who_is_no_teacher_may_not_plan_or_apply(
     assert client.post(url(series, "recurrence-apply"), body, format="json").status_code == 403
 
 
-def test_a_patch_of_the_weekdays_creates_the_new_lessons_and_names_booked_drift_by_uuid(
+def test_a_patch_of_the_weekdays_moves_the_free_lessons_and_names_booked_drift_by_uuid(
     api: APIClient, make_series: MakeSeries, school: School
 ) -> None:
     series, tue_thu = booked_tue_thu(make_series, school)
@@ -139,14 +151,20 @@ def test_a_patch_of_the_weekdays_creates_the_new_lessons_and_names_booked_drift_
     assert response.status_code == 200, response.json()
     no_integer_ids(response)
     answer = response.json()
-    assert [row["id"] for row in answer["drift"]] == [str(t.pk) for t in tue_thu]
-    assert [row["bookings"] for row in answer["drift"]] == [bookings_of(t) for t in tue_thu]
-    new = Lesson.objects.filter(pk__in=[row["id"] for row in answer["created"]])
-    assert new.count() == len(answer["created"]) > 0
-    assert {lesson.begins.astimezone(BERLIN).weekday() for lesson in new} == {0, 2}
+    # The free lessons moved to their weeks' Mondays and Wednesdays (same UUIDs); the
+    # booked ones stay, and the first Thursday, without a partner, too: the drift named.
+    staying = [tue_thu[0], tue_thu[1], tue_thu[3]]
+    assert [row["id"] for row in answer["drift"]] == [str(t.pk) for t in staying]
+    assert [row["bookings"] for row in answer["drift"]] == [2, 0, 1]
+    moved = Lesson.objects.filter(pk__in=[t.pk for t in tue_thu if t not in staying])
+    assert {lesson.begins.astimezone(BERLIN).weekday() for lesson in moved} == {0, 2}
     # Nothing was cancelled: the booked lessons and the free ones all stay.
     states = Lesson.objects.filter(pk__in=[t.pk for t in tue_thu]).values_list("state", flat=True)
     assert set(states) == {Lesson.State.BOOKABLE}
+    # Every free lesson moved; new lessons only beside the booked ones that stay.
+    created = Lesson.objects.filter(pk__in=[row["id"] for row in answer["created"]])
+    assert {lesson.begins.astimezone(BERLIN).weekday() for lesson in created} <= {0, 2}
+    assert created.count() == 2
 
 
 def test_extra_dates_in_the_plan_a_booked_one_left_out_is_kept_by_uuid(
