@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 from urllib.parse import urlsplit
+from zoneinfo import ZoneInfo
 
 import pytest
 
@@ -24,6 +25,7 @@ from .test_browser_admin import PASSWORD, superuser, yoga
 __all__ = ["browser_page", "superuser", "yoga"]  # the fixtures, imported for pytest
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+VIENNA = ZoneInfo("Europe/Vienna")
 
 
 # Data fixtures come before browser_page: see browser.read_db.
@@ -85,3 +87,65 @@ def test_a_new_name_alone_renames_the_dates_and_the_halves_link_each_other(
     back = page.locator("#revel-continues a").get_attribute("href") or ""
     assert urlsplit(back).path == f"/series/{series.slug}/"
     screenshot(page, "split-continuation-public-page")
+
+
+def test_a_split_to_a_later_time_moves_the_dates_with_ticks_and_links_the_halves(
+    live_server: Any, superuser: Any, generated_yoga: EventSeries, browser_page: Any
+) -> None:
+    """From the third Tuesday at 19:30 instead: the plan ticks each date to move to its new
+    time, confirming moves the same dates (one a week, nothing doubled), and both public
+    pages link the other half."""
+    series, page = generated_yoga, browser_page
+    before = read_db(
+        lambda: list(
+            Event.objects.filter(series=series, is_template=False)
+            .order_by("start")
+            .values_list("pk", "start")
+        )
+    )
+    change = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
+    page.goto(f"{live_server.url}/admin/login/?next={change}")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#revel-upcoming")
+    page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
+
+    page.wait_for_selector("#revel-split-form")
+    old_time = page.input_value("input[name=dtstart_1]")
+    page.fill("input[name=dtstart_1]", "19:30:00")
+    page.click("input[name=_plan]")
+
+    page.wait_for_selector("#revel-split-plan")
+    assert "19:30" in page.inner_text("#revel-split-first")
+    boxes = page.locator("#revel-plan-drift input[type=checkbox]")
+    assert boxes.count() == len(before) - 2
+    assert all(boxes.nth(i).is_checked() for i in range(boxes.count()))
+    assert {
+        page.locator("#revel-plan-drift .revel-to").nth(i).inner_text()
+        for i in range(boxes.count())
+    } == {"19:30"}
+    screenshot(page, "split-later-time-plan")
+    page.click("input[name=_confirm]")
+    page.wait_for_selector(".messagelist .success")
+    assert f"{len(before) - 2} dates moved to 19:30" in page.inner_text(".messagelist")
+
+    continuation = read_db(lambda: EventSeries.objects.get(split_from=series))
+    after = read_db(
+        lambda: dict(
+            Event.objects.filter(series=continuation, is_template=False).values_list("pk", "start")
+        )
+    )
+    moved = dict(before[2:])
+    assert set(moved) <= set(after), "the same dates, in the new series"
+    weeks = [start.isocalendar()[:2] for start in after.values()]
+    assert len(weeks) == len(set(weeks)), "one date a week: nothing doubled"
+    assert {start.astimezone(VIENNA).strftime("%H:%M") for start in after.values()} == {"19:30"}
+    assert old_time != "19:30:00"
+
+    page.goto(f"{live_server.url}/series/{series.slug}/")
+    onward = page.locator("#revel-continued-by")
+    assert onward.inner_text().startswith(f"Continues as {continuation.name} from ")
+    page.goto(f"{live_server.url}/series/{continuation.slug}/")
+    assert page.inner_text("#revel-continues").startswith("Continues Yoga from ")
+    screenshot(page, "split-later-time-public-page")
