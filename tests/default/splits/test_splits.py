@@ -199,7 +199,8 @@ def test_one_signal_after_commit_and_one_digest_for_what_was_created(
     notifier.digests.clear()
     notifier.per_event_notifications.clear()
     with captured(series_split) as calls, django_capture_on_commit_callbacks(execute=True):
-        result = split_series(series, at=monday(4), recurrence={"weekdays": [2]}, now=NOW)
+        # Mondays and Wednesdays: the Mondays stay on the rule, the Wednesdays are new.
+        result = split_series(series, at=monday(4), recurrence={"weekdays": [0, 2]}, now=NOW)
     assert len(calls) == 1
     assert calls[0]["continuation"].pk == result.continuation.pk
     assert calls[0]["moved"] == result.moved
@@ -232,13 +233,18 @@ def test_the_split_plan_is_what_the_split_does() -> None:
 
 def test_a_split_plan_names_the_moved_dates_the_new_rule_does_not_hold() -> None:
     series = booked_series()
-    plan = plan_split(series, at=monday(4), recurrence={"weekdays": [1]}, now=NOW)
-    moving = [row.pk for row in occurrences(series) if row.recurrence_id >= monday(4)]
-    assert [row.id for row in plan.drift] == moving
+    # Every other week from week 4: weeks 5 and 7 have no date of the rule in their
+    # fortnight to move to (week 4's and 6's Mondays hold it).
+    fortnightly = {"interval": 2}
+    plan = plan_split(series, at=monday(4), recurrence=fortnightly, now=NOW)
+    rows = {row.recurrence_id: row.pk for row in occurrences(series)}
+    off = [rows[monday(week)] for week in (5, 7)]
+    assert [row.id for row in plan.drift] == off
+    assert plan.moves == ()
     result = split_series(
-        series, at=monday(4), recurrence={"weekdays": [1]}, plan_hash=plan.hash, now=NOW
+        series, at=monday(4), recurrence=fortnightly, plan_hash=plan.hash, now=NOW
     )
-    assert detect_cadence_drift(result.continuation, now=NOW) == moving
+    assert detect_cadence_drift(result.continuation, now=NOW) == off
 
 
 def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows() -> None:
@@ -265,11 +271,12 @@ def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows(
     assert [(date.id, date.start, date.display) for date in result.kept_booked] == [
         (booked.pk, shown.start, shown.display)
     ]
-    moved = Event.objects.filter(pk__in=result.moved)
-    assert {row.pk: row.venue for row in moved if row.venue != "Room 9"} == {
-        row.id: rows[0].venue for row in plan.drift if row.id != edited.pk
-    }
-    assert Event.objects.get(pk=edited.pk).venue == "Room 9"
+    # The free Mondays moved on to their Tuesdays, dates of the continuation: the new
+    # venue. The booked one stays, drift, with its old venue; the edited one as edited.
+    venues = dict(Event.objects.filter(pk__in=result.moved).values_list("pk", "venue"))
+    assert venues.pop(booked.pk) == rows[0].venue
+    assert venues.pop(edited.pk) == "Room 9"
+    assert set(venues.values()) == {"Hall B"}
 
 
 def test_a_split_plan_made_stale_by_a_cancel_writes_nothing_and_offers_the_fresh_plan() -> None:
@@ -304,9 +311,11 @@ def test_the_continuation_is_generated_as_far_as_the_original_was() -> None:
     series = booked_series()
     generate_series_events(series, until=monday(12), now=NOW)
     result = split_series(series, at=monday(4), recurrence={"weekdays": [2]}, now=NOW)
-    wednesdays = [row.recurrence_id for row in result.created]
-    # The Mondays 4..12 moved; the Wednesdays after them up to the original's cursor exist.
-    assert wednesdays == [monday(week) + dt.timedelta(days=2) for week in range(4, 12)]
+    # The Mondays 4..12 moved on to their Wednesdays: the continuation holds the
+    # Wednesdays as far as the original's dates went, none created beside them.
+    wednesdays = sorted(row.recurrence_id for row in occurrences(result.continuation))
+    assert wednesdays == [monday(week) + dt.timedelta(days=2) for week in range(4, 13)]
+    assert list(result.created) == []
 
 
 def test_moved_dates_the_new_rule_does_not_hold_keep_their_old_details() -> None:
@@ -314,16 +323,21 @@ def test_moved_dates_the_new_rule_does_not_hold_keep_their_old_details() -> None
     result = split_series(
         series, at=monday(4), recurrence={"weekdays": [0, 3]}, template={"venue": "Hall B"}, now=NOW
     )
-    # Mondays still fit Mon/Thu: they take the new venue. Then a Thursday-only
-    # continuation: the Mondays are drift and keep the old one.
+    # Mondays still fit Mon/Thu: they take the new venue. Then a fortnightly
+    # continuation: the Mondays of weeks 5 and 7 have nowhere to go, drift, and keep the
+    # old one; those of weeks 4 and 6 take the new one.
     assert {row.venue for row in occurrences(result.continuation)} == {"Hall B"}
     other = booked_series(name="Tuesday yoga")
     moved = split_series(
-        other, at=monday(4), recurrence={"weekdays": [3]}, template={"venue": "Hall B"}, now=NOW
+        other, at=monday(4), recurrence={"interval": 2}, template={"venue": "Hall B"}, now=NOW
     )
-    rows = {row.pk: row.venue for row in occurrences(moved.continuation)}
-    assert {rows[pk] for pk in moved.moved} == {"Studio 2"}
-    assert {row.venue for row in moved.created} == {"Hall B"}
+    rows = {row.recurrence_id: row.venue for row in occurrences(moved.continuation)}
+    assert {week: rows[monday(week)] for week in range(4, 8)} == {
+        4: "Hall B",
+        5: "Studio 2",
+        6: "Hall B",
+        7: "Studio 2",
+    }
 
 
 @pytest.mark.parametrize("end", [{"count": 12}, {"until": monday(11)}])
