@@ -128,8 +128,8 @@ def test_submitting_shows_the_plan_with_the_booked_drift_and_writes_nothing(
     line = page[page.index(f'data-id="{dates[3].pk}"') :]
     line = line[: line.index("</li>")]
     assert "booked (2 bookings)" in line
-    assert "stays as drift" in line
-    assert "A split never cancels a date" in page
+    # Booked: it moves on to its Tuesday only when ticked.
+    assert "moves to Tue " in line
     assert response.context["old_description"] in page
     assert "Tuesday" in plan.description
     assert plan.description in page
@@ -172,14 +172,15 @@ def test_confirming_splits_and_lands_on_the_continuation_linked_both_ways(
     assert series.recurrence_rule is not None
     assert series.recurrence_rule.until == slot(dates[1])
     messages = texts(response)
+    # The free Mondays moved on to their Tuesdays; the booked one, unticked, stays on its
+    # Monday (with its bookings), its Tuesday new beside it.
     assert (
-        f"Yoga ends on {label(dates[1])}; Tue yoga continues it from {label(dates[2])}: "
-        f"{len(dates) - 2} dates moved, {len(new)} dates created." in messages
+        f"Yoga ends on {label(dates[1])}; Tue yoga continues it from {label(dates[2])} "
+        f"with {len(dates) - 2} open dates (and 0 cancelled dates): "
+        f"{len(dates) - 3} dates moved to 10:00, 0 dates cancelled, 1 new date." in messages
     ), messages
-    assert f"Tue yoga: 1 booked date moved with its bookings: {label(dates[3])}." in messages
-    assert any(
-        "stays as drift (not cancelled)" in text and label(dates[3]) in text for text in messages
-    )
+    assert len(new) == 1
+    assert Event.objects.get(pk=dates[3].pk).starts_at == dates[3].starts_at
     page = response.content.decode()
     assert 'id="revel-continues"' in page
     assert f'Continues <a href="{change_url(series)}">Yoga</a> from {label(dates[2])}.' in page
