@@ -95,7 +95,7 @@ def test_a_split_gives_the_continuation_the_key_its_template_copy_chose(
     plan = plan_split(
         series,
         at=at,
-        recurrence={"weekdays": [3]},
+        recurrence={"weekdays": [1, 3]},
         template={"mat": "Matte 2"},
         name="Karate Donnerstag",
     )
@@ -103,7 +103,7 @@ def test_a_split_gives_the_continuation_the_key_its_template_copy_chose(
     result = split_series(
         series,
         at=at,
-        recurrence={"weekdays": [3]},
+        recurrence={"weekdays": [1, 3]},
         template={"mat": "Matte 2"},
         plan_hash=plan.hash,
         name="Karate Donnerstag",
@@ -112,7 +112,8 @@ def test_a_split_gives_the_continuation_the_key_its_template_copy_chose(
     new_template = template_of(result.continuation)
     assert new_template.slug.startswith(f"karate-anfanger-ab-{at:%Y%m%d}-")
     assert new_template.mat == "Matte 2"
-    # The moved rows keep their keys; the new ones carry the continuation's id.
+    # Tuesdays and Thursdays: the Tuesdays go across with their keys, the Thursdays are
+    # new and carry the continuation's id.
     assert Training.objects.get(pk=rows[3].slug).series_id == result.continuation.pk
     assert result.created
     assert all(f"-{result.continuation.pk}-" in row.slug for row in result.created)
