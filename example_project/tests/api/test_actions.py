@@ -321,6 +321,7 @@ def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
         "moved_to": None,
         "holiday": "",
         "shifted_from": None,
+        "rescheduled_from": None,
     }
     for bad in (
         "?date_from_after=2027-01-01T00:00:00",
@@ -377,6 +378,7 @@ def test_modified_since_reports_changes_and_tombstones_of_removals(
         "moved_to": None,
         "holiday": "",
         "shifted_from": None,
+        "rescheduled_from": None,
     }
     assert results[restored.pk]["cancelled"] is False
     # A client syncing open occurrences still hears of the cancellation and the deletion.
