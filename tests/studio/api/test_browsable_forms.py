@@ -12,6 +12,7 @@ from tests.support.browsable import (
     check_prefilled_answer,
     post_as_prefilled,
 )
+from tests.support.drift import ended_before_its_dates
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +30,10 @@ def test_a_drifted_series_cancel_stale_form_names_its_lessons(
 ) -> None:
     series = make_series()
     thursdays = lessons(series)
-    patched = api.patch(f"{API}{series.pk}/", {"recurrence": {"weekdays": [4]}}, format="json")
+    # The rule ends before its lessons: all drift, none can move (to Fridays they would).
+    ended = ended_before_its_dates(series)
+    recurrence = {"dtstart": ended["dtstart"].isoformat(), "count": 1}
+    patched = api.patch(f"{API}{series.pk}/", {"recurrence": recurrence}, format="json")
     assert patched.status_code == 200, patched.json()
 
     body, answer = post_as_prefilled(api, f"{API}{series.pk}/cancel-stale/")
