@@ -59,10 +59,11 @@ def test_sold_tickets_move_with_their_run_and_the_new_template_has_the_tiers(
     }
     plan = plan_split(run_series, at=AFTER_SWITCH, now=now, **change)
     assert {row.id: row.bookings for row in plan.drift if row.booked} == {sold.pk: 12}
-    # The Thursdays as far as the Tuesdays had been generated (12 weeks, past the window).
-    assert [date.local.date() for date in plan.new] == [
-        dt.date(2027, 4, 1) + dt.timedelta(weeks=week) for week in range(4)
-    ]
+    # Each free Tuesday moves on to its week's Thursday; new is only the Thursday beside
+    # the sold run, while it stays.
+    its_thursday = sold.start.astimezone(VIENNA).date() + dt.timedelta(days=2)
+    assert [(date.local.date(), date.beside) for date in plan.new] == [(its_thursday, sold.pk)]
+    assert all(row.moves_to for row in plan.drift)
 
     result = split_series(run_series, at=AFTER_SWITCH, plan_hash=plan.hash, now=now, **change)
 

@@ -92,6 +92,8 @@ def test_a_split_gives_the_continuation_the_key_its_template_copy_chose(
     series = make_series(generation_window_weeks=6)
     rows = trainings(series)
     at = rules.to_utc(rows[3].begins_at)
+    # Tuesdays and Thursdays: the Tuesdays stay on the rule, the Thursdays are new
+    # (Thursdays alone would move the Tuesdays, creating nothing).
     plan = plan_split(
         series,
         at=at,

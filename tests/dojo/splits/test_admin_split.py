@@ -60,4 +60,9 @@ def test_a_split_in_the_admin_keys_the_continuation_as_the_host_does(
     fridays = [row for row in trainings(continuation) if row.is_modified is False]
     assert any(f"-{continuation.pk}-" in row.slug for row in fridays)
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any(message.startswith("Karate Freitag: ") for message in messages), messages
+    # One message: where the original ends, the dates moved on and the one new date
+    # (the Friday beside the booked Tuesday, which stays).
+    assert any(
+        message.startswith("Karate Anfänger endet am ") and "1 neuer Termin" in message
+        for message in messages
+    ), messages

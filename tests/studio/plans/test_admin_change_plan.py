@@ -17,7 +17,7 @@ from django.test import Client
 
 from revel_recurring.models import EventSeries
 from tests.hosts.studio.models import Booking, Lesson, User
-from tests.studio.conftest import PASSWORD, MakeSeries, lessons
+from tests.studio.conftest import BERLIN, PASSWORD, MakeSeries, lessons
 from tests.support.forms import confirm_plan, drift_boxes, form_data, form_errors
 
 pytestmark = pytest.mark.django_db
@@ -64,26 +64,31 @@ def test_moving_booked_lessons_to_other_weekdays_is_confirmed_on_the_plan(
     assert {uuid.UUID(pk): on for pk, on in drift_boxes(shown).items()} == {
         row.pk: row.pk not in booked for row in rows
     }
+    # Each lesson moves to its week's Monday or Wednesday but the first Thursday (its
+    # week's Monday comes before the start, the first Tuesday takes the Wednesday). New
+    # is only the Monday beside the booked third Tuesday, while it stays.
+    assert [row.moves_to is None for row in plan.drift] == [i == 1 for i in range(len(rows))]
     new = [date.start for date in plan.new]
-    assert new
-    assert {date.local.weekday() for date in plan.new} == {0, 2}
+    assert [(date.local.weekday(), date.beside) for date in plan.new] == [(0, rows[4].pk)]
     assert Lesson.objects.filter(series=series, is_template=False).count() == len(rows)
 
     response = confirm_plan(owner, url, shown, follow=True)
 
     assert response.redirect_chain[-1][0] == url, form_errors(response)
-    after = states(rows)
-    assert [after[i] for i in (1, 4)] == [rows[1].state, rows[4].state]
-    assert {after[i] for i in range(len(rows)) if i not in (1, 4)} == {Lesson.State.SCRAPPED}
+    # The ticked lessons moved (same UUIDs); the booked ones, unticked, stay.
+    assert states(rows) == [row.state for row in rows]
+    moved = Lesson.objects.filter(pk__in=[r.pk for i, r in enumerate(rows) if i not in (1, 4)])
+    assert {lesson.begins.astimezone(BERLIN).weekday() for lesson in moved} == {0, 2}
     assert Booking.objects.filter(lesson__in=booked).count() == 2
     created = [lesson.begins for lesson in lessons(series) if lesson.pk not in {r.pk for r in rows}]
     assert created == new
     assert set(new) <= {row.instant for row in response.context["upcoming"]}
     shown_texts = [str(message) for message in get_messages(response.wsgi_request)]
     assert any(
-        f"{len(new)} dates created, {len(rows) - 2} dates cancelled" in text for text in shown_texts
-    )
-    assert any("kept 2 booked dates" in text for text in shown_texts)
+        f"{len(rows) - 2} dates moved" in text and "1 new date, 0 dates cancelled" in text
+        for text in shown_texts
+    ), shown_texts
+    assert any("2 booked dates kept where they were" in text for text in shown_texts)
 
 
 def test_a_stale_plan_writes_nothing_and_shows_the_fresh_one(

@@ -60,16 +60,20 @@ def test_splitting_booked_lessons_from_the_third_one_in_the_browser(
     booked_lines = page.locator("#revel-split-moving li.revel-booked")
     assert booked_lines.count() == 1
     assert "booked (1 booking)" in booked_lines.inner_text()
-    assert "stays as drift" in booked_lines.inner_text()
-    assert page.locator("#revel-split-booked-note").is_visible()
+    # Booked: it moves on to its week's Monday only when ticked.
+    assert "moves to Mon " in booked_lines.inner_text()
+    assert page.locator("#revel-plan-booked-note").is_visible()  # the plan page's note
     assert "Room: Hall 2" in page.inner_text("#revel-split-fields")
     screenshot(page, "studio-split-02-plan")
 
     page.click("input[name=_confirm]")
     page.wait_for_selector("#revel-continues")
     messages = page.inner_text(".messagelist")
-    assert f"{len(rows) - 2} dates moved" in messages
-    assert "1 booked date moved with its bookings" in messages
+    # The free lessons moved on to Mondays and Wednesdays (the first Thursday, with no
+    # date of the new rule left in its week, cancelled as ticked); the booked one stays
+    # on its Tuesday (unticked), its Monday new beside it.
+    assert f"with {len(rows) - 2} open dates" in messages
+    assert f"{len(rows) - 4} dates moved to 18:30, 1 date cancelled, 1 new date" in messages
     assert page.input_value("#id_name") == "Salsa Mon/Wed"
     screenshot(page, "studio-split-03-continuation")
 
@@ -87,4 +91,7 @@ def test_splitting_booked_lessons_from_the_third_one_in_the_browser(
     assert {after[r.pk][0] for r in rows[:2]} == {series.pk}
     assert len({after[r.pk][0] for r in rows[2:]}) == 1
     assert after[rows[4].pk][0] != series.pk
-    assert all(state != Lesson.State.SCRAPPED for _, state in after.values())
+    # Only the first Thursday of the continuation, with nowhere to go and ticked, is off.
+    assert [pk for pk, (_, state) in after.items() if state == Lesson.State.SCRAPPED] == [
+        rows[3].pk
+    ]
