@@ -56,7 +56,9 @@ def test_staff_switch_from_moving_to_skipping_holidays_and_the_sold_run_stays(
     assert series.holiday_policy == "skip"
     assert Event.objects.get(pk=moved.pk).status == Event.Status.OPEN
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("kept 1 booked date" in text for text in messages), messages
+    assert any("1 booked date kept where it was (left unticked)" in text for text in messages), (
+        messages
+    )
     row = next(row for row in response.context["upcoming"] if row.event_id == moved.pk)
     assert row.drifted
     assert row.holiday_note == f"Holiday: {name}"

@@ -66,7 +66,11 @@ def test_staff_split_the_run_and_the_sold_date_moves_with_its_tickets(
     assert template is not None
     assert template.capacity == 40
     messages = [str(message) for message in get_messages(response.wsgi_request)]
-    assert any("1 booked date moved with its bookings" in text for text in messages), messages
+    # The sold Tuesday went across with its tickets and stays where it is (unticked).
+    assert sold.start == rows[3].start
+    assert any("1 booked date kept where it was (left unticked)" in text for text in messages), (
+        messages
+    )
 
 
 def test_staff_of_another_organisation_get_404_and_members_403(

@@ -208,7 +208,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     assert components["CancelDriftEnum"]["enum"] == ["none", "unbooked", "all"]
     # Each value says what it does.
     assert (
-        "`unbooked` - unbooked: cancel the drifted dates without bookings"
+        "`unbooked` - unbooked: also cancel the drifted dates without bookings"
         in (components["CancelDriftEnum"]["description"])
     )
     # The rule is partial, as a PATCH takes it.
@@ -289,6 +289,7 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
         "holidays",
         "hash",
         "plan_hash",
+        "cancel_drift",
     }
     # The template takes the host's propagatable fields and refuses every other key.
     template = components["SplitEventTemplateRequest"]

@@ -134,9 +134,12 @@ class RecurrencePlanRequestSerializer(
 
 #: What each ``cancel_drift`` value does, as the schema's enum and OPTIONS list it.
 CANCEL_DRIFT_LABELS = {
-    "none": _("none: every drifted date stays (the default)"),
-    "unbooked": _("unbooked: cancel the drifted dates without bookings; booked ones stay"),
-    "all": _("all: cancel every drifted date, booked ones too"),
+    "none": _("none: nothing is cancelled; dates without bookings move where they can (default)"),
+    "unbooked": _(
+        "unbooked: also cancel the drifted dates without bookings that cannot move; booked "
+        "ones stay"
+    ),
+    "all": _("all: booked dates move or are cancelled too"),
 }
 
 
@@ -329,7 +332,7 @@ class SplitRequestSerializer(PlanHashMixin, SplitPlanRequestSerializer):
     )
     plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
     cancel_drift = serializers.ChoiceField(
-        choices=[(mode, mode) for mode in CANCEL_DRIFT_MODES],
+        choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,
         default="none",
         help_text=_(

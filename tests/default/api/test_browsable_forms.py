@@ -112,7 +112,7 @@ def test_options_describes_each_actions_own_body(editor: APIClient) -> None:
         choice["value"]: choice["display_name"] for choice in drift["cancel_drift"]["choices"]
     }
     assert set(labels) == {"none", "unbooked", "all"}
-    assert labels["unbooked"].startswith("unbooked: cancel the drifted dates without bookings")
+    assert labels["unbooked"].startswith("unbooked: also cancel the drifted dates without bookings")
 
 
 def test_apply_takes_the_plans_hash_and_tells_a_wrong_one_from_a_late_one(
