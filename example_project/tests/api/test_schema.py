@@ -226,6 +226,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "drift",
         "new",
         "excluded",
+        "cancelled_moves",
         "hash",
     }
     assert set(components["PlannedOccurrence"]["properties"]) == {
@@ -239,6 +240,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "bookings",
         "booked",
         "moves_to",
+        "new_slot",
     }
     assert components["PlanOutdated"]["properties"]["plan"]["allOf"][0]["$ref"] == (
         "#/components/schemas/RecurrencePlan"
