@@ -1,8 +1,10 @@
 """The series list, a series page (the digest's link target) and a user's notifications.
 
 The pages speak the visitor's language (LocaleMiddleware, the switcher in
-``base.html``): the rule is the sentence ``describe_rule`` writes in the active
-language, and every date is read on the rule's own wall clock.
+``base.html``): the rule is the sentence ``describe_series`` writes in the active
+language (the admin's: the rule, its extra dates and its holiday policy), every
+date is read on the rule's own wall clock, and a date a holiday moved says so as
+the feed does ("Moved from Thu 6 May 2027 because of Ascension Day.").
 """
 
 from __future__ import annotations
@@ -14,7 +16,8 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
-from revel_recurring.describe import describe_instant, describe_rule
+from revel_recurring.describe import describe_instant, describe_series
+from revel_recurring.holiday_notes import holiday_move_notes
 from revel_recurring.models import EventSeries
 
 from .feeds import OPEN_SERIES, feed_url_for
@@ -42,7 +45,7 @@ def series_list(request: HttpRequest) -> HttpResponse:
 
 def _rule_sentence(series: EventSeries | None) -> str:
     rule = series.recurrence_rule if series is not None else None
-    return describe_rule(rule) if rule is not None else ""
+    return describe_series(series, rule) if series is not None and rule is not None else ""
 
 
 def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
@@ -62,10 +65,13 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
         .filter(series=series)
         .exclude(status=Event.Status.DRAFT)
         .order_by("start")
-        .only("occurrence_index", "start", "status")
+        .only("occurrence_index", "start", "status", "recurrence_id")
     )
     rule = series.recurrence_rule
     zone = rule.timezone if rule is not None else None
+    rows = list(occurrences)
+    # A Friday in a Thursday series: the holiday that moved it, as the feed says it.
+    notes = holiday_move_notes(series, rows, rule=rule)
     feed = feed_url_for(request, series, template)
     context = {
         "series": series,
@@ -74,8 +80,13 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
         # Each start as the app names a date everywhere, in the rule's zone; a
         # cancelled date stays listed (people booked it), struck through.
         "occurrences": [
-            (event, describe_instant(event.start, zone), event.status == Event.Status.CANCELLED)
-            for event in occurrences
+            (
+                event,
+                describe_instant(event.start, zone),
+                event.status == Event.Status.CANCELLED,
+                notes.get(event.pk, ""),
+            )
+            for event in rows
         ],
         "feed_url": feed,
         # webcal:// makes the browser hand the URL to the calendar app as a subscription.

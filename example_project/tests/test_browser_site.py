@@ -1,5 +1,6 @@
-"""The public series page in a real browser: a cancelled date is struck through, and the
-language switcher turns the page, rule sentence included, into the language picked."""
+"""The public series page in a real browser: a cancelled date is struck through, the
+language switcher turns the page, rule sentence included, into the language picked, and a
+date a holiday moved says so beside it."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from example_project.events.models import Organization
 from revel_recurring.models import EventSeries
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
@@ -14,6 +16,7 @@ from revel_recurring.services.generation import generate_series_events
 from .browser import browser_page, screenshot
 from .conftest import VIENNA
 from .test_browser_admin import yoga
+from .test_holidays import evening_run
 
 __all__ = ["browser_page", "yoga"]  # the fixtures, imported for pytest
 
@@ -62,3 +65,26 @@ def test_series_page_strikes_through_a_cancelled_date_and_switches_language(
     assert page.locator("#language option:checked").inner_text() == "Deutsch"
     assert page.locator("tr.cancelled td s").count() == 1
     screenshot(page, "series-page-german")
+
+
+@pytest.fixture
+def shifted_runs(organization: Organization) -> EventSeries:
+    """The Vienna evening run on Mondays and Thursdays, holidays moved to the next free day."""
+    return evening_run(organization, "shift", slug="evening-run")
+
+
+def test_series_page_says_which_holiday_moved_a_date(
+    live_server: Any, shifted_runs: EventSeries, browser_page: Any
+) -> None:
+    page = browser_page
+    page.goto(f"{live_server.url}/series/{shifted_runs.slug}/")
+
+    # A Friday in a Monday/Thursday series, and why, beside the date.
+    friday = page.locator("tr.moved", has_text="Fri 7 May 2027 18:30 (Europe/Vienna)")
+    assert friday.locator(".moved-note").inner_text() == (
+        "Moved from Thu 6 May 2027 because of Ascension Day."
+    )
+    assert friday.locator(".moved-note").is_visible()
+    assert page.locator("tr.moved").count() == 4
+    assert page.inner_text("p.rule").endswith("; on holidays (AT) the next free day instead")
+    screenshot(page, "series-page-moved-by-a-holiday")

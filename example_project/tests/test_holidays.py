@@ -9,6 +9,7 @@ Austrian public holidays on its days.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from decimal import Decimal
 from typing import Any
 from zoneinfo import ZoneInfo
@@ -201,3 +202,57 @@ def test_the_feed_names_the_holiday_of_a_moved_run_in_the_readers_language(
     assert _moved_note(german.content) == "Wegen Ostermontag vom Mo, 29. Mär 2027 verschoben."
     assert _moved_note(english.content) == "Moved from Mon 29 Mar 2027 because of Easter Monday."
     assert crossed.content == german.content
+
+
+def _moved_rows(body: bytes) -> list[str]:
+    """The text of each row of the series page's table that a holiday moved."""
+    rows = re.findall(r'<tr class="moved">(.*?)</tr>', body.decode(), re.S)
+    return [" ".join(re.sub(r"<[^>]+>", " ", row).split()) for row in rows]
+
+
+def test_the_series_page_says_which_holiday_moved_a_run_as_the_feed_does(
+    organization: Organization,
+) -> None:
+    evening_run(organization, "shift", slug="evening-run")
+    client = Client()
+
+    english = client.get("/series/evening-run/", HTTP_ACCEPT_LANGUAGE="en")
+    german = client.get("/series/evening-run/", HTTP_ACCEPT_LANGUAGE="de")
+
+    assert (english.status_code, german.status_code) == (200, 200)
+    # Easter Monday, Ascension Day, Whit Monday and Corpus Christi: four runs a day later.
+    moved = _moved_rows(english.content)
+    assert len(moved) == 4
+    assert (
+        "Fri 7 May 2027 18:30 (Europe/Vienna) Moved from Thu 6 May 2027 because of Ascension Day."
+        in moved[1]
+    )
+    assert "Moved from Thu 27 May 2027 because of Corpus Christi." in moved[3]
+    assert "Moved from Mon 29 Mar 2027 because of Easter Monday." in moved[0]
+    assert (
+        "Wegen Christi Himmelfahrt vom Do, 6. Mai 2027 verschoben."
+        in _moved_rows(german.content)[1]
+    )
+    # The feed says the same of the same run.
+    assert (
+        _moved_note(
+            client.get("/series/evening-run/calendar.ics", HTTP_ACCEPT_LANGUAGE="en").content
+        )
+        in moved[0]
+    )
+    # The rule sentence is the admin's: the holiday policy is part of it.
+    page = english.content.decode()
+    assert (
+        "Every week on Monday and Thursday at 18:30 (Europe/Vienna); "
+        "on holidays (AT) the next free day instead" in page
+    )
+
+
+def test_a_series_page_without_holidays_moved_shows_no_note(organization: Organization) -> None:
+    evening_run(organization, "skip", slug="evening-run")
+
+    response = Client().get("/series/evening-run/", HTTP_ACCEPT_LANGUAGE="en")
+
+    assert _moved_rows(response.content) == []
+    assert "Moved from" not in response.content.decode()
+    assert "except on holidays (AT)" in response.content.decode()

@@ -2,7 +2,8 @@
 
 A selection too large to work through in the request goes to the daily pass's
 chunk tasks (``selection.queue_action``); a smaller one is worked through with one
-service call per series (``operations.report_each``).
+service call per series, told in one message per kind of outcome
+(``operations.pause_each`` and its siblings, ``summaries.py``).
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from django.utils.translation import gettext_lazy, ngettext_lazy
 from ..models import EventSeries, QueuedAction
 from ..tasks import generate_series_chunk, pause_series_chunk, resume_series_chunk
 from .clock import current_time as _now
-from .operations import generate_now, pause, report_each, resume
+from .operations import generate_each, pause_each, resume_each
 from .selection import queue_action, selected
 from .stale import CancelStaleMixin
 
@@ -56,7 +57,7 @@ class SeriesActionsMixin(CancelStaleMixin):
             label=_("Generate now"),
             action=QueuedAction.Action.GENERATE,
         ):
-            report_each(request, selection.series(), generate_now, now=_now())
+            generate_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Pause"), permissions=["change"])
     def pause_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
@@ -69,7 +70,7 @@ class SeriesActionsMixin(CancelStaleMixin):
             label=_("Pause"),
             action=QueuedAction.Action.PAUSE,
         ):
-            report_each(request, selection.series(), pause, now=_now())
+            pause_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Resume"), permissions=["change"])
     def resume_action(self, request: HttpRequest, queryset: QuerySet[EventSeries]) -> None:
@@ -82,7 +83,7 @@ class SeriesActionsMixin(CancelStaleMixin):
             label=_("Resume"),
             action=QueuedAction.Action.RESUME,
         ):
-            report_each(request, selection.series(), resume, now=_now())
+            resume_each(request, selection.series(), now=_now())
 
     @admin.action(description=gettext_lazy("Cancel stale dates…"), permissions=["change"])
     def cancel_stale_action(

@@ -14,6 +14,8 @@ from django.views.decorators.http import require_POST
 from ..models import EventSeries
 from .clock import current_time as _now
 from .operations import add_date, change_date, generate_now, pause, remove_date, resume
+from .refused_dates import ANCHOR as REFUSED_ANCHOR
+from .refused_dates import keep_refused_date
 from .selection import Selection
 from .stale import CancelStaleMixin
 
@@ -48,14 +50,13 @@ class SeriesButtonsMixin(CancelStaleMixin):
             raise PermissionDenied
         return series
 
-    def _back(self, series: EventSeries) -> HttpResponse:
-        return HttpResponseRedirect(
-            reverse(
-                f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
-                args=[series.pk],
-                current_app=self.admin_site.name,
-            )
+    def _back(self, series: EventSeries, *, anchor: str = "") -> HttpResponse:
+        url = reverse(
+            f"admin:{self.opts.app_label}_{self.opts.model_name}_change",
+            args=[series.pk],
+            current_app=self.admin_site.name,
         )
+        return HttpResponseRedirect(f"{url}#{anchor}" if anchor else url)
 
     @method_decorator(require_POST)
     def generate_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
@@ -103,7 +104,10 @@ class SeriesButtonsMixin(CancelStaleMixin):
     @method_decorator(require_POST)
     def add_date_view(self, request: HttpRequest, object_id: str) -> HttpResponse:
         series = self._series_for_operation(request, object_id)
-        add_date(request, series, request.POST, now=_now())
+        form = add_date(request, series, request.POST, now=_now())
+        if form.errors:
+            keep_refused_date(request, series, form)
+            return self._back(series, anchor=REFUSED_ANCHOR)
         return self._back(series)
 
     @method_decorator(require_POST)

@@ -35,6 +35,10 @@ class SeriesColumnsMixin(_Base):
         rule = obj.recurrence_rule
         return format_html("<code>{}</code>", rule.rrule_string) if rule is not None else "—"
 
+    @admin.display(description=gettext_lazy("dates numbered so far (a number is never reused)"))
+    def occurrence_numbers(self, obj: EventSeries) -> int:
+        return int(obj.last_occurrence_index)
+
     def _local(self, obj: EventSeries, value: dt.datetime | None) -> str:
         return "—" if value is None else local_label(obj, value)
 
@@ -42,7 +46,7 @@ class SeriesColumnsMixin(_Base):
     def cursor(self, obj: EventSeries) -> str:
         return self._local(obj, obj.last_generated_until)
 
-    @admin.display(description=gettext_lazy("next dates added on"))
+    @admin.display(description=gettext_lazy("next dates added on"), ordering="next_due_at")
     def next_due_local(self, obj: EventSeries) -> str:
         return self._local(obj, obj.next_due_at)
 
@@ -63,14 +67,17 @@ class SeriesColumnsMixin(_Base):
     def upcoming_count(self, obj: EventSeries) -> int:
         return int(getattr(obj, "revel_upcoming", 0))
 
-    @admin.display(description=gettext_lazy("parked"), ordering="parked_at")
-    def parked(self, obj: EventSeries) -> str:
-        """Empty while the series generates; else since when and why (cut for the list)."""
+    @admin.display(description=gettext_lazy("state"), ordering="is_active")
+    def state(self, obj: EventSeries) -> str:
+        """Active or paused; parked (since when and why, cut for the list) when parked.
+
+        One column for both: at a laptop's width the list has no room for two.
+        """
         if obj.parked_at is None:
-            return ""
+            return _("Active") if obj.is_active else _("Paused")
         reason = obj.parked_reason
         short = reason if len(reason) <= 80 else reason[:79] + "…"
-        return _("Since %(when)s: %(reason)s") % {
+        return _("Parked since %(when)s: %(reason)s") % {
             "when": self._local(obj, obj.parked_at),
             "reason": short,
         }

@@ -67,6 +67,10 @@ class DateButtonForm(forms.Form):
     instant = AwareInstantField(label=_("date"))
 
 
+#: The id of "Add a date"'s own form on the change page.
+ADD_DATE_FORM_ID = "revel-add-date-form"
+
+
 class AddDateForm(forms.Form):
     """What "Add a date" posts: a date and a time on the wall clock of the rule's zone.
 
@@ -75,6 +79,13 @@ class AddDateForm(forms.Form):
     """
 
     when = WallClockField(label=_("date and time"))
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("auto_id", "revel-add-date-%s")
+        super().__init__(*args, **kwargs)
+        # Its inputs stand inside the series form, above its Save row; they belong
+        # to "Add a date"'s own form, which stands outside it (no nested forms).
+        self.fields["when"].widget.attrs["form"] = ADD_DATE_FORM_ID
 
     def instant_in(self, zone: str | None) -> dt.datetime:
         wall_clock: dt.datetime = self.cleaned_data["when"]
@@ -306,6 +317,7 @@ class EventSeriesAddForm(EventSeriesForm):
 
 # The rule's fields live in rule_fields.py; their names stay importable from here.
 __all__ = [
+    "ADD_DATE_FORM_ID",
     "MONTHLY_CHOICES",
     "NTH_CHOICES",
     "SERIES_FIELDS",

@@ -11,6 +11,7 @@ in the active language.
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -33,21 +34,30 @@ HOLIDAY_FIELDSET = tuple(HOLIDAY_FIELDS.values())
 
 
 class CountryInput(forms.TextInput):
-    """A text input suggesting the countries of the installed ``holidays`` package."""
+    """A text input suggesting the countries of the installed ``holidays`` package by
+    name, and naming the country whose code it holds beside it ("AT": Austria)."""
 
     def render(
         self, name: str, value: Any, attrs: dict[str, Any] | None = None, renderer: Any = None
     ) -> SafeString:
         list_id = f"{name}_countries"
         field = super().render(name, value, {**(attrs or {}), "list": list_id}, renderer)
-        options = format_html_join("", '<option value="{}">{}</option>', _country_options())
-        return format_html('{}<datalist id="{}">{}</datalist>', field, list_id, options)
+        countries = _country_options()
+        options = format_html_join("", '<option value="{}">{}</option>', countries)
+        known = dict(countries).get(str(value or "").upper(), "")
+        return format_html(
+            '{} <span class="revel-country-name">{}</span><datalist id="{}">{}</datalist>',
+            field,
+            known,
+            list_id,
+            options,
+        )
 
 
 def _country_options() -> list[tuple[str, str]]:
     """(code, name) of each country the package has, by its two-letter code."""
     names = {
-        entry[1]: entry[0]
+        entry[1]: re.sub(r"(?<=[a-z])(?=[A-Z])", " ", entry[0])
         for entry in getattr(holidays.registry, "COUNTRIES", {}).values()
         if len(entry) > 1
     }
@@ -69,8 +79,8 @@ class HolidayFieldsForm(forms.Form):
         max_length=3,
         widget=CountryInput,
         help_text=gettext_lazy(
-            "The public holidays of this country skip or move the rule's dates: its "
-            "ISO 3166 code, such as AT, DE or US. Leave empty for none."
+            "The public holidays of this country skip or move the rule's dates: type "
+            "its name and pick it from the list. Leave empty for none."
         ),
     )
     holiday_subdivision = forms.CharField(

@@ -8,7 +8,8 @@ errors the services raise) become error messages; nothing here raises them on.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeVar
 
 from django.contrib import messages
@@ -27,6 +28,7 @@ from ..services.generation import generate_series_events, generation_readiness
 from ..services.lifecycle import pause_series, resume_series
 from ..services.toolbox.bookings import series_zone
 from .forms import AddDateForm, DateButtonForm
+from .summaries import Tally, counted, first_names
 
 T = TypeVar("T")
 
@@ -109,6 +111,19 @@ def resume(request: HttpRequest, series: EventSeries, *, now: dt.datetime) -> bo
     return bool(changed)
 
 
+def _cancel_stale_outcome(
+    series: EventSeries,
+    *,
+    ids: Collection[Any],
+    include_booked: Collection[Any],
+    left_alone: Collection[str],
+    now: dt.datetime,
+) -> tuple[int, list[str]]:
+    """Cancel those of ``ids`` that still drift: how many, and the booked dates kept."""
+    result = cancel_stale_occurrences(series, ids=ids, include_booked=include_booked, now=now)
+    return len(result.cancelled), [*left_alone, *(date.display for date in result.kept_booked)]
+
+
 def cancel_stale(
     request: HttpRequest,
     series: EventSeries,
@@ -130,12 +145,13 @@ def cancel_stale(
     ok, result = _run(
         request,
         series,
-        lambda: cancel_stale_occurrences(series, ids=ids, include_booked=include_booked, now=now),
+        lambda: _cancel_stale_outcome(
+            series, ids=ids, include_booked=include_booked, left_alone=left_alone, now=now
+        ),
     )
     if not ok or result is None:
         return 0
-    count = len(result.cancelled)
-    kept = [*left_alone, *(date.display for date in result.kept_booked)]
+    count, kept = result
     if not count and not kept:
         messages.warning(
             request,
@@ -161,6 +177,93 @@ def cancel_stale(
             % {"name": series.name, "count": len(kept), "dates": ", ".join(kept)},
         )
     return count
+
+
+@dataclass(frozen=True)
+class StaleDecision:
+    """What the confirmation page decided for one series (see :func:`cancel_stale`)."""
+
+    series: EventSeries
+    ids: Collection[Any]
+    include_booked: Collection[Any] = ()
+    left_alone: Collection[str] = ()
+
+
+def cancel_stale_each(
+    request: HttpRequest, decisions: Sequence[StaleDecision], *, now: dt.datetime
+) -> int:
+    """:func:`cancel_stale` for several series: one message per kind of outcome.
+
+    The series with dates cancelled are named with their counts, the booked dates
+    kept in one warning, the series where nothing still drifted in another.
+    """
+    if len(decisions) == 1:
+        one = decisions[0]
+        return cancel_stale(
+            request,
+            one.series,
+            ids=one.ids,
+            include_booked=one.include_booked,
+            left_alone=one.left_alone,
+            now=now,
+        )
+    tally, cancelled, kept_dates, nothing = Tally(), 0, [], []
+    for decision in decisions:
+        series = decision.series
+        try:
+            count, kept = _cancel_stale_outcome(
+                series,
+                ids=decision.ids,
+                include_booked=decision.include_booked,
+                left_alone=decision.left_alone,
+                now=now,
+            )
+        except (RecurrenceError, ValidationError) as exc:
+            tally.refuse(series.name, error_text(exc))
+            continue
+        cancelled += count
+        if count:
+            tally.done.append(_("%(name)s (%(count)d)") % {"name": series.name, "count": count})
+        if kept:
+            kept_dates.append(
+                _("%(name)s: %(dates)s") % {"name": series.name, "dates": ", ".join(kept)}
+            )
+        if not count and not kept:
+            nothing.append(series.name)
+    if tally.done:
+        messages.success(
+            request,
+            ngettext(
+                "%(dates)d stale occurrences cancelled in %(count)d series: %(names)s.",
+                "%(dates)d stale occurrences cancelled in %(count)d series: %(names)s.",
+                len(tally.done),
+            )
+            % {**counted(tally.done), "dates": cancelled},
+        )
+    if kept_dates:
+        messages.warning(
+            request,
+            ngettext(
+                "Booked dates kept in %(count)d series: %(names)s.",
+                "Booked dates kept in %(count)d series: %(names)s.",
+                len(kept_dates),
+            )
+            % {"count": len(kept_dates), "names": first_names(kept_dates, separator="; ")},
+        )
+    if nothing:
+        messages.warning(
+            request,
+            ngettext(
+                "Nothing cancelled for %(count)d series, none of whose confirmed dates still "
+                "drifts: %(names)s.",
+                "Nothing cancelled for %(count)d series, none of whose confirmed dates still "
+                "drifts: %(names)s.",
+                len(nothing),
+            )
+            % counted(nothing),
+        )
+    tally.report_refused(request)
+    return cancelled
 
 
 def _instant(request: HttpRequest, series: EventSeries, value: str) -> dt.datetime | None:
@@ -226,24 +329,24 @@ def _cancel(
         ) from exc
 
 
-def add_date(request: HttpRequest, series: EventSeries, data: Any, *, now: dt.datetime) -> bool:
-    """Add the date "Add a date" posted (wall clock of the rule's zone); whether it was added.
+def add_date(
+    request: HttpRequest, series: EventSeries, data: Any, *, now: dt.datetime
+) -> AddDateForm:
+    """Add the date "Add a date" posted (wall clock of the rule's zone); the bound form.
 
-    The message names the date and says whether its occurrence was created at once
-    or will be when the generation window reaches it.
+    Added, the message names the date and says whether its occurrence was created
+    at once or will be when the generation window reaches it. Refused, the form
+    holds the reason under its field (the page shows it there, with what was typed).
     """
     form = AddDateForm(data)
     if not form.is_valid():
-        messages.error(
-            request,
-            _("%(name)s: %(error)s")
-            % {"name": series.name, "error": " ".join(map(str, form.errors["when"]))},
-        )
-        return False
+        return form
     instant = form.instant_in(series_zone(series))
-    ok, event = _run(request, series, lambda: add_extra_date(series, instant, now=now))
-    if not ok:
-        return False
+    try:
+        event = add_extra_date(series, instant, now=now)
+    except (RecurrenceError, ValidationError) as exc:
+        form.add_error("when", error_text(exc))
+        return form
     values = {"date": local_label(series, instant), "name": series.name}
     if event is not None:
         text = _("%(date)s added to %(name)s; its occurrence was created.")
@@ -253,7 +356,7 @@ def add_date(request: HttpRequest, series: EventSeries, data: Any, *, now: dt.da
             "generation window reaches it."
         )
     messages.success(request, text % values)
-    return True
+    return form
 
 
 def remove_date(request: HttpRequest, series: EventSeries, value: str, *, now: dt.datetime) -> bool:
@@ -275,12 +378,130 @@ def remove_date(request: HttpRequest, series: EventSeries, value: str, *, now: d
     return ok
 
 
-def report_each(
-    request: HttpRequest,
-    queryset: Collection[EventSeries],
-    operation: Callable[..., Any],
-    **options: Any,
+def _in_order(selection: Collection[EventSeries]) -> list[EventSeries]:
+    return sorted(selection, key=lambda item: item.pk)
+
+
+def _switch_each(
+    selection: Collection[EventSeries], switch: Callable[[EventSeries], bool]
+) -> Tally:
+    """``switch`` each series (pause or resume): done, already so, or refused and why."""
+    tally = Tally()
+    for series in _in_order(selection):
+        try:
+            changed = switch(series)
+        except (RecurrenceError, ValidationError) as exc:
+            tally.refuse(series.name, error_text(exc))
+            continue
+        (tally.done if changed else tally.unchanged).append(series.name)
+    return tally
+
+
+def pause_each(
+    request: HttpRequest, selection: Collection[EventSeries], *, now: dt.datetime
 ) -> None:
-    """Run ``operation`` for each series of an action's selection, in id order."""
-    for series in sorted(queryset, key=lambda item: item.pk):
-        operation(request, series, **options)
+    """Pause each series of an action's selection: one message per kind of outcome."""
+    if len(selection) == 1:
+        pause(request, next(iter(selection)), now=now)
+        return
+    tally = _switch_each(selection, lambda series: pause_series(series, now=now))
+    if tally.done:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d series paused: %(names)s.",
+                "%(count)d series paused: %(names)s.",
+                len(tally.done),
+            )
+            % counted(tally.done),
+        )
+    if tally.unchanged:
+        messages.info(
+            request,
+            ngettext(
+                "%(count)d series was already paused: %(names)s.",
+                "%(count)d series were already paused: %(names)s.",
+                len(tally.unchanged),
+            )
+            % counted(tally.unchanged),
+        )
+    tally.report_refused(request)
+
+
+def resume_each(
+    request: HttpRequest, selection: Collection[EventSeries], *, now: dt.datetime
+) -> None:
+    """Resume each series of an action's selection: one message per kind of outcome."""
+    if len(selection) == 1:
+        resume(request, next(iter(selection)), now=now)
+        return
+    tally = _switch_each(selection, lambda series: resume_series(series, now=now))
+    if tally.done:
+        messages.success(
+            request,
+            ngettext(
+                "%(count)d series resumed: %(names)s.",
+                "%(count)d series resumed: %(names)s.",
+                len(tally.done),
+            )
+            % counted(tally.done),
+        )
+    if tally.unchanged:
+        messages.info(
+            request,
+            ngettext(
+                "%(count)d series was already active: %(names)s.",
+                "%(count)d series were already active: %(names)s.",
+                len(tally.unchanged),
+            )
+            % counted(tally.unchanged),
+        )
+    tally.report_refused(request)
+
+
+def generate_each(
+    request: HttpRequest, selection: Collection[EventSeries], *, now: dt.datetime
+) -> None:
+    """Generate each series of an action's selection: one message per kind of outcome.
+
+    The series that generated are named with the number of their new dates; those
+    that cannot generate (paused, no rule, no template) in one warning.
+    """
+    if len(selection) == 1:
+        generate_now(request, next(iter(selection)), now=now)
+        return
+    tally, created, not_ready = Tally(), 0, []
+    for series in _in_order(selection):
+        readiness = generation_readiness(series)
+        if not readiness.ready:
+            not_ready.append(readiness.message)
+            continue
+        try:
+            count = len(generate_series_events(series, now=now))
+        except (RecurrenceError, ValidationError) as exc:
+            tally.refuse(series.name, error_text(exc))
+            continue
+        created += count
+        tally.done.append(_("%(name)s (%(count)d)") % {"name": series.name, "count": count})
+    if tally.done:
+        messages.add_message(
+            request,
+            messages.SUCCESS if created else messages.INFO,
+            ngettext(
+                "%(dates)d occurrences generated for %(count)d series: %(names)s.",
+                "%(dates)d occurrences generated for %(count)d series: %(names)s.",
+                len(tally.done),
+            )
+            % {**counted(tally.done), "dates": created},
+        )
+    if not_ready:
+        messages.warning(
+            request,
+            ngettext(
+                "%(count)d series was not generated: %(names)s",
+                "%(count)d series were not generated: %(names)s",
+                len(not_ready),
+            )
+            % {"count": len(not_ready), "names": first_names(not_ready, separator=" ")},
+        )
+    tally.report_refused(request)

@@ -32,11 +32,12 @@ from .changelist import ParkedFilter, SeriesChangeList, answers_an_action
 from .clock import current_time as _now
 from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
-from .forms import AddDateForm, EventSeriesAddForm, EventSeriesForm
+from .forms import EventSeriesAddForm, EventSeriesForm
 from .holidays import HOLIDAY_FIELDSET
 from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
 from .queued import recent_queued_actions
+from .refused_dates import refused_date_form
 from .splits import SeriesSplitMixin, split_links
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
 
@@ -50,16 +51,17 @@ RULE_FIELDSET = (
     ("until", "count"),
     "timezone",
 )
+#: What the series' generation has done so far, shown read-only on its page.
 STATE_FIELDS = (
-    "rrule_string",
     "rule_description",
     "cursor",
     "next_due_local",
-    "last_occurrence_index",
     "exdates_local",
     "parked_at",
     "parked_reason",
 )
+#: Read-only values for the technically minded, in a section shown folded.
+TECHNICAL_FIELDS = ("rrule_string", "occurrence_numbers")
 
 
 class EventSeriesAdmin(
@@ -71,14 +73,12 @@ class EventSeriesAdmin(
     change_list_template = "admin/revel_recurring/eventseries/change_list.html"
     list_display = (
         "name",
-        "is_active",
-        "auto_publish",
         "rule_description",
         "next_occurrence",
-        "next_due_at",
+        "next_due_local",
         "upcoming_count",
         "drifted_count",
-        "parked",
+        "state",
     )
     list_filter = ("is_active", "auto_publish", ParkedFilter, "recurrence_rule__frequency")
     list_select_related = ("recurrence_rule",)
@@ -86,7 +86,7 @@ class EventSeriesAdmin(
     # each page of the list; Django's own advice for large tables.
     show_full_result_count = False
     search_fields = ("name", "slug", "description")
-    readonly_fields = STATE_FIELDS
+    readonly_fields = (*STATE_FIELDS, *TECHNICAL_FIELDS)
     actions = (
         "delete_selected",
         "generate_now_action",
@@ -117,6 +117,10 @@ class EventSeriesAdmin(
             (_("Recurrence rule"), {"fields": RULE_FIELDSET}),
             (_("Holidays"), {"fields": HOLIDAY_FIELDSET}),
             (_("Generation state (read-only)"), {"fields": STATE_FIELDS}),
+            (
+                _("Technical details"),
+                {"fields": TECHNICAL_FIELDS, "classes": ("collapse",)},
+            ),
         ]
 
     def get_exclude(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
@@ -126,7 +130,7 @@ class EventSeriesAdmin(
         return (*(super().get_exclude(request, obj) or ()), *HOLIDAY_FIELDSET)
 
     def get_readonly_fields(self, request: HttpRequest, obj: EventSeries | None = None) -> Any:
-        return STATE_FIELDS if obj is not None else ()
+        return (*STATE_FIELDS, *TECHNICAL_FIELDS) if obj is not None else ()
 
     def get_form(
         self, request: Any, obj: EventSeries | None = None, change: bool = False, **kwargs: Any
@@ -201,7 +205,7 @@ class EventSeriesAdmin(
                 upcoming_truncated=truncated,
                 free_slots=free_slots(series, now=now, excluded=excluded),
                 extra_dates=extra_date_rows(series),
-                add_date_form=AddDateForm(auto_id="revel-add-date-%s"),
+                add_date_form=refused_date_form(request, series),
                 rule_zone=series_zone(series) or "UTC",
                 has_template=series.get_template() is not None,
                 can_operate=self.has_change_permission(request, series),

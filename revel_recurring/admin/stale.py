@@ -9,7 +9,7 @@ leaves out is counted, and cancelled on confirmation too unless booked: the
 page says so (``rest``), and which series it listed completely (``complete``),
 so that of those only the ticked dates go (see ``services.bulk.StaleChoice``).
 A selection within the inline limit is confirmed in the request, series by
-series with a message each; a larger one goes to ``cancel_stale_chunk`` tasks.
+series, told in one message per kind of outcome; a larger one goes to ``cancel_stale_chunk`` tasks.
 """
 
 from __future__ import annotations
@@ -31,10 +31,9 @@ from ..models import EventSeries, QueuedAction, get_event_model
 from ..services.bulk import StaleChoice
 from ..services.drift import drifted_ids_by_series
 from ..services.queued_actions import drop_queued_action
-from ..services.toolbox.bookings import booked_ids
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
 from .clock import current_time as _now
-from .operations import cancel_stale, local_label
+from .operations import StaleDecision, cancel_stale_each, local_label
 from .selection import (
     LISTED_DATES,
     LISTED_SERIES,
@@ -61,10 +60,13 @@ QUEUED_CANCELLATION = ngettext_lazy(
 
 @dataclass(frozen=True)
 class StaleGroup:
-    """One listed series: its first stale dates (event, label, booked, status), and the count."""
+    """One listed series: its first stale dates (event, label, bookings, status), and the count.
+
+    ``bookings`` is 0 for a date without bookings.
+    """
 
     series: EventSeries
-    rows: list[tuple[Any, str, bool, str]]
+    rows: list[tuple[Any, str, int, str]]
     total: int
 
     @property
@@ -114,7 +116,10 @@ class CancelStaleMixin(_Base):
         events = model._default_manager.defer(*bulky_fields(model)).in_bulk(
             [pk for series in listed for pk in drifted[series.pk]]
         )
-        booked_now = booked_ids(events.values())
+        # How many bookings each holds, in one question to the host (the plan page
+        # reads them so too): a booked date is listed as "booked (3 bookings)".
+        counts = model.count_bookings_among(list(events.values())) if events else {}
+        booked_now = {pk for pk, count in counts.items() if count}
         groups = []
         for series in listed:
             own = [pk for pk in drifted[series.pk] if pk in events]
@@ -124,7 +129,7 @@ class CancelStaleMixin(_Base):
                 (
                     events[pk],
                     local_label(series, events[pk].occurrence_start),
-                    pk in booked_now,
+                    counts.get(pk, 0),
                     model.status_label(getattr(events[pk], model.RECURRING_STATUS_FIELD)),
                 )
                 for pk in own
@@ -163,7 +168,8 @@ class CancelStaleMixin(_Base):
     def _confirm_stale(
         self, request: HttpRequest, selection: Selection, choice: StaleChoice
     ) -> None:
-        """Cancel in the request, series by series, with a message each (a small selection)."""
+        """Cancel in the request, series by series, told in one message per kind of
+        outcome (a small selection)."""
         model = get_event_model()
         series_list = selection.series()
         # The dates the page marked as booked: ticked ones are cancelled with their
@@ -191,17 +197,17 @@ class CancelStaleMixin(_Base):
                 _("No confirmed date belongs to the selected series; nothing cancelled."),
             )
             return
-        now = _now()
-        for series in series_list:
-            if wanted[series.pk] or series.pk in unticked:
-                cancel_stale(
-                    request,
-                    series,
-                    ids=wanted[series.pk],
-                    include_booked=choice.ticked & booked,
-                    left_alone=unticked.get(series.pk, []),
-                    now=now,
-                )
+        decisions = [
+            StaleDecision(
+                series,
+                ids=wanted[series.pk],
+                include_booked=choice.ticked & booked,
+                left_alone=unticked.get(series.pk, []),
+            )
+            for series in series_list
+            if wanted[series.pk] or series.pk in unticked
+        ]
+        cancel_stale_each(request, decisions, now=_now())
 
     def _queue_stale(self, request: HttpRequest, selection: Selection, choice: StaleChoice) -> None:
         """Hand the cancellation to Celery: the series the page decided on, then the rest.

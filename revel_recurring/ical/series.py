@@ -24,12 +24,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import icalendar
-from django.utils.translation import gettext
 
 from .. import rules
 from ..adapter import DefaultRecurringAdapter
+from ..holiday_notes import holiday_move_note
 from ..holiday_rules import HolidayOutcome
-from ..instants import describe_day
 from ..models import EventSeries
 from .master import FeedSlots, MasterDates, folded_extra_dates, master_dates
 from .rows import FeedRows
@@ -268,10 +267,7 @@ class SeriesExport:
             return details
         assert placer.rule is not None
         zone = self.rule.timezone if self.rule is not None else None
-        note = gettext("Moved from %(date)s because of %(holiday)s.") % {
-            "date": describe_day(slot, zone),
-            "holiday": placer.rule.name_on(fate.day) or "",
-        }
+        note = holiday_move_note(slot, placer.rule.name_on(fate.day) or "", zone)
         description = f"{note}\n\n{details.description}" if details.description else note
         return dataclasses.replace(details, description=description)
 

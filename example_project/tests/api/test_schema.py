@@ -195,7 +195,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
 
     assert body(planned) == "#/components/schemas/RecurrencePlanRequestRequest"
     assert body(applied) == "#/components/schemas/RecurrenceApplyRequestRequest"
-    assert answer(planned, "200") == "#/components/schemas/RecurrencePlan"
+    assert answer(planned, "200") == "#/components/schemas/RecurrencePlanAnswer"
     assert answer(applied, "200") == "#/components/schemas/RecurrenceApplyResult"
     assert answer(applied, "409") == "#/components/schemas/PlanOutdated"
     assert {"400", "403", "404", "409"} <= set(planned["responses"]) & set(applied["responses"])
@@ -235,6 +235,22 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     assert components["PlanOutdated"]["properties"]["plan"]["allOf"][0]["$ref"] == (
         "#/components/schemas/RecurrencePlan"
     )
+    # The plan's answer adds the holidays of the months ahead, read-only, not hashed.
+    answered = components["RecurrencePlanAnswer"]
+    assert set(answered["required"]) == set(plan["required"]) | {"holidays_ahead"}
+    ahead = answered["properties"]["holidays_ahead"]["items"]["$ref"]
+    assert ahead == "#/components/schemas/HolidayAhead"
+    assert set(components["HolidayAhead"]["required"]) == {
+        "day",
+        "holiday",
+        "slot",
+        "display",
+        "outcome",
+        "start",
+        "start_display",
+        "no_free_day",
+        "cancelled",
+    }
     patched = components["SeriesUpdateResult"]["properties"]
     assert patched["drift"]["items"]["$ref"] == "#/components/schemas/PlannedOccurrence"
     assert patched["created"]["items"]["$ref"] == "#/components/schemas/Occurrence"

@@ -30,14 +30,13 @@ def run_action(client: Any, action: str, *series: EventSeries, **extra: Any) -> 
     return client.post(CHANGELIST, data, follow=True)
 
 
-def test_generate_now_action_reports_the_count_per_series(admin_client: Any) -> None:
+def test_generate_now_action_reports_the_count_in_one_message(admin_client: Any) -> None:
     yoga = make_series(name="Yoga")
     pilates = make_series(name="Pilates", window_weeks=2)
 
     response = run_action(admin_client, "generate_now_action", yoga, pilates)
 
-    assert "8 occurrences generated for Yoga." in texts(response)
-    assert "2 occurrences generated for Pilates." in texts(response)
+    assert texts(response) == ["10 occurrences generated for 2 series: Yoga (8), Pilates (2)."]
     assert len(occurrences(yoga)) == 8
     assert len(occurrences(pilates)) == 2
 
@@ -97,6 +96,28 @@ def test_pause_and_resume_actions(admin_client: Any) -> None:
     assert "Yoga resumed." in texts(resumed)
     yoga.refresh_from_db()
     assert yoga.is_active
+
+
+def test_pause_resume_and_generate_over_many_series_say_so_once_each(
+    admin_client: Any,
+) -> None:
+    many = [generated_series(name=f"Class {number}") for number in range(1, 8)]
+    run_action(admin_client, "pause_action", many[0])
+
+    paused = run_action(admin_client, "pause_action", *many)
+    blocked = run_action(admin_client, "generate_now_action", *many[:2])
+    resumed = run_action(admin_client, "resume_action", *many[:3])
+
+    assert texts(paused) == [
+        "6 series paused: Class 2, Class 3, Class 4, Class 5, Class 6 and 1 more.",
+        "1 series was already paused: Class 1.",
+    ]
+    assert texts(blocked) == [
+        "2 series were not generated: Class 1 is paused, so nothing was generated. Resume "
+        "it first. Class 2 is paused, so nothing was generated. Resume it first."
+    ]
+    assert texts(resumed) == ["3 series resumed: Class 1, Class 2, Class 3."]
+    assert EventSeries.objects.filter(is_active=False).count() == 4
 
 
 def test_cancel_stale_asks_first_then_cancels_the_dates_it_showed(admin_client: Any) -> None:

@@ -9,6 +9,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.utils import timezone
+from django.utils.html import escape
 
 from revel_recurring import rules
 from revel_recurring.services.extra_dates import add_extra_date
@@ -38,6 +39,18 @@ def label(local: dt.datetime) -> str:
 
 def errors(response: Any) -> list[str]:
     return [str(m) for m in response.context["messages"] if m.level_tag == "error"]
+
+
+def form_errors(response: Any) -> list[str]:
+    """The errors "Add a date" shows on its own form, where the page opens after it."""
+    assert response.redirect_chain[-1][0].endswith("/change/#revel-add-date")
+    assert [m for m in response.context["messages"] if m.level_tag == "error"] == []
+    form = response.context["add_date_form"]
+    page = response.content.decode()
+    shown = [str(error) for errors in form.errors.values() for error in errors]
+    assert all(escape(error) in page for error in shown)
+    assert 'id="revel-add-date-errors"' in page
+    return shown
 
 
 def test_adding_a_date_in_the_window_creates_it_and_marks_it_in_the_upcoming_list(
@@ -96,7 +109,7 @@ def test_the_date_is_read_on_the_rules_clock_not_the_sites(
         ("twice", "is an extra date of this series already."),
     ],
 )
-def test_a_refused_date_is_an_error_message_naming_it(
+def test_a_refused_date_is_an_error_on_its_form_keeping_what_was_typed(
     admin_client: Any, case: str, fragment: str
 ) -> None:
     yoga = generated_series(name="Yoga")
@@ -111,15 +124,22 @@ def test_a_refused_date_is_an_error_message_naming_it(
     response = admin_client.post(change_url(yoga, "add-date"), posted(when), follow=True)
 
     assert response.status_code == 200
-    assert errors(response) == [f"Yoga: {label(when)} {fragment}"]
+    assert form_errors(response) == [f"{label(when)} {fragment}"]
+    page = response.content.decode()
+    assert f'value="{when:%Y-%m-%d}"' in page
+    assert f'value="{when:%H:%M}"' in page
     yoga.refresh_from_db()
     assert len(yoga.extra_dates) == (1 if case == "twice" else 0)
+    # Shown once: the page after it has an empty form again.
+    again = admin_client.get(change_url(yoga))
+    assert again.context["add_date_form"].is_bound is False
+    assert 'id="revel-add-date-errors"' not in again.content.decode()
 
 
 @pytest.mark.parametrize(
     "data", [{"when_0": "", "when_1": ""}, {"when_0": "next wednesday", "when_1": "18:30"}]
 )
-def test_a_missing_or_unreadable_date_is_an_error_message(
+def test_a_missing_or_unreadable_date_is_an_error_on_its_form(
     admin_client: Any, data: dict[str, str]
 ) -> None:
     yoga = generated_series(name="Yoga")
@@ -127,8 +147,9 @@ def test_a_missing_or_unreadable_date_is_an_error_message(
     response = admin_client.post(change_url(yoga, "add-date"), data, follow=True)
 
     assert response.status_code == 200
-    assert len(errors(response)) == 1
-    assert errors(response)[0].startswith("Yoga: ")
+    assert len(form_errors(response)) == 1
+    page = response.content.decode()
+    assert all(f'value="{value}"' in page for value in data.values() if value)
     yoga.refresh_from_db()
     assert yoga.extra_dates == []
 
@@ -218,7 +239,7 @@ def test_an_extra_date_moved_by_hand_is_still_marked_by_its_slot(admin_client: A
     assert [(row.event_id, row.modified) for row in rows if row.extra] == [(event.pk, True)]
 
 
-def test_a_series_at_the_extra_date_limit_refuses_one_more_with_a_message(
+def test_a_series_at_the_extra_date_limit_refuses_one_more_on_the_form(
     admin_client: Any,
 ) -> None:
     yoga = generated_series(name="Yoga")
@@ -231,7 +252,7 @@ def test_a_series_at_the_extra_date_limit_refuses_one_more_with_a_message(
 
     response = admin_client.post(change_url(yoga, "add-date"), posted(when), follow=True)
 
-    (message,) = errors(response)
+    (message,) = form_errors(response)
     assert f"at most {EXTRA_DATES_MAX} extra dates; this would give it 501" in message
     yoga.refresh_from_db()
     assert len(yoga.extra_dates) == EXTRA_DATES_MAX

@@ -216,9 +216,9 @@ def test_cancel_stale_page_is_bounded_and_its_confirmation_cancels_what_it_said(
         assert [list(result["kept"]) for result in results] == [[], [str(late.pk)]]
     else:
         assert broker.take() == []
-        assert "10 stale occurrences cancelled for Long." in texts(done)
-        assert "2 stale occurrences cancelled for Short." in texts(done)
-        assert "2 stale occurrences cancelled for Late." in texts(done)
+        assert "14 stale occurrences cancelled in 3 series: Long (10), Short (2), Late (2)." in (
+            texts(done)
+        )
     assert cancelled(long) == set(long_stale) - {long_stale[0], long_stale[11]}
     assert cancelled(short) == set(short_stale) - {short_stale[0]}
     assert cancelled(late) == set(late_stale) - {late_stale[0]}

@@ -67,6 +67,10 @@ def test_the_confirmation_marks_booked_dates_and_leaves_them_unticked(admin_clie
     assert marked_booked(page) == [booked.pk]
     assert 'id="revel-booked-note"' in page
     assert re.search(r'<li class="revel-booked">.*?' + re.escape(display(booked)), page)
+    # Nothing is wrong: a neutral note, and the plan page's words for a booked date.
+    assert '<p class="revel-note" id="revel-booked-note">' in page
+    assert "errornote" not in page
+    assert re.search(r'<span class="revel-badge-booked">booked \(1 booking\)</span>', page)
 
 
 def test_confirming_as_shown_keeps_the_booked_date_and_names_it(admin_client: Any) -> None:
@@ -150,7 +154,9 @@ def test_cancelling_one_booked_date_needs_with_its_bookings(admin_client: Any) -
     row = re.search(rf'<tr class="revel-row" data-slot="{slot}">(.*?)</tr>', page, re.S)
     assert row is not None
     assert "revel-badge-booked" in row.group(1)
-    assert '<input type="checkbox" name="include_booked" value="yes">' in row.group(1)
+    assert '<input type="checkbox" form="revel-date-2" name="include_booked" value="yes">' in (
+        row.group(1)
+    )
     assert page.count('name="include_booked"') == 1
 
     refused = admin_client.post(change_url(yoga, "cancel-date"), {"instant": slot}, follow=True)

@@ -196,6 +196,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "changelog",
                 "describe",
                 "exclusions",
+                "holiday_notes",
                 "host_model",
                 "ical",
                 "notifications",

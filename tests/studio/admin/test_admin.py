@@ -102,8 +102,9 @@ def test_cancel_stale_action_with_two_series_cancels_each_ones_own(
         follow=True,
     )
 
-    assert ("success", "1 stale occurrence cancelled for Salsa.") in messages_of(done)
-    assert ("success", "2 stale occurrences cancelled for Tango.") in messages_of(done)
+    assert messages_of(done) == [
+        ("success", "3 stale occurrences cancelled in 2 series: Salsa (1), Tango (2).")
+    ]
     assert (scrapped(salsa), scrapped(tango)) == (1, 2)
 
 

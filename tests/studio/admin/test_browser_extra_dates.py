@@ -81,7 +81,7 @@ def full_series(make_series: MakeSeries) -> EventSeries:
     return series
 
 
-def test_one_date_more_than_the_limit_is_refused_with_a_message_on_the_page(
+def test_one_date_more_than_the_limit_is_refused_on_its_form_keeping_what_was_typed(
     live_server: Any, owner: User, full_series: EventSeries, browser_page: Any
 ) -> None:
     page = browser_page
@@ -96,9 +96,17 @@ def test_one_date_more_than_the_limit_is_refused_with_a_message_on_the_page(
     page.fill("#revel-add-date input[name=when_1]", "17:00")
     page.click("#revel-add-date button[name=add_date]")
 
-    page.wait_for_selector(".messagelist .error")
-    message = page.inner_text(".messagelist .error")
+    page.wait_for_selector("#revel-add-date-errors")
+    message = page.inner_text("#revel-add-date-errors")
     assert f"at most {EXTRA_DATES_MAX} extra dates; this would give it 501" in message
+    assert page.locator(".messagelist .error").count() == 0
+    # The page opens at the form, with the date and time as typed.
+    assert page.url.endswith("/change/#revel-add-date")
+    assert page.input_value("#revel-add-date input[name=when_0]") == f"{friday:%Y-%m-%d}"
+    assert page.input_value("#revel-add-date input[name=when_1]") == "17:00"
+    box = page.locator("#revel-add-date").bounding_box()
+    assert box is not None
+    assert 0 <= box["y"] < page.viewport_size["height"]
     screenshot(page, "studio-extra-date-03-limit")
 
     def count() -> int:

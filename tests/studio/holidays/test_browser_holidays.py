@@ -2,7 +2,8 @@
 
 The series skips holidays: its page names the skipped date ("Skipped: ..."). The
 organiser switches the Holidays fieldset to moving the date instead; the plan
-page names the date the holiday moves, and once confirmed the series page lists
+page names the date the holiday moves and, with its fate, each holiday of the next
+twelve months on a lesson; once confirmed the series page lists
 the moved lesson as "Moved from <date> (<holiday>)".
 """
 
@@ -15,6 +16,7 @@ import pytest
 
 from example_project.tests.browser import browser_page, read_db, screenshot
 from revel_recurring.admin.holidays import local_day
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries
 from tests.hosts.studio.models import Lesson, School, User
 from tests.studio.conftest import BERLIN, sign_in
@@ -62,6 +64,15 @@ def test_the_series_page_names_skipped_and_moved_holiday_dates(
     assert "Move the date" in page.inner_text("#revel-plan-new-holidays")
     assert "Skip the date" in page.inner_text("#revel-plan-old-holidays")
     assert moved_note in page.inner_text("#revel-plan-new")
+    # Both sides of the rule name the calendar: the policy reads as changed, not added.
+    assert "(DE-BY)" in page.inner_text("#revel-plan-old-rule")
+    assert "(DE-BY)" in page.inner_text("#revel-plan-new-rule")
+    # The holidays of the next twelve months, with the new policy's fate.
+    ahead = page.locator("#revel-plan-holidays-ahead li", has_text=name)
+    assert ahead.first.is_visible()
+    assert (
+        f"{name}, {describe_instant(slot, 'Europe/Berlin')}: moved to " in ahead.first.inner_text()
+    )
     screenshot(page, "studio-holidays-02-plan")
 
     page.click("#revel-plan-form input[name=_continue]")
