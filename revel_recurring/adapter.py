@@ -44,6 +44,8 @@ class DefaultRecurringAdapter:
       person; override one or the other, preferably the batched one.
     - ``get_series_url(series)``: the public page of the series, the digest's link.
       The default is the relative ``/series/<slug>/``; e-mail needs an absolute URL.
+    - ``get_series_feed_url(series)``: the series' own calendar feed, absolute; the
+      original of a split names its continuation's on its last date. Default: none.
     - ``get_ical_summary``, ``get_ical_description``, ``get_ical_location``,
       ``get_ical_geo``, ``get_ical_url`` (each ``(event, series)``) and
       ``get_ical_uid_domain()``: what the iCalendar feeds say about an event
@@ -128,6 +130,16 @@ class DefaultRecurringAdapter:
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""
         return f"/series/{series.slug}/"
+
+    def get_series_feed_url(self, series: Any) -> str:
+        """Address of the series' own calendar feed (absolute: ``https://...``), or "".
+
+        Named where a split series goes on (:mod:`revel_recurring.halves`): on the
+        continuation's link from the original's page, and in the DESCRIPTION of the
+        original's last date in the feeds, so that a subscriber to the original
+        finds the continuation's feed. Default: none.
+        """
+        return ""
 
     def get_ical_summary(self, event: Any, series: Any) -> str:
         """SUMMARY of an event in the iCalendar feeds (the template stands for the series).

@@ -51,6 +51,22 @@ def single_line_fields(model: Any) -> frozenset[str]:
     )
 
 
+#: The fields, in this order, that can be the title of a host's events.
+TITLE_FIELDS = ("title", "name")
+
+
+def title_field(model: Any) -> str | None:
+    """The field holding the title of ``model``'s events, or None.
+
+    The first of ``title`` and ``name`` that is a single-line field among the
+    host's ``PROPAGATABLE_FIELDS`` (the template gives it to every date): the field
+    a split's new name is copied into unless the split gives a title of its own.
+    """
+    propagated = set(getattr(model, "PROPAGATABLE_FIELDS", ()))
+    lines = single_line_fields(model)
+    return next((name for name in TITLE_FIELDS if name in propagated and name in lines), None)
+
+
 def _varying_fields(model: Any) -> set[str]:
     # Fields every occurrence gets its own value for: a unique constraint that
     # includes one of them cannot be broken by copying the template.

@@ -111,6 +111,13 @@ class ExampleAdapter(DefaultRecurringAdapter):
     def get_series_url(self, series: EventSeries) -> str:
         return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))
 
+    def get_series_feed_url(self, series: EventSeries) -> str:
+        # The open feed of a public or unlisted series; the others' feeds are per person.
+        open_ones = (Event.Visibility.PUBLIC, Event.Visibility.UNLISTED)
+        if not Event.objects.templates().filter(series=series, visibility__in=open_ones).exists():
+            return ""
+        return absolute_url(reverse("events:series_feed", kwargs={"slug": series.slug}))
+
     def get_ical_fields(self, model: type[Any]) -> list[str]:
         # What the hooks below read: a feed loads no other column of the events.
         return ["name", "description", "address", "latitude", "longitude"]

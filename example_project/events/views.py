@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
 from revel_recurring.describe import describe_instant, describe_series
+from revel_recurring.halves import series_halves
 from revel_recurring.holiday_notes import holiday_move_notes
 from revel_recurring.models import EventSeries
 
@@ -89,6 +90,8 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
             for event in rows
         ],
         "feed_url": feed,
+        # A split series names the series it continues, or that continues it.
+        "halves": series_halves(series),
         # webcal:// makes the browser hand the URL to the calendar app as a subscription.
         "subscribe_url": feed and "webcal://" + feed.split("://", 1)[1],
     }

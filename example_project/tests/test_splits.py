@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
@@ -13,7 +14,14 @@ from revel_recurring.ical import calendar_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import plan_split, split_series
-from tests.support.feed_consumers import CONSUMERS, expand, shown_instances, window
+from tests.support.feed_consumers import (
+    CONSUMERS,
+    expand,
+    expand_notes_many,
+    shown_instances,
+    window,
+)
+from tests.support.split_flow import last_start, note_at, page_links, titles
 
 from .helpers import tuesday_run
 
@@ -95,3 +103,46 @@ def test_the_organisation_feed_shows_both_halves_once(
     read = expand(consumer, calendar_feed(halves, name="Runners").body, start, end)
 
     assert read == [item for item in expected if start <= item[0] < end]
+
+
+def test_a_new_name_alone_renames_the_runs_and_the_halves_link_each_other(
+    run_series: EventSeries, now: dt.datetime, client: Any
+) -> None:
+    continuation = split_series(
+        run_series, at=AFTER_SWITCH, name="Evening Run (summer)", now=now
+    ).continuation
+
+    assert set(titles(continuation)) == {"Evening Run (summer)"}
+    site = "http://127.0.0.1:8000"  # EXAMPLE_SITE_URL: the adapter's addresses are absolute
+    assert page_links(client, run_series)["continued-by"] == (
+        f"{site}/series/{continuation.slug}/",
+        "Evening Run (summer)",
+    )
+    assert page_links(client, continuation) == {
+        "continues": (f"{site}/series/{run_series.slug}/", run_series.name)
+    }
+    page = client.get(f"/series/{run_series.slug}/").content.decode()
+    assert f'href="{site}/series/{continuation.slug}/calendar.ics"' in page
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_originals_open_feed_says_where_the_runs_continue(
+    run_series: EventSeries, now: dt.datetime, client: Any, consumer: str
+) -> None:
+    continuation = split_series(
+        run_series, at=AFTER_SWITCH, name="Evening Run (summer)", now=now
+    ).continuation
+    site = "http://127.0.0.1:8000"
+    (start, end) = window(run_series)
+
+    body = client.get(f"/series/{run_series.slug}/calendar.ics").content
+    (read,) = expand_notes_many(consumer, [(body, start, end)])
+
+    last = note_at(read, last_start(run_series))
+    assert last[2].startswith(
+        "This series continues as Evening Run (summer) from Tue 30 Mar 2027 18:30 (Europe/Vienna)."
+        f" {site}/series/{continuation.slug}/\n"
+    )
+    assert last[2].endswith(f"{site}/series/{continuation.slug}/calendar.ics")
+    assert last[3] == f"{site}/series/{continuation.slug}/"
+    assert all("continues" not in note[2] for note in read if note != last)

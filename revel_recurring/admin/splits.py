@@ -29,6 +29,8 @@ from django.utils.translation import ngettext
 from .. import rules
 from ..describe import describe_rule
 from ..exceptions import PlanOutdatedError, RecurrenceError
+from ..holiday_settings import holiday_settings_of
+from ..host_model import title_field
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..services.plans import RecurrencePlan
@@ -42,13 +44,16 @@ from ..services.splits import (
 from ..services.toolbox.bookings import booked_ids
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
+from .holidays import changed_holidays, describe_holidays
 from .plans import PLAN_HASH, PlanLine, carried_fields, plan_lines
 from .split_forms import (
     TEMPLATE_PREFIX,
+    TITLE_EDITED,
     AtForm,
     SplitForm,
     route_split_errors,
     split_initial,
+    template_changes_of,
     template_form_class,
 )
 
@@ -107,7 +112,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         at: dt.datetime = at_form.cleaned_data["at"]
         template_class = template_form_class() if get_event_model().PROPAGATABLE_FIELDS else None
         if request.method != "POST":
-            form = SplitForm(initial=split_initial(rule, at, series.name))
+            form = SplitForm(initial=split_initial(rule, at, series.name, series))
             template_form = (
                 template_class(instance=template, prefix=TEMPLATE_PREFIX)
                 if template_class
@@ -116,7 +121,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             # A link typed by hand: said at once; the service says it again on submit.
             refused = [] if splittable(rule, at, now=_now()) else [not_splittable_text(rule, at)]
             return self._split_form_page(request, series, rule, at, form, template_form, refused)
-        form = SplitForm(request.POST, initial=split_initial(rule, at, series.name))
+        form = SplitForm(request.POST, initial=split_initial(rule, at, series.name, series))
         template_form = (
             template_class(request.POST, instance=template, prefix=TEMPLATE_PREFIX)
             if template_class
@@ -126,7 +131,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         if "_edit" in request.POST or not valid:
             return self._split_form_page(request, series, rule, at, form, template_form, [])
         template_changes = (
-            {name: template_form.cleaned_data[name] for name in template_form.changed_data}
+            template_changes_of(template_form, title_edited=bool(request.POST.get(TITLE_EDITED)))
             if template_form is not None
             else {}
         )
@@ -135,6 +140,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             "recurrence": form.rule_values,
             "template": template_changes,
             "name": form.cleaned_data["name"],
+            "holidays": changed_holidays(holiday_settings_of(series), form.holiday_values),
             "now": _now(),
         }
         plan_hash = request.POST.get(PLAN_HASH)
@@ -183,12 +189,20 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         template_form: forms.ModelForm[Any] | None,
         about_at: list[str],
     ) -> TemplateResponse:
+        title = title_field(get_event_model())
         context = {
             **self._split_context(request, series, rule, at),
             "title": _("Change %(name)s from %(date)s on")
             % {"name": series.name, "date": describe_instant(at, rule.timezone)},
             "form": form,
             "template_form": template_form,
+            "title_input": (
+                template_form[title].auto_id.removeprefix("id_")
+                if template_form is not None and title in template_form.fields
+                else ""
+            ),
+            "title_edited_name": TITLE_EDITED,
+            "title_edited": "1" if form.data.get(TITLE_EDITED) else "",
             "about_at": about_at,
             "media": self.media + form.media,
         }
@@ -217,8 +231,14 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             (capfirst(str(getattr(fields.get_field(key), "verbose_name", key))), value)
             for key, value in options["template"].items()
         ]
+        holidays_now = holiday_settings_of(fresh)
         context = {
             **self._split_context(request, fresh, current, at),
+            **_titles(fresh, options),
+            "old_holidays": describe_holidays(holidays_now),
+            "new_holidays": describe_holidays(
+                {**holidays_now, **options["holidays"]} if options["holidays"] else holidays_now
+            ),
             "title": _("Confirm the split of %(name)s") % {"name": fresh.name},
             "plan": plan,
             "moving": moving,
@@ -297,6 +317,18 @@ class SeriesSplitMixin(SeriesButtonsMixin):
                 )
                 % {"name": continuation.name, "count": len(kept), "dates": ", ".join(kept)},
             )
+
+
+def _titles(series: EventSeries, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The title of the original's dates and of the continuation's, as the split gives it
+    (a new name the dates follow unless their title was given): for the plan page."""
+    field = title_field(get_event_model())
+    template = series.get_template()
+    if field is None or template is None:
+        return {"old_title": None, "new_title": None}
+    old = getattr(template, field)
+    follows = options["name"] if options["name"] != series.name else old
+    return {"old_title": old, "new_title": options["template"].get(field, follows)}
 
 
 def split_links(series: EventSeries, *, admin_site_name: str) -> dict[str, Any]:

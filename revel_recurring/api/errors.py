@@ -211,8 +211,8 @@ _SPLIT_KEYS = frozenset({"at", "name", api_settings.NON_FIELD_ERRORS_KEY})
 
 def split_errors(exc: DjangoValidationError) -> dict[str, Any]:
     """An error of ``plan_split`` / ``split_series``, keyed where the client sent the
-    value: ``at`` and ``name`` as they are, rule fields under ``recurrence``, the
-    template's fields under ``template``."""
+    value: ``at`` and ``name`` as they are, rule fields under ``recurrence``, holiday
+    settings under ``holidays``, the template's fields under ``template``."""
     flat = drf_errors(exc)
     if not isinstance(flat, dict):
         return {api_settings.NON_FIELD_ERRORS_KEY: flat}
@@ -220,8 +220,8 @@ def split_errors(exc: DjangoValidationError) -> dict[str, Any]:
     for key, messages in flat.items():
         if key in _SPLIT_KEYS:
             nested[key] = messages
-        elif key in RULE_FIELDS:
-            nested.setdefault("recurrence", {})[key] = messages
+        elif _nest_schedule_error(nested, key, messages):
+            continue
         else:
             nested.setdefault("template", {})[key] = messages
     return nested

@@ -11,6 +11,7 @@ long their history:
   slot) and
   the ones the adapter says its iCal hooks read (``get_ical_fields``); related
   rows come from ``prefetch_ical_events``, once for the whole feed;
+- continuations: one query for the series that continue any of them (a split);
 - stamps: one aggregate gives each series' last change (series row, rule, any of
   its events' ``RECURRING_UPDATED_FIELD``, last ``OccurrenceChange``), the same
   query :func:`series_revisions` answers a 304 from.
@@ -123,6 +124,8 @@ class FeedRows:
         self.occurrences: dict[Any, list[Any]] = {}
         self.revisions: dict[Any, dt.datetime] = {}
         self.excluded: dict[Any, Exclusions] = {}
+        #: The continuation of each series that was split, by the original's key.
+        self.continuations: dict[Any, EventSeries] = {}
         series_pks = [series.pk for series in series_list]
         if not series_pks:
             return
@@ -139,6 +142,11 @@ class FeedRows:
         # Whole series, not from the past cutoff on: a moved row may keep the
         # exported rule starting before it.
         self.excluded = excluded_for_series(series_list)
+        # The original's last date names where the series goes on (halves.py).
+        for continuation in EventSeries.objects.filter(split_from_id__in=series_pks).select_related(
+            "recurrence_rule"
+        ):
+            self.continuations[continuation.split_from_id] = continuation
         adapter.prefetch_ical_events([*self.templates.values(), *occurrences])
 
     def _light_occurrences(self, series_pks: list[Any], fields: list[str]) -> list[Any]:

@@ -12,7 +12,9 @@ Each VEVENT is written one property group at a time: who it is (``_identify``:
 UID, RELATED-TO, RECURRENCE-ID), when (``_timed``: DTSTART, DTEND), which dates
 the master names (``_recurrence``: RRULE, RDATE, EXDATE), its revision
 (``_revision``: DTSTAMP, LAST-MODIFIED, CREATED, SEQUENCE) and what it says
-(``_described``: SUMMARY, STATUS, DESCRIPTION, LOCATION, GEO, URL).
+(``_described``: SUMMARY, STATUS, DESCRIPTION, LOCATION, GEO, URL). The last date
+shown of a split's original says where the series continues, in its DESCRIPTION
+and URL (:mod:`revel_recurring.halves`).
 """
 
 from __future__ import annotations
@@ -27,6 +29,7 @@ import icalendar
 
 from .. import rules
 from ..adapter import DefaultRecurringAdapter
+from ..halves import continuation_note, continuation_url, half_link
 from ..holiday_notes import holiday_move_note
 from ..holiday_rules import HolidayOutcome
 from ..models import EventSeries
@@ -72,6 +75,12 @@ class SeriesExport:
         domain = adapter.get_ical_uid_domain()
         self.uid = f"revel-recurring-series-{series.pk}@{domain}"
         self.domain = domain
+        # A split's original: its last date shown says where the series goes on.
+        continuation = rows.continuations.get(series.pk)
+        self.continued_by = (
+            half_link(continuation, continuation, adapter) if continuation is not None else None
+        )
+        self.last_shown: Any = None
 
     @property
     def sequence(self) -> int:
@@ -95,7 +104,7 @@ class SeriesExport:
 
     def _details(self, event: Any) -> Details:
         series, adapter = self.series, self.adapter
-        return Details(
+        details = Details(
             summary=text_value(adapter.get_ical_summary(event, series)),
             description=text_value(adapter.get_ical_description(event, series)),
             location=text_value(adapter.get_ical_location(event, series)),
@@ -103,6 +112,22 @@ class SeriesExport:
             url=adapter.get_ical_url(event, series),
             duration=event.occurrence_duration(),
         )
+        if event is self.last_shown:
+            details = self._with_continuation_note(details)
+        return details
+
+    def _with_continuation_note(self, details: Details) -> Details:
+        """``details`` of the original's last date with where the series continues first in
+        its description, and the continuation's page (or feed) as its URL.
+
+        Calendar apps show no RELATED-TO: without this, a subscriber to the original of
+        a split would simply stop getting dates.
+        """
+        assert self.continued_by is not None
+        note = text_value(continuation_note(self.continued_by))
+        description = f"{note}\n\n{details.description}" if details.description else note
+        url = continuation_url(self.continued_by) or details.url
+        return dataclasses.replace(details, description=description, url=url)
 
     def _timed(
         self,
@@ -148,6 +173,8 @@ class SeriesExport:
     def components(self) -> list[icalendar.Event]:
         """The series' VEVENTs: its master and overrides, then the rows off the rule."""
         shown = [o for o in self.occurrences if self._shown(o)]
+        if self.continued_by is not None and shown:
+            self.last_shown = max(shown, key=lambda o: (o.occurrence_start, o.pk))
         if self.rule is None or self.template is None:
             return [self._standalone(o) for o in shown]
         spec = self.series.dates_spec(self.rule)

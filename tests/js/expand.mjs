@@ -4,6 +4,7 @@
 //   node expand.mjs START END < feed.ics     one feed: a JSON list of pairs
 //   node expand.mjs --batch < jobs.json      [{ics, start, end}, ...]: a list of lists
 //   node expand.mjs --batch --ends < ...     the same, each instance [start, end, SUMMARY]
+//   node expand.mjs --batch --notes < ...    the same, each [start, SUMMARY, DESCRIPTION, URL]
 //
 // START and END are ISO instants; an instance is listed when its start lies in
 // [START, END). Starting node costs more than expanding, so the Python side
@@ -32,9 +33,14 @@ function checkZonesKnown(component) {
 }
 
 let withEnds = false;
+let withNotes = false;
 
 function instance(startDate, item, endDate) {
   const start = startDate.toJSDate().toISOString();
+  if (withNotes) {
+    const url = item.component.getFirstPropertyValue("url");
+    return [start, item.summary ?? "", item.description ?? "", url ? String(url) : ""];
+  }
   if (!withEnds) return [start, item.summary ?? ""];
   // ical.js gives an event without DTEND or DURATION its start as its end.
   return [start, endDate.toJSDate().toISOString(), item.summary ?? ""];
@@ -95,6 +101,7 @@ const input = readFileSync(0, "utf8");
 const args = process.argv.slice(2);
 let result;
 withEnds = args.includes("--ends");
+withNotes = args.includes("--notes");
 if (args[0] === "--batch") {
   result = JSON.parse(input).map((job) => expand(job.ics, job.start, job.end));
 } else if (args.length === 2) {

@@ -156,7 +156,62 @@ def shown_spans(series: Any) -> list[Span]:
     return sorted(spans)
 
 
-def _ical_js(jobs: Sequence[Job], *, ends: bool = False) -> list[list[Any]]:
+Note = tuple[dt.datetime, str, str, str]
+
+
+def expand_notes_many(consumer: str, jobs: Sequence[Job]) -> list[list[Note]]:
+    """:func:`expand_many` with what each instance says besides its title:
+    ``(start, SUMMARY, DESCRIPTION, URL)``, sorted ("" for a property not there)."""
+    if consumer == "ical.js":
+        return _ical_js(jobs, notes=True)
+    if consumer == "recurring-ical-events":
+        read = _recurring_ical_events_notes
+    elif consumer == "ical":
+        read = _ical_notes
+    else:
+        raise ValueError(f"unknown consumer {consumer!r}; choose one of {CONSUMERS}")
+    return [
+        sorted(item for item in read(body, start, end) if start <= item[0] < end)
+        for body, start, end in jobs
+    ]
+
+
+def _recurring_ical_events_notes(body: bytes, start: dt.datetime, end: dt.datetime) -> list[Note]:
+    import icalendar
+    import recurring_ical_events
+
+    calendar = icalendar.Calendar.from_ical(body)
+    return [
+        (
+            event["DTSTART"].dt.astimezone(dt.UTC),
+            str(event.get("SUMMARY", "")),
+            str(event.get("DESCRIPTION", "")),
+            str(event.get("URL", "")),
+        )
+        for event in recurring_ical_events.of(calendar).between(start, end)
+    ]
+
+
+def _ical_notes(body: bytes, start: dt.datetime, end: dt.datetime) -> list[Note]:
+    from ical.calendar_stream import IcsCalendarStream
+
+    calendar = IcsCalendarStream.calendar_from_ics(body.decode())
+    found = []
+    for event in calendar.timeline_tz(dt.UTC).overlapping(start, end):
+        begins = event.start
+        assert isinstance(begins, dt.datetime), f"all-day event {event.summary!r} in a feed"
+        found.append(
+            (
+                begins.astimezone(dt.UTC),
+                event.summary or "",
+                event.description or "",
+                str(event.url or ""),
+            )
+        )
+    return found
+
+
+def _ical_js(jobs: Sequence[Job], *, ends: bool = False, notes: bool = False) -> list[list[Any]]:
     node = shutil.which("node")
     if node is None:
         pytest.fail(
@@ -170,7 +225,13 @@ def _ical_js(jobs: Sequence[Job], *, ends: bool = False) -> list[list[Any]]:
         for body, start, end in jobs
     ]
     done = subprocess.run(
-        [node, str(JS_DIR / "expand.mjs"), "--batch", *(["--ends"] if ends else [])],
+        [
+            node,
+            str(JS_DIR / "expand.mjs"),
+            "--batch",
+            *(["--ends"] if ends else []),
+            *(["--notes"] if notes else []),
+        ],
         input=json.dumps(payload),
         capture_output=True,
         text=True,
@@ -179,6 +240,14 @@ def _ical_js(jobs: Sequence[Job], *, ends: bool = False) -> list[list[Any]]:
     )
     if done.returncode != 0:
         pytest.fail(f"ical.js could not expand the feed:\n{done.stderr}")
+    if notes:
+        return [
+            sorted(
+                (dt.datetime.fromisoformat(begins), summary, description, url)
+                for begins, summary, description, url in found
+            )
+            for found in json.loads(done.stdout)
+        ]
     if ends:
         return [
             sorted(

@@ -273,7 +273,14 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
     body = components["SplitRequestRequest"]
     assert body["required"] == ["at"]
     assert body["additionalProperties"] is False
-    assert set(body["properties"]) == {"at", "recurrence", "template", "name", "plan_hash"}
+    assert set(body["properties"]) == {
+        "at",
+        "recurrence",
+        "template",
+        "name",
+        "holidays",
+        "plan_hash",
+    }
     # The template takes the host's propagatable fields and refuses every other key.
     template = components["SplitEventTemplateRequest"]
     assert set(template["properties"]) == set(Event.PROPAGATABLE_FIELDS)

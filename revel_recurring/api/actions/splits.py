@@ -16,6 +16,7 @@ from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ...holiday_settings import HOLIDAY_KEYS
 from ...services.splits import plan_split, split_series
 from ..bodies import ACTION_BODIES
 from ..fields import AwareDateTimeField
@@ -32,8 +33,9 @@ _BODY = (
     "`at` is one of the series' dates, still to come and not its first (a 400 on "
     "`at` otherwise). `recurrence` changes the continuation's rule as a PATCH does "
     "(400s under `recurrence`); `template` changes its template, propagatable fields "
-    "only (400s under `template`); `name` names it (the original's by default). "
-    "The same permission as a PATCH."
+    "only (400s under `template`); `name` names it (the original's by default) and, "
+    "unless `template` gives a title, its dates; `holidays` changes its holiday "
+    "settings (400s under `holidays`). The same permission as a PATCH."
 )
 
 
@@ -99,4 +101,7 @@ def _arguments(body: dict[str, Any]) -> dict[str, Any]:
         "recurrence": dict(body.get("recurrence") or {}),
         "template": dict(body.get("template") or {}),
         "name": body.get("name"),
+        "holidays": {
+            key: value for key, value in (body.get("holidays") or {}).items() if key in HOLIDAY_KEYS
+        },
     }

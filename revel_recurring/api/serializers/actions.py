@@ -190,7 +190,17 @@ class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any])
         max_length=255,
         required=False,
         validators=[validate_single_line],
-        help_text=_("The continuation's name; the original's by default."),
+        help_text=_(
+            "The continuation's name; the original's by default. A new name is also the "
+            "title of its dates unless `template` gives one."
+        ),
+    )
+    holidays = HolidaySettingsSerializer(
+        required=False,
+        help_text=_(
+            "The continuation's holiday settings to change (any subset); the original's "
+            "go on otherwise."
+        ),
     )
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:

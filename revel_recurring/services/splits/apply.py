@@ -30,7 +30,7 @@ from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_co
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, moving_drift, prepare, split_plan
-from .inputs import SplitRequest, no_rule, read_request
+from .inputs import SplitRequest, no_rule, read_request, title_follows_name
 from .result import SplitResult
 from .rows import booked_drift, drift_left_alone, move_rows, propagate
 
@@ -42,6 +42,7 @@ def split_series(
     recurrence: Mapping[str, Any] | None = None,
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
+    holidays: Mapping[str, Any] | None = None,
     plan_hash: str | None = None,
     now: dt.datetime | None = None,
 ) -> SplitResult:
@@ -60,6 +61,11 @@ def split_series(
       flags and description, ``name`` (default: the original's) and
       ``split_from`` = the original. A continuation the original had already is
       re-linked to follow the new series, so the chain stays in date order.
+      A new ``name`` without a title in ``template`` is the title of the dates
+      too (:func:`~.inputs.title_follows_name`).
+    - ``holidays`` (any of the four settings of
+      :mod:`revel_recurring.holiday_settings`) changes the continuation's
+      holiday calendar and policy; the original's go on otherwise.
     - Occurrences whose slot is at or after ``at`` change series (one UPDATE;
       ids, bookings and related rows stay); those that fit the continuation's
       rule and were not edited by hand get the new template's propagatable
@@ -78,7 +84,9 @@ def split_series(
     leaves as they are and names in ``kept_booked``).
     """
     moment = now_utc(now)
-    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    request = read_request(
+        at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
+    )
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
@@ -108,6 +116,7 @@ def plan_split(
     recurrence: Mapping[str, Any] | None = None,
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
+    holidays: Mapping[str, Any] | None = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What :func:`split_series` with the same arguments would do, written nowhere.
@@ -119,11 +128,14 @@ def plan_split(
     The same validation as the split (``ValidationError`` keyed by field); no lock.
     """
     moment = now_utc(now)
-    request = read_request(at=at, recurrence=recurrence, template=template, name=name)
+    request = read_request(
+        at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
+    )
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     if rule is None:
         raise no_rule(fresh)
+    request = title_follows_name(request, fresh)
     prepared = prepare(fresh, rule, request, now=moment)
     state = read_plan_state(fresh, now=moment)
     return split_plan(fresh, rule, state, prepared, request, now=moment)
@@ -144,6 +156,7 @@ def _split_locked(
 ) -> tuple[EventSeries, SplitResult]:
     """The split under the locks: validate and judge, then write, then generate."""
     at = request.at
+    request = title_follows_name(request, locked)
     prepared = _prepare_planned(locked, rule, request, planned=plan_hash is not None, now=now)
     state = read_plan_state(locked, now=now)
     if plan_hash is None:

@@ -19,6 +19,11 @@ from django.utils.translation import gettext
 
 from ... import rules
 from ...exceptions import SeriesNotReadyError
+from ...holiday_settings import (
+    holiday_settings_of,
+    normalize_holiday_settings,
+    set_holiday_settings,
+)
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import validate_dtstart_zone
@@ -62,6 +67,10 @@ def prepare(
         locked, dtstart=dtstart, template_changes=request.template_changes
     )
     continuation = _continuation_row(locked, at=at, name=request.name)
+    if request.holidays:
+        # The continuation's own holiday calendar and policy, over the original's.
+        settings = normalize_holiday_settings(request.holidays, current=holiday_settings_of(locked))
+        set_holiday_settings(continuation, settings)
     return Prepared(
         last_before=before[-1],
         before=len(before),
@@ -207,6 +216,7 @@ def split_plan(
                 key: str(value) for key, value in sorted(request.template_changes.items())
             },
             "name": request.name,
+            "holidays": request.holidays,
         },
     )
 

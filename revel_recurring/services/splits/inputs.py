@@ -2,14 +2,16 @@
 
 The date must be an aware instant, a date of the rule still to come and not its
 first; the name one line; the template changes only the host's propagatable
-fields. Each refusal is a ``ValidationError`` keyed by the input it is about.
+fields; the holiday settings only the four a series has. Each refusal is a
+``ValidationError`` keyed by the input it is about. A new name given without a
+title for the dates becomes their title too (:func:`title_follows_name`).
 """
 
 from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -17,7 +19,8 @@ from django.utils.translation import gettext
 
 from ... import rules
 from ...exceptions import SeriesNotReadyError
-from ...host_model import single_line_fields
+from ...holiday_settings import HOLIDAY_KEYS
+from ...host_model import single_line_fields, title_field
 from ...instants import describe_instant
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...validators import (
@@ -36,6 +39,9 @@ class SplitRequest:
     rule_changes: dict[str, Any]
     template_changes: dict[str, Any]
     name: str | None
+    #: The continuation's holiday settings to change (any of the four keys of
+    #: :mod:`revel_recurring.holiday_settings`); None: the original's as they are.
+    holidays: dict[str, Any] | None = None
 
 
 def read_request(
@@ -44,6 +50,7 @@ def read_request(
     recurrence: Mapping[str, Any] | None,
     template: Mapping[str, Any] | None,
     name: str | None,
+    holidays: Mapping[str, Any] | None = None,
 ) -> SplitRequest:
     """The arguments of a split or its plan, checked before anything is read."""
     instant = check_at(at)
@@ -52,8 +59,53 @@ def read_request(
     template_changes = check_template_changes(template or {})
     check_name(name)
     return SplitRequest(
-        at=instant, rule_changes=rule_changes, template_changes=template_changes, name=name
+        at=instant,
+        rule_changes=rule_changes,
+        template_changes=template_changes,
+        name=name,
+        holidays=check_holiday_keys(holidays),
     )
+
+
+def check_holiday_keys(holidays: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """``holidays`` as a dict (None for none), refused when it names an unknown setting.
+
+    The values are checked against the original's settings once the series is read
+    (``normalize_holiday_settings``).
+    """
+    if not holidays:
+        return None
+    unknown = sorted(set(holidays) - HOLIDAY_KEYS)
+    if unknown:
+        raise ValidationError(
+            {
+                "holidays": [
+                    gettext("Unknown holiday setting(s): %(names)s. Use %(known)s.")
+                    % {"names": ", ".join(unknown), "known": ", ".join(sorted(HOLIDAY_KEYS))}
+                ]
+            }
+        )
+    return dict(holidays)
+
+
+def title_follows_name(request: SplitRequest, original: EventSeries) -> SplitRequest:
+    """``request`` with the dates' title following a new name of the continuation.
+
+    A split that renames the series (``name`` other than ``original``'s) and gives
+    no title of its own for the dates (the host's ``title`` or ``name`` field among
+    its propagatable ones: :func:`~revel_recurring.host_model.title_field`) gives
+    them the new name too: otherwise every new date, and every SUMMARY of the
+    continuation's feed, would go on under the old name.
+    """
+    field = title_field(get_event_model())
+    if (
+        field is None
+        or request.name is None
+        or request.name == original.name
+        or field in request.template_changes
+    ):
+        return request
+    return replace(request, template_changes={**request.template_changes, field: request.name})
 
 
 def no_rule(series: EventSeries) -> SeriesNotReadyError:
@@ -163,6 +215,7 @@ def refuse_bad_slot(
 __all__ = [
     "SplitRequest",
     "check_at",
+    "check_holiday_keys",
     "check_name",
     "check_template_changes",
     "is_split_point",
@@ -170,4 +223,5 @@ __all__ = [
     "read_request",
     "refuse_bad_slot",
     "slots_before",
+    "title_follows_name",
 ]

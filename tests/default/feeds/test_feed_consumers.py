@@ -11,6 +11,7 @@ from typing import Any
 
 import icalendar
 import pytest
+from django.test import override_settings
 
 from revel_recurring.ical import calendar_feed, series_feed
 from revel_recurring.models import EventSeries
@@ -20,6 +21,12 @@ from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import split_series
 from tests.support.factories import VIENNA, make_series, occurrences
 from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
+from tests.support.split_flow import (
+    SITE_ADAPTER,
+    consumer_notes,
+    consumer_summaries,
+    last_start,
+)
 
 pytestmark = pytest.mark.django_db
 
@@ -189,3 +196,33 @@ def test_extra_dates_left_after_the_rules_last_shown_date_are_single_events(
     start, end = window(series)
 
     assert expand_many(consumer, [(body, start, end + dt.timedelta(days=365))]) == [shown]
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_a_continuation_renamed_alone_shows_its_dates_under_the_new_name(consumer: str) -> None:
+    series = _generated(make_series(name="Monday yoga", auto_publish=True, dtstart=MONDAY))
+
+    continuation = split_series(
+        series, at=MONDAY + dt.timedelta(weeks=4), name="Evening yoga", now=NOW
+    ).continuation
+
+    assert consumer_summaries(consumer, continuation) == {"Evening yoga"}
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_originals_last_date_shows_where_the_series_continues(consumer: str) -> None:
+    series = _generated(make_series(name="Monday yoga", auto_publish=True, dtstart=MONDAY))
+    at = MONDAY + dt.timedelta(weeks=4)
+    continuation = split_series(series, at=at, name="Evening yoga", now=NOW).continuation
+    page = f"https://yoga.example/series/{continuation.slug}/"
+
+    with override_settings(REVEL_RECURRING_ADAPTER=SITE_ADAPTER):
+        read = consumer_notes(consumer, series)
+
+    assert read[-1][0] == last_start(series) == at - dt.timedelta(weeks=1)
+    assert read[-1][1] == "Monday yoga"
+    assert read[-1][2].startswith("This series continues as Evening yoga from Mon 1 Apr 2030")
+    assert read[-1][2].endswith(f"{page}calendar.ics")
+    assert read[-1][3] == page
+    own = ("", f"https://yoga.example/series/{series.slug}/")
+    assert [note[2:] for note in read[:-1]] == [own] * (len(read) - 1)

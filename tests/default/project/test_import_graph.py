@@ -196,6 +196,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "changelog",
                 "describe",
                 "exclusions",
+                "halves",
                 "holiday_notes",
                 "host_model",
                 "ical",

@@ -12,13 +12,23 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.urls import reverse
 from rest_framework.test import APIClient
 
+from revel_recurring import rules
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
+from revel_recurring.services.splits import split_series
 from tests.dojo.conftest import API, MakeSeries, trainings
-from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
+from tests.support.feed_consumers import (
+    CONSUMERS,
+    expand_many,
+    expand_notes_many,
+    shown_instances,
+    window,
+)
+from tests.support.split_flow import last_start, note_at
 
 pytestmark = pytest.mark.django_db
 
@@ -66,3 +76,27 @@ def test_feeds_expand_to_the_bookable_trainings(
     )
 
     assert read == expected
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_dojo_feed_shows_where_a_split_series_continues(
+    consumer: str, client: Any, make_series: MakeSeries
+) -> None:
+    karate = make_series()
+    at = rules.to_utc(trainings(karate)[3].begins_at)
+    continuation = split_series(karate, at=at, name="Karate Fortgeschrittene").continuation
+    feed = "https://dojo.example" + reverse("revel_recurring:series-ical", args=[continuation.pk])
+    (start, _), (_, end) = window(karate), window(continuation)
+
+    body = client.get("/kalender.ics").content
+    (read,) = expand_notes_many(consumer, [(body, start, end)])
+
+    last = note_at(read, last_start(karate))
+    assert last[1] == "Karate Anfänger"
+    # In German, the dojo's language: the name and the address are what must be there.
+    assert "Karate Fortgeschrittene" in last[2]
+    assert last[2].endswith(feed)
+    assert last[3] == feed
+    others = [note for note in read if note != last]
+    assert {note[1] for note in others} == {"Karate Anfänger", "Karate Fortgeschrittene"}
+    assert all(note[2:] == ("", "") for note in others)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.db.models import QuerySet
+from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
@@ -15,6 +16,10 @@ from .models import Training, User
 class DojoAdapter(DefaultRecurringAdapter):
     def get_ical_uid_domain(self) -> str:
         return "dojo.example"
+
+    def get_series_feed_url(self, series: EventSeries) -> str:
+        # Every series' own feed is the API's, open to all (is_feed_open below).
+        return "https://dojo.example" + reverse("revel_recurring:series-ical", args=[series.pk])
 
     def get_ical_fields(self, model: type[Any]) -> list[str]:
         return [*super().get_ical_fields(model), "mat"]

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import Exists, OuterRef, Q, QuerySet, prefetch_related_objects
+from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
@@ -47,6 +48,14 @@ class StudioAdapter(DefaultRecurringAdapter):
 
     def get_ical_uid_domain(self) -> str:
         return "studio.example"
+
+    def get_series_feed_url(self, series: EventSeries) -> str:
+        # A series is in its school's feed: the one its subscribers take.
+        template = Lesson.objects.filter(series=series, is_template=True).first()
+        if template is None:
+            return ""
+        path = reverse("school_feed", kwargs={"slug": template.school.slug})
+        return f"https://studio.example{path}"
 
     def get_ical_fields(self, model: type[Any]) -> list[str]:
         return [*super().get_ical_fields(model), "hall", "room"]

@@ -13,11 +13,20 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
+from revel_recurring import rules
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import update_series_recurrence
+from revel_recurring.services.splits import split_series
 from tests.studio.conftest import API, MakeSeries, lessons
-from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
+from tests.support.feed_consumers import (
+    CONSUMERS,
+    expand_many,
+    expand_notes_many,
+    shown_instances,
+    window,
+)
+from tests.support.split_flow import last_start, note_at
 
 pytestmark = pytest.mark.django_db
 
@@ -58,3 +67,26 @@ def test_feeds_expand_to_the_bookable_lessons(
     )
 
     assert read == expected
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_school_feed_shows_where_a_split_series_continues(
+    consumer: str, client: Any, make_series: MakeSeries
+) -> None:
+    salsa = make_series(generation_window_weeks=6)
+    at = rules.to_utc(lessons(salsa)[3].begins)
+    continuation = split_series(salsa, at=at, name="Salsa (advanced)").continuation
+    feed = "https://studio.example/schools/salsa/calendar.ics"
+    (start, _), (_, end) = window(salsa), window(continuation)
+
+    body = client.get("/schools/salsa/calendar.ics").content
+    (read,) = expand_notes_many(consumer, [(body, start, end)])
+
+    last = note_at(read, last_start(salsa))
+    assert last[1] == "Salsa"
+    assert last[2].startswith("This series continues as Salsa (advanced) from ")
+    assert last[2].endswith(f"Subscribe to its calendar to keep getting its dates: {feed}")
+    assert last[3] == feed
+    others = [note for note in read if note != last]
+    assert {note[1] for note in others} == {"Salsa", "Salsa (advanced)"}
+    assert all(note[2:] == ("", "") for note in others)

@@ -1,0 +1,87 @@
+"""Chromium: the split form's title follows the new name, the plan shows it, and the public
+pages of the two halves link each other.
+
+The organiser opens "Change this and following…" on the third Tuesday, types only a new
+name: the title of each date follows letter by letter. The plan shows the new title on the
+continuation's side; after the split every date of the continuation carries it, and each
+half's public page links to the other.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+
+from example_project.events.models import Event
+from revel_recurring.models import EventSeries
+from revel_recurring.services.generation import generate_series_events
+
+from .browser import browser_page, read_db, screenshot
+from .test_browser_admin import PASSWORD, superuser, yoga
+
+__all__ = ["browser_page", "superuser", "yoga"]  # the fixtures, imported for pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
+
+
+# Data fixtures come before browser_page: see browser.read_db.
+@pytest.fixture
+def generated_yoga(yoga: EventSeries) -> EventSeries:
+    generate_series_events(yoga)
+    return yoga
+
+
+def test_a_new_name_alone_renames_the_dates_and_the_halves_link_each_other(
+    live_server: Any, superuser: Any, generated_yoga: EventSeries, browser_page: Any
+) -> None:
+    series, page = generated_yoga, browser_page
+    change = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
+    page.goto(f"{live_server.url}/admin/login/?next={change}")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", PASSWORD)
+    page.click("input[type=submit]")
+    page.wait_for_selector("#revel-upcoming")
+    page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
+
+    page.wait_for_selector("#revel-split-form")
+    title = "#id_template-name"
+    assert page.input_value(title) == "Yoga"
+    assert page.inner_text("label[for='id_template-name']").startswith("Title of each date")
+    assert page.locator("#revel-split-holidays #id_holiday_policy").is_visible()
+    page.fill("#id_name", "")
+    page.type("#id_name", "Evening yoga")
+    assert page.input_value(title) == "Evening yoga"
+    screenshot(page, "split-title-follows-name")
+    page.click("input[name=_plan]")
+
+    page.wait_for_selector("#revel-split-plan")
+    assert page.inner_text("#revel-split-old-title") == "Yoga"
+    assert page.inner_text("#revel-split-new-title") == "Evening yoga"
+    screenshot(page, "split-plan-title")
+    page.click("input[name=_confirm]")
+    page.wait_for_selector(".messagelist .success")
+
+    continuation = read_db(lambda: EventSeries.objects.get(split_from=series))
+    names = read_db(
+        lambda: set(Event.objects.filter(series=continuation).values_list("name", flat=True))
+    )
+    assert names == {"Evening yoga"}
+
+    page.goto(f"{live_server.url}/series/{series.slug}/")
+    onward = page.locator("#revel-continued-by")
+    assert onward.inner_text().startswith("Continues as Evening yoga from ")
+    assert "Its calendar" in onward.inner_text()
+    screenshot(page, "split-original-public-page")
+    # The links are the adapter's absolute addresses (EXAMPLE_SITE_URL): followed here
+    # on the test server.
+    href = onward.locator("a", has_text="Evening yoga").get_attribute("href") or ""
+    assert urlsplit(href).path == f"/series/{continuation.slug}/"
+    page.goto(live_server.url + urlsplit(href).path)
+    page.wait_for_selector("#revel-continues")
+    assert page.locator("h1").inner_text() == "Evening yoga"
+    assert page.inner_text("#revel-continues").startswith("Continues Yoga from ")
+    back = page.locator("#revel-continues a").get_attribute("href") or ""
+    assert urlsplit(back).path == f"/series/{series.slug}/"
+    screenshot(page, "split-continuation-public-page")
