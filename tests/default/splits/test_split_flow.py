@@ -175,8 +175,19 @@ def test_the_api_split_renames_the_dates_and_takes_holiday_settings(
         {**body, "holidays": {"subdivision": "XX", "country": "AT"}},
         format="json",
     )
+    planned = editor.post(f"/api/recurring/series/{series.pk}/split-plan/", body, format="json")
+    given = editor.post(
+        f"/api/recurring/series/{series.pk}/split-plan/",
+        {**body, "template": {"title": "Yoga with Anna"}},
+        format="json",
+    )
+    same = editor.post(
+        f"/api/recurring/series/{series.pk}/split-plan/", {"at": body["at"]}, format="json"
+    )
     response = editor.post(f"/api/recurring/series/{series.pk}/split/", body, format="json")
 
+    assert [planned.json()["title"], given.json()["title"]] == ["Evening yoga", "Yoga with Anna"]
+    assert same.json()["title"] == "Monday yoga"
     assert refused.status_code == 400
     assert set(refused.json()["holidays"]) == {"subdivision"}
     assert response.status_code == 201, response.json()
