@@ -50,7 +50,8 @@ def describe_rule(rule: RecurrenceRule) -> str:
 
 def describe_series(series: EventSeries, rule: RecurrenceRule) -> str:
     """The dates of ``series`` under ``rule`` as one sentence: the rule, the series' extra
-    dates and what its holidays do ("...; on holidays (DE-BY) the next free day instead").
+    dates and what its holidays do ("...; on holidays (Bayern, Germany) the next free
+    day instead": the calendar named by its place, ``HolidayRule.place_name``).
 
     ``rule`` is the series' own rule, or the one a change would give it: a change
     plan describes the series now and after the change with this one function, so
@@ -89,7 +90,7 @@ def _with_holidays(sentence: str, spec: RuleSpec) -> str:
     holidays = spec.holidays
     if holidays is None:
         return sentence
-    values = {"sentence": sentence, "calendar": holidays.calendar_name}
+    values = {"sentence": sentence, "calendar": holidays.place_name}
     if holidays.policy == "skip":
         return _("%(sentence)s, except on holidays (%(calendar)s)") % values
     if holidays.policy == "shift":

@@ -31,6 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import enum
 import functools
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -41,7 +42,9 @@ __all__ = [
     "HolidayOutcome",
     "HolidayPolicy",
     "HolidayRule",
+    "country_names",
     "data_version",
+    "place_name",
     "supported_categories",
     "supported_countries",
 ]
@@ -86,6 +89,42 @@ def supported_categories(country: str) -> tuple[str, ...]:
     """The holiday categories the package offers for ``country`` (``public`` always among them)."""
     entity = getattr(holidays, country, None)
     return tuple(sorted(getattr(entity, "supported_categories", None) or ("public",)))
+
+
+def country_names() -> dict[str, str]:
+    """The installed ``holidays`` package's countries by two-letter code: "AT" -> "Austria"."""
+    return dict(_country_names())
+
+
+@functools.cache
+def _country_names() -> tuple[tuple[str, str], ...]:
+    registry: dict[str, tuple[str, ...]] = getattr(holidays.registry, "COUNTRIES", {})
+    # The registry names each country by its class name ("UnitedStates").
+    return tuple(
+        (entry[1], re.sub(r"(?<=[a-z])(?=[A-Z])", " ", entry[0]))
+        for entry in registry.values()
+        if len(entry) > 1 and len(entry[1]) == 2
+    )
+
+
+@functools.cache
+def _subdivision_name(country: str, subdivision: str) -> str:
+    """The first name the package knows for ``subdivision`` of ``country``, else its code."""
+    try:
+        aliases = holidays.country_holidays(country).subdivisions_aliases
+    except (NotImplementedError, AttributeError, KeyError):
+        return subdivision
+    names = [name for name, code in aliases.items() if code == subdivision]
+    return names[0] if names else subdivision
+
+
+def place_name(country: str, subdivision: str = "") -> str:
+    """A holiday calendar's place in words ("Austria", "Bayern, Germany"); a code the
+    installed package does not name stays a code."""
+    name = country_names().get(country, country)
+    if not subdivision:
+        return name
+    return f"{_subdivision_name(country, subdivision)}, {name}"
 
 
 @functools.lru_cache(maxsize=256)
@@ -145,6 +184,11 @@ class HolidayRule:
     def calendar_name(self) -> str:
         """``AT``, ``DE-BY``: the country and subdivision as one code."""
         return f"{self.country}-{self.subdivision}" if self.subdivision else self.country
+
+    @property
+    def place_name(self) -> str:
+        """Where the calendar's holidays are, in words: "Austria", "Bayern, Germany"."""
+        return place_name(self.country, self.subdivision)
 
     def _days(self, language: str | None = None) -> Any:
         return _calendar(

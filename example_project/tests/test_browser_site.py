@@ -86,5 +86,5 @@ def test_series_page_says_which_holiday_moved_a_date(
     )
     assert friday.locator(".moved-note").is_visible()
     assert page.locator("tr.moved").count() == 4
-    assert page.inner_text("p.rule").endswith("; on holidays (AT) the next free day instead")
+    assert page.inner_text("p.rule").endswith("; on holidays (Austria) the next free day instead")
     screenshot(page, "series-page-moved-by-a-holiday")

@@ -244,7 +244,7 @@ def test_the_series_page_says_which_holiday_moved_a_run_as_the_feed_does(
     page = english.content.decode()
     assert (
         "Every week on Monday and Thursday at 18:30 (Europe/Vienna); "
-        "on holidays (AT) the next free day instead" in page
+        "on holidays (Austria) the next free day instead" in page
     )
 
 
@@ -255,4 +255,4 @@ def test_a_series_page_without_holidays_moved_shows_no_note(organization: Organi
 
     assert _moved_rows(response.content) == []
     assert "Moved from" not in response.content.decode()
-    assert "except on holidays (AT)" in response.content.decode()
+    assert "except on holidays (Austria)" in response.content.decode()

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from django.contrib import admin
 from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, pgettext_lazy
 
 from ..describe import describe_series
 from ..models import EventSeries
@@ -67,7 +67,9 @@ class SeriesColumnsMixin(_Base):
     def upcoming_count(self, obj: EventSeries) -> int:
         return int(getattr(obj, "revel_upcoming", 0))
 
-    @admin.display(description=gettext_lazy("state"), ordering="is_active")
+    @admin.display(
+        description=pgettext_lazy("the series list's column", "state"), ordering="is_active"
+    )
     def state(self, obj: EventSeries) -> str:
         """Active or paused; parked (since when and why, cut for the list) when parked.
 

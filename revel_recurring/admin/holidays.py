@@ -11,11 +11,9 @@ in the active language.
 from __future__ import annotations
 
 import datetime as dt
-import re
 from collections.abc import Mapping
 from typing import Any
 
-import holidays
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.html import format_html, format_html_join
@@ -23,7 +21,13 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, pgettext
 
-from ..holiday_rules import HolidayFate, HolidayOutcome, supported_countries
+from ..holiday_rules import (
+    HolidayFate,
+    HolidayOutcome,
+    country_names,
+    place_name,
+    supported_countries,
+)
 from ..holiday_settings import HOLIDAY_FIELDS, holiday_settings_of, normalize_holiday_settings
 from ..instants import describe_day
 from ..models import EventSeries, HolidayPolicyChoices
@@ -43,7 +47,8 @@ class CountryInput(forms.TextInput):
         list_id = f"{name}_countries"
         field = super().render(name, value, {**(attrs or {}), "list": list_id}, renderer)
         countries = _country_options()
-        options = format_html_join("", '<option value="{}">{}</option>', countries)
+        # The name as the option's label: the browser suggests both code and name.
+        options = format_html_join("", '<option value="{}" label="{}"></option>', countries)
         known = dict(countries).get(str(value or "").upper(), "")
         return format_html(
             '{} <span class="revel-country-name">{}</span><datalist id="{}">{}</datalist>',
@@ -56,11 +61,7 @@ class CountryInput(forms.TextInput):
 
 def _country_options() -> list[tuple[str, str]]:
     """(code, name) of each country the package has, by its two-letter code."""
-    names = {
-        entry[1]: re.sub(r"(?<=[a-z])(?=[A-Z])", " ", entry[0])
-        for entry in getattr(holidays.registry, "COUNTRIES", {}).values()
-        if len(entry) > 1
-    }
+    names = country_names()
     return [
         (code, names.get(code, code)) for code in sorted(supported_countries()) if len(code) == 2
     ]
@@ -157,11 +158,11 @@ def changed_holidays(
 
 
 def describe_holidays(settings: Mapping[str, Any]) -> str:
-    """The settings for a person: "AT-9 and bank holidays: Skip the date", or "None"."""
+    """The settings for a person: "Wien, Austria and bank holidays: Skip the date", or "None"."""
     country = settings.get("country") or ""
     if not country:
         return pgettext("no holiday calendar", "None")
-    calendar = f"{country}-{settings['subdivision']}" if settings.get("subdivision") else country
+    calendar = place_name(country, settings.get("subdivision") or "")
     categories = list(settings.get("categories") or ())
     if categories:
         calendar = _("%(calendar)s and %(categories)s holidays") % {

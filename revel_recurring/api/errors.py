@@ -37,6 +37,7 @@ from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import RULE_FIELDS
 from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
 from ..transient import is_transient_db_error
+from .plan_keys import PlanRequest
 from .plans import plan_data
 
 #: The error code of a message from a rule of the series (``validators/``, the
@@ -126,13 +127,29 @@ class TryAgain(exceptions.APIException):
     default_code = "try_again"
 
 
+def hash_mismatch() -> ErrorDetail:
+    """The 400 of a hash that was not answered for the request it came with."""
+    return ErrorDetail(
+        gettext(
+            "This hash does not match this request: it is mistyped, or it is the hash of "
+            "another change (or of another series). Ask for the plan of this change and "
+            "send its `hash` with the same body."
+        ),
+        code=RULE_ERROR_CODE,
+    )
+
+
 #: How an action keys a service's ``ValidationError``: the error and the action's
 #: validated body (``{}`` when the body was never read).
 ErrorKeys = Callable[[DjangoValidationError, Mapping[str, Any]], Any]
 
 
 def translate(
-    exc: Exception, *, keys: ErrorKeys | None = None, body: Mapping[str, Any] | None = None
+    exc: Exception,
+    *,
+    keys: ErrorKeys | None = None,
+    body: Mapping[str, Any] | None = None,
+    plan: PlanRequest | None = None,
 ) -> Exception:
     """The DRF exception a domain error stands for; anything else unchanged.
 
@@ -143,12 +160,15 @@ def translate(
     the series changed: with the fresh plan, or ``plan`` null when the change no
     longer applies); a series gone while the request waited for its lock a 404; a
     busy or transient database a 503.
+
+    ``plan`` is the request an apply's plan answers: the fresh plan of a late apply
+    gets the ``hash`` handed out for it (:mod:`.plan_keys`).
     """
     if isinstance(exc, DjangoValidationError):
         keyed = keys(exc, body or {}) if keys is not None else drf_errors(exc)
         return exceptions.ValidationError(keyed)
     if isinstance(exc, PlanOutdatedError):
-        fresh = plan_data(exc.plan) if exc.plan is not None else None
+        fresh = plan_data(exc.plan, plan) if exc.plan is not None else None
         return PlanOutdated(str(exc), fresh)
     if isinstance(exc, SeriesNotFoundError):
         return exceptions.NotFound(str(exc))

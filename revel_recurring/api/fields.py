@@ -67,6 +67,22 @@ _UNREADABLE = (
 SHOWN = "shown"
 
 
+#: The serializer context key of the body the browsable API's form of an action shows:
+#: a callable answering it (:func:`revel_recurring.api.prefill.form_body`), or None.
+FORM_BODY = "form_body"
+
+
+class PrefilledFormMixin:
+    """An action's input serializer whose unbound ``data`` (the browsable API's form) is
+    the body under :data:`FORM_BODY` in the context, not DRF's skeleton of every field
+    with its empty value (``null`` where the field takes none)."""
+
+    def get_initial(self) -> Any:
+        body = self.context.get(FORM_BODY)  # type: ignore[attr-defined]
+        answered = body() if body is not None and not hasattr(self, "initial_data") else None
+        return answered if answered is not None else super().get_initial()  # type: ignore[misc]
+
+
 class StrictFieldsMixin:
     """Unknown keys are a 400 naming them, not silently dropped (DRF's default).
 

@@ -18,6 +18,7 @@ from ..holiday_rules import HolidayOutcome
 from ..services.plans import ExcludedBecause, RecurrencePlan
 from ..services.plans.holidays_ahead import HolidayAhead
 from .fields import AwareDateTimeField, EventIdField, EventStatusField
+from .plan_keys import PlanRequest
 
 
 class LocalDateTimeField(serializers.DateTimeField):
@@ -128,7 +129,11 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
         many=True, help_text=_("Dates of the new rule within the window that stay skipped.")
     )
     hash = serializers.CharField(
-        help_text=_("Send it to `recurrence-apply/`: the change applies only if it still matches.")
+        help_text=_(
+            "Send it to `recurrence-apply/` (to `split/` for a split's plan) as `hash`, "
+            "with the same body: the change applies only if it still matches. 80 "
+            "characters; it names this request, so it fits no other change."
+        )
     )
 
 
@@ -187,9 +192,12 @@ class SplitPlanAnswerSerializer(RecurrencePlanSerializer):
     )
 
 
-def split_plan_answer(plan: RecurrencePlan, title: str | None) -> dict[str, Any]:
-    """``split-plan/``'s answer: the plan (:func:`plan_data`) and the dates' title."""
-    return {**plan_data(plan), "title": title}
+def split_plan_answer(
+    plan: RecurrencePlan, title: str | None, request: PlanRequest | None = None
+) -> dict[str, Any]:
+    """``split-plan/``'s answer: the plan (:func:`plan_data`, its hash handed out for
+    ``request``) and the dates' title."""
+    return {**plan_data(plan, request), "title": title}
 
 
 class PlanOutdatedSerializer(serializers.Serializer[Any]):
@@ -213,15 +221,28 @@ class PlanOutdatedSerializer(serializers.Serializer[Any]):
 SplitOutdatedSerializer = PlanOutdatedSerializer
 
 
-def plan_data(plan: RecurrencePlan) -> dict[str, Any]:
+def plan_data(plan: RecurrencePlan, request: PlanRequest | None = None) -> dict[str, Any]:
     """The JSON-ready plan, as a plain dict: serializer data would carry the plan as its
-    ``instance``, which the browsable API then checks object permissions on."""
-    return dict(RecurrencePlanSerializer(plan).data)
+    ``instance``, which the browsable API then checks object permissions on.
+
+    With ``request`` (the request the plan answers) its ``hash`` is the one the
+    API hands out: the plan's digest and the request's check (:mod:`.plan_keys`).
+    """
+    data = dict(RecurrencePlanSerializer(plan).data)
+    if request is not None:
+        data["hash"] = request.key(plan.hash)
+    return data
 
 
-def plan_answer(plan: RecurrencePlan, ahead: tuple[HolidayAhead, ...]) -> dict[str, Any]:
-    """``recurrence-plan/``'s answer: the plan (:func:`plan_data`) and the holidays ahead."""
-    return {**plan_data(plan), "holidays_ahead": HolidayAheadSerializer(ahead, many=True).data}
+def plan_answer(
+    plan: RecurrencePlan, ahead: tuple[HolidayAhead, ...], request: PlanRequest | None = None
+) -> dict[str, Any]:
+    """``recurrence-plan/``'s answer: the plan (:func:`plan_data`, its hash handed out for
+    ``request``) and the holidays ahead."""
+    return {
+        **plan_data(plan, request),
+        "holidays_ahead": HolidayAheadSerializer(ahead, many=True).data,
+    }
 
 
 __all__ = [

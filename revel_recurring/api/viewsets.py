@@ -18,7 +18,6 @@ from typing import Any
 from django.db.models import OuterRef, QuerySet, Subquery
 from django.http import Http404, HttpResponseBase
 from django.utils import timezone
-from django.utils.translation import gettext
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiResponse, extend_schema_view
@@ -47,6 +46,8 @@ from .actions.template import TemplateActionMixin
 from .bodies import ACTION_BODIES
 from .errors import translate
 from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
+from .metadata import ActionMetadata
+from .pages import action_sentence, description_html
 from .pagination import SeriesPagination
 from .permissions import SeriesPermission
 from .reads import occurrence_rows
@@ -99,6 +100,7 @@ class SeriesViewSet(
     """Recurring event series: a rule, a template event and materialized occurrences."""
 
     schema = AutoSchema()
+    metadata_class = ActionMetadata
     permission_classes = [SeriesPermission]
     parser_classes = [JSONParser]
     pagination_class = SeriesPagination
@@ -160,19 +162,30 @@ class SeriesViewSet(
             series = self.get_object()
             return Response(
                 {
-                    "detail": gettext("POST to this page to run %(action)s on the series.")
-                    % {"action": posted},
+                    "detail": action_sentence(posted),
                     "series": self.reverse_action("detail", args=[series.pk]),
                 }
             )
         return super().http_method_not_allowed(request, *args, **kwargs)
+
+    def get_view_description(self, html: bool = False) -> str:
+        # The action's docstring; on a page, its `code spans` drawn as code.
+        text = super().get_view_description(html=False)
+        return description_html(text) if html else text
 
     def handle_exception(self, exc: Exception) -> Response:
         # The only place a service error gets its status and body: no action
         # catches one. A ValidationError is keyed where the action's body sent it.
         body = ACTION_BODIES.get(self.action or "")
         keys = body.keys if body is not None else None
-        return super().handle_exception(translate(exc, keys=keys, body=self.validated_body))
+        return super().handle_exception(
+            translate(
+                exc,
+                keys=keys,
+                body=self.validated_body,
+                plan=self.plan_request,
+            )
+        )
 
     def list(self, request: Request, *args: Any, **kwargs: Any) -> Response:
         queryset = self.filter_queryset(self.get_queryset())

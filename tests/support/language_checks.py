@@ -75,12 +75,12 @@ def read(page: bytes) -> PageText:
 
 # The series list in each language, as Django's changelist words it around the app's labels.
 COLUMNS = {
-    "de": ["Name", "Aktiv", "Automatisch veröffentlichen", "Regel", "Nächster Termin",
-           "Nächste Termine kommen hinzu am", "Anstehend", "Abweichend", "Geparkt"],
-    "fr": ["Nom", "Active", "Publier automatiquement", "Règle", "Prochaine occurrence",
-           "Prochaines dates ajoutées le", "À venir", "Hors règle", "Suspendue"],
-    "nl": ["Naam", "Actief", "Automatisch publiceren", "Regel", "Volgende datum",
-           "Volgende datums erbij op", "Komend", "Buiten de regel", "Stilgezet"],
+    "de": ["Name", "Regel", "Nächster Termin", "Nächste Termine kommen hinzu am", "Anstehend",
+           "Abweichend", "Zustand"],
+    "fr": ["Nom", "Règle", "Prochaine occurrence", "Prochaines dates ajoutées le", "À venir",
+           "Hors règle", "État"],
+    "nl": ["Naam", "Regel", "Volgende datum", "Volgende datums erbij op", "Komend",
+           "Buiten de regel", "Toestand"],
 }  # fmt: skip
 
 FILTERS = {

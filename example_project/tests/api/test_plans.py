@@ -118,11 +118,11 @@ def test_a_cancel_through_the_api_outdates_the_plan_and_its_fresh_hash_applies(
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ({"recurrence": {"weekdays": [1]}}, {"plan_hash"}),
+        ({"recurrence": {"weekdays": [1]}}, {"hash"}),
         ({"plan_hash": "0" * 65}, {"plan_hash"}),
-        ({"plan_hash": "0" * 64, "cancel_drift": "booked"}, {"cancel_drift"}),
-        ({"plan_hash": "0" * 64, "recurrence": {"weekdays": [9]}}, {"recurrence"}),
-        ({"plan_hash": "0" * 64, "recurrence": {"timezone": "Nowhere/Town"}}, {"recurrence"}),
+        ({"plan_hash": "0" * 80, "cancel_drift": "booked"}, {"cancel_drift"}),
+        ({"plan_hash": "0" * 80, "recurrence": {"weekdays": [9]}}, {"recurrence"}),
+        ({"plan_hash": "0" * 80, "recurrence": {"timezone": "Nowhere/Town"}}, {"recurrence"}),
     ],
 )
 def test_bad_apply_bodies_are_400s_naming_the_field(

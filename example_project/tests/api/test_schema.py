@@ -200,9 +200,17 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
     assert answer(applied, "409") == "#/components/schemas/PlanOutdated"
     assert {"400", "403", "404", "409"} <= set(planned["responses"]) & set(applied["responses"])
     apply_body = components["RecurrenceApplyRequestRequest"]
-    assert apply_body["required"] == ["plan_hash"]
+    # The hash under the name the plan answers with, or its earlier name: one of them.
+    assert "required" not in apply_body
+    for name in ("hash", "plan_hash"):
+        assert apply_body["properties"][name]["pattern"] == "^[0-9a-f]{80}$"
     assert apply_body["properties"]["cancel_drift"]["default"] == "none"
     assert components["CancelDriftEnum"]["enum"] == ["none", "unbooked", "all"]
+    # Each value says what it does.
+    assert (
+        "`unbooked` - unbooked: cancel the drifted dates without bookings"
+        in (components["CancelDriftEnum"]["description"])
+    )
     # The rule is partial, as a PATCH takes it.
     assert "required" not in components["RecurrenceChangeRequest"]
     plan = components["RecurrencePlan"]
@@ -280,6 +288,7 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
         "template",
         "name",
         "holidays",
+        "hash",
         "plan_hash",
     }
     # The template takes the host's propagatable fields and refuses every other key.

@@ -8,8 +8,6 @@ carries the fresh plan.
 
 from __future__ import annotations
 
-from typing import Any
-
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
@@ -18,6 +16,7 @@ from ...services.editing import update_series
 from ...services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, plan_recurrence_change
 from ...services.plans.holidays_ahead import plan_holidays_ahead
 from ..bodies import ACTION_BODIES
+from ..plan_keys import plan_changes, plan_request
 from ..plans import PlannedOccurrenceSerializer, RecurrencePlanAnswerSerializer, plan_answer
 from ..reads import occurrence_rows
 from ..schema import extend_schema
@@ -52,16 +51,20 @@ class PlanActionsMixin(SeriesViewBase):
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        changes = _changes(self._body())
+        changes = plan_changes(self._body())
         plan = plan_recurrence_change(series, changes)
-        return Response(plan_answer(plan, plan_holidays_ahead(series, changes)))
+        request_ = plan_request(series, "recurrence", changes)
+        return Response(plan_answer(plan, plan_holidays_ahead(series, changes), request_))
 
     @extend_schema(
         summary="Apply a planned change if the series is as the plan saw it (409 with the "
         "fresh plan otherwise); new dates are created at once",
         description=(
             "Send the same `recurrence`, `generation_window_weeks` and `holidays` as to "
-            "`recurrence-plan/`, with its `hash`. In one transaction: the rule, window, "
+            "`recurrence-plan/`, with its `hash` (`plan_hash` is the earlier name of the "
+            "same field; both only when equal). A series changed since the plan answers "
+            "409 with the fresh plan; a hash not answered for this body (mistyped, or of "
+            "another change) a 400 on the hash. In one transaction: the rule, window, "
             "holiday settings and extra dates change, drifted dates are cancelled as "
             "`cancel_drift` says (booked ones kept unless `all`, and named), and the "
             "plan's new dates are materialized."
@@ -76,6 +79,13 @@ class PlanActionsMixin(SeriesViewBase):
         """Apply the planned change, only if the series did not change since the plan."""
         series = self.get_object()
         body = self._body()
+        changes = plan_changes(body)
+        digest = self._plan_hash(
+            plan_request(series, "recurrence", changes),
+            body,
+            plan=lambda: plan_recurrence_change(series, changes),
+        )
+        assert digest is not None  # the body's serializer requires a hash
         rule_changes = dict(body.get("recurrence") or {})
         extra_dates = rule_changes.pop(EXTRA_DATES_KEY, None)
         applied = update_series(
@@ -84,7 +94,7 @@ class PlanActionsMixin(SeriesViewBase):
             extra_dates=extra_dates,
             generation_window_weeks=body.get(WINDOW_KEY),
             holidays=body.get(HOLIDAYS_KEY),
-            plan_hash=body["plan_hash"],
+            plan_hash=digest,
             cancel_drift=body["cancel_drift"],
         ).applied
         assert applied is not None  # a plan hash was given
@@ -100,13 +110,3 @@ class PlanActionsMixin(SeriesViewBase):
                 "series": self._represent(series),
             }
         )
-
-
-def _changes(body: dict[str, Any]) -> dict[str, Any]:
-    """A plan action's body as the plan services' ``changes``."""
-    changes = dict(body.get("recurrence") or {})
-    if body.get(WINDOW_KEY) is not None:
-        changes[WINDOW_KEY] = body[WINDOW_KEY]
-    if body.get(HOLIDAYS_KEY):
-        changes[HOLIDAYS_KEY] = dict(body[HOLIDAYS_KEY])
-    return changes

@@ -20,6 +20,7 @@ from ...holiday_settings import HOLIDAY_KEYS
 from ...services.splits import plan_split, split_series, split_title
 from ..bodies import ACTION_BODIES
 from ..fields import AwareDateTimeField
+from ..plan_keys import plan_request
 from ..plans import SplitPlanAnswerSerializer, split_plan_answer
 from ..reads import occurrence_rows
 from ..schema import extend_schema
@@ -56,7 +57,7 @@ class SplitActionsMixin(SeriesViewBase):
         arguments = _arguments(self._body())
         plan = plan_split(series, **arguments)
         title = split_title(series, name=arguments["name"], template=arguments["template"])
-        return Response(split_plan_answer(plan, title))
+        return Response(split_plan_answer(plan, title, plan_request(series, "split", arguments)))
 
     @extend_schema(
         summary="This and following: the series ends before `at`, a new series continues "
@@ -64,8 +65,10 @@ class SplitActionsMixin(SeriesViewBase):
         description=(
             _BODY + " In one transaction: the original's rule ends at its last date "
             "before `at`; the occurrences from `at` on move to the continuation, which "
-            "is generated to its window. With `plan_hash` (from `split-plan/`) the "
-            "split applies only if the series is as the plan saw it."
+            "is generated to its window. With `hash` (from `split-plan/`, for the same "
+            "body; `plan_hash` is its earlier name) the split applies only if the series "
+            "is as the plan saw it: 409 with the fresh plan otherwise, and a 400 on the "
+            "hash when it was not answered for this body."
         ),
         responses={201: SplitResultSerializer, **ACTION_BODIES["split"].responses()},
     )
@@ -74,7 +77,13 @@ class SplitActionsMixin(SeriesViewBase):
         """Split the series at `at`; 201 with both halves, `Location` the continuation."""
         series = self.get_object()
         body = self._body()
-        result = split_series(series, plan_hash=body.get("plan_hash"), **_arguments(body))
+        arguments = _arguments(body)
+        digest = self._plan_hash(
+            plan_request(series, "split", arguments),
+            body,
+            plan=lambda: plan_split(series, **arguments),
+        )
+        result = split_series(series, plan_hash=digest, **arguments)
         continuation = self._represent(result.continuation)
         return Response(
             {

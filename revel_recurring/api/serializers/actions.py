@@ -4,12 +4,17 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.validators import RegexValidator
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
+from rest_framework.exceptions import ErrorDetail
 
 from ...services.plans import CANCEL_DRIFT_MODES
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
-from ..fields import AwareDateTimeField, EventIdField, StrictFieldsMixin
+from ..errors import RULE_ERROR_CODE
+from ..fields import AwareDateTimeField, EventIdField, PrefilledFormMixin, StrictFieldsMixin
+from ..plan_keys import HASH_PATTERN
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
 from .holidays import HolidaySettingsSerializer
@@ -18,7 +23,7 @@ from .recurrence import RecurrenceChangeSerializer, RecurrencePlanChangeSerializ
 from .series import SeriesSerializer
 
 
-class GenerateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class GenerateRequestSerializer(PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]):
     until = AwareDateTimeField(
         required=False,
         allow_null=True,
@@ -34,13 +39,17 @@ class GenerateResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class OccurrenceInstantSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class OccurrenceInstantSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     occurrence = AwareDateTimeField(
         help_text=_("The slot or the current start of the occurrence, any UTC offset.")
     )
 
 
-class ExtraDateRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class ExtraDateRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``add-date/`` and ``remove-date/``: one extra date (RFC 5545 RDATE)."""
 
     instant = AwareDateTimeField(
@@ -66,7 +75,9 @@ class OccurrenceActionResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class CancelStaleRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class CancelStaleRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     ids = serializers.ListField(
         child=EventIdField(),
         required=False,
@@ -104,7 +115,9 @@ class CancelStaleResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class RecurrencePlanRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``recurrence-plan/``: the change, as ``PATCH series/{id}/`` takes it."""
 
     recurrence = RecurrencePlanChangeSerializer(
@@ -119,23 +132,103 @@ class RecurrencePlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[
     )
 
 
-class RecurrenceApplyRequestSerializer(RecurrencePlanRequestSerializer):
-    """``recurrence-apply/``: the same change, the hash of its plan, what to do with drift."""
+#: What each ``cancel_drift`` value does, as the schema's enum and OPTIONS list it.
+CANCEL_DRIFT_LABELS = {
+    "none": _("none: every drifted date stays (the default)"),
+    "unbooked": _("unbooked: cancel the drifted dates without bookings; booked ones stay"),
+    "all": _("all: cancel every drifted date, booked ones too"),
+}
 
-    plan_hash = serializers.CharField(
-        max_length=64,
+
+def _hash_field(help_text: Any) -> serializers.CharField:
+    return serializers.CharField(
+        required=False,
         # Sent back exactly as received: the hash is compared, never edited.
         trim_whitespace=False,
-        help_text=_("The `hash` of the plan you showed; a changed series answers 409."),
+        validators=[
+            RegexValidator(
+                HASH_PATTERN,
+                message=_(
+                    "This is not the hash of a plan: copy the plan's `hash` exactly "
+                    "(80 characters 0-9 and a-f)."
+                ),
+            )
+        ],
+        help_text=help_text,
     )
+
+
+class PlanHashMixin:
+    """``hash`` (the name the plan answers with) and ``plan_hash`` (its earlier name):
+    one of them; both only when equal, else a 400 naming ``plan_hash``.
+
+    The validated body holds the hash under ``hash`` and the name it came by under
+    ``hash_field``.
+    """
+
+    #: Whether a body without a hash is refused (``recurrence-apply/``) or applies to
+    #: the series as it is (``split/``).
+    hash_required = True
+
+    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
+        attrs = super().validate(attrs)  # type: ignore[misc]
+        given = attrs.pop("plan_hash", None)
+        named = attrs.get("hash")
+        if given is not None and named is not None and given != named:
+            raise serializers.ValidationError(
+                {
+                    "plan_hash": [
+                        ErrorDetail(
+                            gettext(
+                                "`hash` and `plan_hash` differ; they are two names of one "
+                                "value: send the plan's hash once, as `hash`."
+                            ),
+                            code=RULE_ERROR_CODE,
+                        )
+                    ]
+                }
+            )
+        if named is None and given is None:
+            if self.hash_required:
+                raise serializers.ValidationError(
+                    {
+                        "hash": [
+                            ErrorDetail(
+                                gettext(
+                                    "Give the `hash` of the plan you looked at "
+                                    "(from recurrence-plan/)."
+                                ),
+                                code=RULE_ERROR_CODE,
+                            )
+                        ]
+                    }
+                )
+            return attrs
+        attrs["hash_field"] = "hash" if named is not None else "plan_hash"
+        attrs["hash"] = named if named is not None else given
+        return attrs
+
+
+class RecurrenceApplyRequestSerializer(PlanHashMixin, RecurrencePlanRequestSerializer):
+    """``recurrence-apply/``: the same change, the hash of its plan, what to do with drift."""
+
+    hash = _hash_field(
+        _(
+            "The `hash` of the plan you showed, as `recurrence-plan/` answered it for this "
+            "same body. The series changed since: 409 with the fresh plan. A hash that "
+            "does not match this request (mistyped, or of another change): 400."
+        )
+    )
+    plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
     cancel_drift = serializers.ChoiceField(
-        choices=[(mode, mode) for mode in CANCEL_DRIFT_MODES],
+        choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,
         default="none",
         help_text=_(
-            "`none` (default): drifted dates stay. `unbooked`: cancel those without "
-            "bookings (booked ones are kept and named in `kept_booked`). `all`: booked "
-            "ones too. Dates moved or edited by hand are never cancelled here."
+            "What happens to the drifted dates: `none` (default) keeps them all; "
+            "`unbooked` cancels those without bookings (booked ones are kept and named "
+            "in `kept_booked`); `all` cancels booked ones too. Dates moved or edited by "
+            "hand are never cancelled here."
         ),
     )
 
@@ -170,7 +263,9 @@ class RecurrenceApplyResultSerializer(serializers.Serializer[Any]):
     series = SeriesSerializer()
 
 
-class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
+class SplitPlanRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
     """``split-plan/``: where to split and what the continuation changes."""
 
     at = AwareDateTimeField(
@@ -216,19 +311,20 @@ class SplitPlanRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any])
         return fields
 
 
-class SplitRequestSerializer(SplitPlanRequestSerializer):
+class SplitRequestSerializer(PlanHashMixin, SplitPlanRequestSerializer):
     """``split/``: the same body, and optionally the hash of its plan."""
 
-    plan_hash = serializers.CharField(
-        max_length=64,
-        required=False,
-        # Sent back exactly as received: the hash is compared, never edited.
-        trim_whitespace=False,
-        help_text=_(
-            "The `hash` of the `split-plan/` you showed: a series changed since answers "
-            "409 and writes nothing. Without it the split applies to the series as it is."
-        ),
+    hash_required = False
+
+    hash = _hash_field(
+        _(
+            "The `hash` of the `split-plan/` you showed for this same body: a series "
+            "changed since answers 409 and writes nothing; a hash that does not match "
+            "this request (mistyped, or of another split) 400. Without it the split "
+            "applies to the series as it is."
+        )
     )
+    plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
 
 
 class SplitResultSerializer(serializers.Serializer[Any]):

@@ -124,7 +124,7 @@ def test_a_holiday_change_is_confirmed_on_the_plan_page_first(
     page = shown.content.decode()
     assert f"Skipped: {english(holiday)}" in page
     assert shown.context["old_holidays"] == "None"
-    assert shown.context["new_holidays"] == "AT: Skip the date"
+    assert shown.context["new_holidays"] == "Austria: Skip the date"
     series.refresh_from_db()
     assert series.holiday_country == ""
     assert not LogEntry.objects.exists()
@@ -152,7 +152,7 @@ def test_the_plan_page_names_the_date_a_shift_moves(admin_client: Any, holiday: 
     expected = f"Moved from {local_day(slot, 'Europe/Vienna')} ({english(holiday)})"
     assert [(line.start, line.note) for line in moved] == [(slot + dt.timedelta(days=1), expected)]
     assert expected in shown.content.decode()
-    assert shown.context["new_holidays"] == "AT: Move the date to the next free day"
+    assert shown.context["new_holidays"] == "Austria: Move the date to the next free day"
 
     confirm_plan(admin_client, url, shown)
 

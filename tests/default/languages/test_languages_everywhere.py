@@ -106,15 +106,18 @@ ORDINALS = {
 
 # The read-only state of a series, as the change page labels it.
 STATE_LABELS = {
-    "de": ["Regel als iCalendar-Text (RRULE):", "Regel:", "Termine angelegt bis:",
-           "Nächste Termine kommen hinzu am:", "Letzte Terminnummer:", "Abgesagte Termine:",
-           "Geparkt am:", "Grund für das Parken:"],
-    "fr": ["Règle en texte iCalendar (RRULE) :", "Règle :", "Dates créées jusqu’au :",
-           "Prochaines dates ajoutées le :", "Dernier numéro de date :", "Dates annulées :",
-           "Suspendue le :", "Motif de la suspension :"],
-    "nl": ["Regel als iCalendar-tekst (RRULE):", "Regel:", "Datums aangemaakt tot:",
-           "Volgende datums erbij op:", "Laatste datumnummer:", "Geannuleerde datums:",
-           "Stilgezet op:", "Reden van stilzetten:"],
+    "de": ["Regel:", "Termine angelegt bis:", "Nächste Termine kommen hinzu am:",
+           "Abgesagte Termine:", "Geparkt am:", "Grund für das Parken:",
+           "Regel als iCalendar-Text (RRULE):",
+           "Bisher nummerierte Termine (eine Nummer wird nie wiederverwendet):"],
+    "fr": ["Règle :", "Dates créées jusqu’au :", "Prochaines dates ajoutées le :",
+           "Dates annulées :", "Suspendue le :", "Motif de la suspension :",
+           "Règle en texte iCalendar (RRULE) :",
+           "Dates numérotées jusqu’ici (un numéro n’est jamais réutilisé) :"],
+    "nl": ["Regel:", "Datums aangemaakt tot:", "Volgende datums erbij op:",
+           "Geannuleerde datums:", "Stilgezet op:", "Reden van stilzetten:",
+           "Regel als iCalendar-tekst (RRULE):",
+           "Tot nu toe genummerde data (een nummer wordt nooit hergebruikt):"],
 }  # fmt: skip
 
 # What the admin showed before these had labels of their own, in any language.

@@ -101,10 +101,10 @@ def _api_refusals(editor: Any) -> list[tuple[str, Callable[[str], Any]]]:
             post(url(series, "recurrence-apply"), {"recurrence": {"weekdays": [3]}}),
         ),
         (
-            "apply an outdated plan",
+            "apply with a hash not answered for this change",
             post(
                 url(series, "recurrence-apply"),
-                {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 64},
+                {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 80},
             ),
         ),
         (

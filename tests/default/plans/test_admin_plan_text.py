@@ -142,7 +142,7 @@ def test_now_and_after_read_the_same_where_the_change_leaves_the_setting_alone(
     now_text = cell(window, "revel-plan-old-rule")
     assert now_text == cell(window, "revel-plan-new-rule")
     assert now_text == window.context["plan"].description
-    assert now_text.endswith(", and on 1 more date, except on holidays (DE-BY)")
+    assert now_text.endswith(", and on 1 more date, except on holidays (Bayern, Germany)")
     assert cell(window, "revel-plan-old-holidays") == cell(window, "revel-plan-new-holidays")
 
     # The time changes: the extra date and the holiday policy stay, on both sides.
@@ -151,7 +151,7 @@ def test_now_and_after_read_the_same_where_the_change_leaves_the_setting_alone(
     before, after = cell(time, "revel-plan-old-rule"), cell(time, "revel-plan-new-rule")
     assert before == (
         "Every week on Thursday at 18:30 (Europe/Berlin), and on 1 more date, "
-        "except on holidays (DE-BY)"
+        "except on holidays (Bayern, Germany)"
     )
     assert after == before.replace("18:30", "19:00")
 
@@ -185,4 +185,6 @@ def test_the_api_plan_answers_the_holidays_ahead(admin_user: Any) -> None:
     assert first["start_display"] == "Fri 7 May 2027 18:30 (Europe/Berlin)"
     assert (first["no_free_day"], first["cancelled"]) == (False, False)
     # The series' sentence carries its holiday policy, as the admin's does.
-    assert answer["description"].endswith("; on holidays (DE-BY) the next free day instead")
+    assert answer["description"].endswith(
+        "; on holidays (Bayern, Germany) the next free day instead"
+    )

@@ -87,7 +87,7 @@ def test_the_plan_of_tue_thu_to_mon_wed_names_drift_with_the_hosts_booking_count
     assert "BYDAY=MO,WE" in answer["rrule_string"]
     assert answer["timezone"] == "Europe/Vienna"
     assert answer["generation_window_weeks"] == 4
-    assert len(answer["hash"]) == 64
+    assert len(answer["hash"]) == 80
     # A plan writes nothing.
     series.refresh_from_db()
     assert series.recurrence_rule.weekdays == [1, 3]
@@ -166,12 +166,12 @@ def test_a_cancel_between_plan_and_apply_answers_409_with_the_fresh_plan(
 @pytest.mark.parametrize(
     ("body", "key"),
     [
-        ({"recurrence": MON_WED}, "plan_hash"),
+        ({"recurrence": MON_WED}, "hash"),
         ({"plan_hash": "", "recurrence": MON_WED}, "plan_hash"),
-        ({"plan_hash": "x" * 64, "cancel_drift": "some"}, "cancel_drift"),
-        ({"plan_hash": "x" * 64, "generation_window_weeks": 0}, "generation_window_weeks"),
-        ({"plan_hash": "x" * 64, "shape": "round"}, "shape"),
-        ({"plan_hash": "x" * 64, "recurrence": {"interval": 0}}, "recurrence"),
+        ({"plan_hash": "0" * 80, "cancel_drift": "some"}, "cancel_drift"),
+        ({"plan_hash": "0" * 80, "generation_window_weeks": 0}, "generation_window_weeks"),
+        ({"plan_hash": "0" * 80, "shape": "round"}, "shape"),
+        ({"plan_hash": "0" * 80, "recurrence": {"interval": 0}}, "recurrence"),
     ],
 )
 def test_bad_apply_input_is_a_400_naming_the_field(
@@ -214,7 +214,7 @@ def test_who_may_not_change_a_series_may_not_plan_or_apply(django_user_model: An
     viewer, nobody = APIClient(), APIClient()
     viewer.force_authenticate(user_with(django_user_model, "viewer", "view_eventseries"))
     nobody.force_authenticate(user_with(django_user_model, "nobody"))
-    body = {"recurrence": MON_WED, "plan_hash": "x" * 64}
+    body = {"recurrence": MON_WED, "plan_hash": "0" * 80}
 
     for action in ("recurrence-plan", "recurrence-apply"):
         assert viewer.post(url(series, action), body, format="json").status_code == 403
@@ -284,7 +284,7 @@ def test_a_series_without_a_rule_answers_409_without_a_plan(editor: APIClient) -
 
     planned = editor.post(url(bare, "recurrence-plan"), {"recurrence": MON_WED}, format="json")
     applied = editor.post(
-        url(bare, "recurrence-apply"), {"recurrence": MON_WED, "plan_hash": "0" * 64}, format="json"
+        url(bare, "recurrence-apply"), {"recurrence": MON_WED, "plan_hash": "0" * 80}, format="json"
     )
     patched = editor.patch(url(bare), {"name": "Still no rule"}, format="json")
 
@@ -429,7 +429,7 @@ def test_bad_extra_dates_are_a_400_under_recurrence_extra_dates(
 
     planned = editor.post(url(series, "recurrence-plan"), body, format="json")
     applied = editor.post(
-        url(series, "recurrence-apply"), {**body, "plan_hash": "0" * 64}, format="json"
+        url(series, "recurrence-apply"), {**body, "plan_hash": "0" * 80}, format="json"
     )
 
     for response in (planned, applied):

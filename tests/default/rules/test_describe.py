@@ -191,10 +191,10 @@ def test_extra_dates_and_holidays_are_part_of_the_sentence() -> None:
     )
     assert describe_spec(
         RuleSpec(**{**weekly.__dict__, "holidays": HolidayRule(country="AT")})
-    ) == ("Every week on Monday at 18:30 (Europe/Vienna), except on holidays (AT)")
+    ) == ("Every week on Monday at 18:30 (Europe/Vienna), except on holidays (Austria)")
     assert describe_spec(RuleSpec(**{**weekly.__dict__, "holidays": shift})) == (
         "Every week on Monday at 18:30 (Europe/Vienna); "
-        "on holidays (DE-BY) the next free day instead"
+        "on holidays (Bayern, Germany) the next free day instead"
     )
     keep = HolidayRule(country="AT", policy=HolidayPolicy.KEEP)
     assert describe_spec(RuleSpec(**{**weekly.__dict__, "holidays": keep})) == (

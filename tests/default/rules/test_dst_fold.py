@@ -161,7 +161,7 @@ def test_the_api_answers_400_naming_the_twin_on_add_date_patch_and_plan(
 
 
 @pytest.mark.urls("tests.urls")
-def test_the_admin_refuses_the_twin_with_a_message_naming_it(admin_client: Any) -> None:
+def test_the_admin_refuses_the_twin_on_its_form_naming_it(admin_client: Any) -> None:
     yoga = generated_series(name="Yoga")
     add_extra_date(yoga, SECOND)
     # The admin reads a wall-clock time, and takes its first reading (+02:00).
@@ -169,9 +169,13 @@ def test_the_admin_refuses_the_twin_with_a_message_naming_it(admin_client: Any) 
         change_url(yoga, "add-date"), {"when_0": "2027-10-31", "when_1": "02:30"}, follow=True
     )
     assert response.status_code == 200
-    shown = [str(m) for m in response.context["messages"] if m.level_tag == "error"]
+    # On "Add a date" itself, where the page opens, with what was typed.
+    assert response.redirect_chain[-1][0].endswith("#revel-add-date")
+    form = response.context["add_date_form"]
+    shown = [str(error) for error in form.errors["when"]]
     assert len(shown) == 1
     assert "(Europe/Vienna, UTC+02:00) shows the same time" in shown[0]
+    assert form.data == {"when_0": "2027-10-31", "when_1": "02:30"}
     yoga.refresh_from_db()
     assert yoga.extra_dates == ["2027-10-31T01:30:00Z"]
 

@@ -62,7 +62,7 @@ def test_plan_then_split_with_the_hash_moves_the_dates_and_answers_both_halves(
     assert [row["bookings"] for row in plan["drift"]][:2] == [0, 3]
     assert {dt.datetime.fromisoformat(row["local"]).weekday() for row in plan["new"]} == {3}
     assert plan["description"] == "Every week on Thursday at 10:00 (Europe/Vienna)"
-    assert len(plan["hash"]) == 64
+    assert len(plan["hash"]) == 80
     assert not EventSeries.objects.filter(split_from=series).exists()
 
     response = editor.post(url(series, "split"), {**body, "plan_hash": plan["hash"]}, format="json")

@@ -102,8 +102,8 @@ def _refusals(
             post("cancel-occurrence", {"occurrence": rows[1].begins_at.isoformat()}),
         ),
         (
-            "apply an outdated plan",
-            post("recurrence-apply", {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 64}),
+            "apply with a hash not answered for this change",
+            post("recurrence-apply", {"recurrence": {"weekdays": [3]}, "plan_hash": "0" * 80}),
         ),
         (
             "delete a booked series",

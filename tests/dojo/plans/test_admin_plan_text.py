@@ -81,7 +81,7 @@ def test_the_plan_page_lists_the_trainings_holidays_move_in_german(admin: Client
     assert window.status_code == 200, form_errors(window)
     now_text = cell(window, "revel-plan-old-rule")
     assert now_text == cell(window, "revel-plan-new-rule")
-    assert "(DE-BY)" in now_text
+    assert "(Bayern, Germany)" in now_text
 
 
 def test_the_api_plan_lists_the_holidays_ahead_in_german(api: APIClient) -> None:

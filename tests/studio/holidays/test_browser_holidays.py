@@ -65,8 +65,8 @@ def test_the_series_page_names_skipped_and_moved_holiday_dates(
     assert "Skip the date" in page.inner_text("#revel-plan-old-holidays")
     assert moved_note in page.inner_text("#revel-plan-new")
     # Both sides of the rule name the calendar: the policy reads as changed, not added.
-    assert "(DE-BY)" in page.inner_text("#revel-plan-old-rule")
-    assert "(DE-BY)" in page.inner_text("#revel-plan-new-rule")
+    assert "(Bayern, Germany)" in page.inner_text("#revel-plan-old-rule")
+    assert "(Bayern, Germany)" in page.inner_text("#revel-plan-new-rule")
     # The holidays of the next twelve months, with the new policy's fate.
     ahead = page.locator("#revel-plan-holidays-ahead li", has_text=name)
     assert ahead.first.is_visible()

@@ -74,9 +74,9 @@ def test_the_plan_page_lists_the_lessons_holidays_move_in_the_next_twelve_months
     assert shown.context["plan"].new == ()
     assert section_items(shown, "revel-plan-holidays-ahead") == SHIFTED_AHEAD["en"]
     # The holiday policy is the same setting on both sides of the rule until it changes.
-    assert cell(shown, "revel-plan-old-rule").endswith(", except on holidays (DE-BY)")
+    assert cell(shown, "revel-plan-old-rule").endswith(", except on holidays (Bayern, Germany)")
     assert cell(shown, "revel-plan-new-rule").endswith(
-        "; on holidays (DE-BY) the next free day instead"
+        "; on holidays (Bayern, Germany) the next free day instead"
     )
 
     window = owner.post(url, form_data(series, generation_window_weeks=12))

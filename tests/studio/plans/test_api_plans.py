@@ -121,7 +121,7 @@ def test_a_member_who_is_no_teacher_may_not_plan_or_apply(
     member = User.objects.get(email="pupil1@studio.example")
     client = APIClient()
     client.force_authenticate(member)
-    body: dict[str, Any] = {"recurrence": MON_WED, "plan_hash": "0" * 64}
+    body: dict[str, Any] = {"recurrence": MON_WED, "plan_hash": "0" * 80}
 
     assert client.get(url(series)).status_code == 200
     assert client.patch(url(series), body, format="json").status_code == 403
