@@ -26,6 +26,7 @@ from typing import Any
 from dateutil.relativedelta import relativedelta
 
 from ... import rules
+from ...exclusions import excluded_between
 from ...holiday_placement import HolidayPlacer
 from ...holiday_rules import HolidayOutcome
 from ...holiday_settings import (
@@ -128,7 +129,8 @@ def holidays_ahead(
         return ()
     start = rules.to_utc(now)
     end = start + relativedelta(months=months)
-    cancelled = rules.exdate_instants(series.exdates or [])
+    # The stored exclusions only (the pending ones are folded in under the lock soon).
+    cancelled = excluded_between(series, start, end, pending=(), rule=rule).instants
     zone = rule.timezone
     found = []
     for fate in HolidayPlacer(spec).fates_between(start, end):
