@@ -8,12 +8,14 @@ import re
 import runpy
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
 import urllib.request
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core import mail
@@ -37,7 +39,7 @@ def run_demo_command(now: str) -> str:
 @pytest.mark.django_db
 def test_events_demo_reuses_what_it_created() -> None:
     first = run_demo_command("2027-02-01T09:00:00+01:00")
-    occurrences = Event.objects.filter(is_template=False).count()
+    occurrences = Event.objects.filter(series__isnull=False, is_template=False).count()
     second = run_demo_command("2027-02-01T09:00:00+01:00")
 
     assert "Created series" in first
@@ -47,7 +49,7 @@ def test_events_demo_reuses_what_it_created() -> None:
     assert Event.objects.filter(is_template=True).count() == 1
     assert TicketTier.objects.filter(event__is_template=True).count() == 1
     assert occurrences == 8
-    assert Event.objects.filter(is_template=False).count() == occurrences
+    assert Event.objects.filter(series__isnull=False, is_template=False).count() == occurrences
     assert "Generated 0 new occurrence(s); 8 materialized in total" in second
     assert "No new dates, so no digest was sent." in second
 
@@ -68,11 +70,56 @@ def test_events_demo_summary_names_who_was_told_and_who_not() -> None:
 
 
 @pytest.mark.django_db
+def test_events_demo_seeds_two_booked_dates_and_a_one_off_event_once() -> None:
+    first = run_demo_command("2027-02-01T09:00:00+01:00")
+    series = EventSeries.objects.get()
+    dates = list(series.occurrences().order_by("start"))
+    # A week later the window reaches a new Tuesday; nothing more is sold or created.
+    second = run_demo_command("2027-02-08T09:00:00+01:00")
+
+    counts = Event.count_bookings_among(list(series.occurrences()))
+    assert counts == {dates[1].pk: 3, dates[2].pk: 1}
+    assert Event.booked_among(dates) == {dates[1].pk, dates[2].pk}
+    assert (
+        "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 3 sold; "
+        "Tue 16 Feb 2027 18:30 (Europe/Vienna): 1 sold"
+    ) in first
+    assert "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 3 sold" in second
+    one_off = Event.objects.get(series__isnull=True)
+    assert (one_off.name, one_off.is_template, one_off.status) == (
+        "Saturday Long Run",
+        False,
+        Event.Status.OPEN,
+    )
+    assert one_off.start.astimezone(VIENNA) == dt.datetime(2027, 2, 6, 9, 0, tzinfo=VIENNA)
+    assert TicketTier.objects.filter(event=one_off).count() == 1
+    assert "One-off event (no series): Saturday Long Run, Sat 6 Feb 2027 09:00" in first
+    assert "/admin/revel_recurring/eventseries/add/" in first
+
+
+@pytest.mark.django_db
+def test_the_demos_one_off_event_starts_a_series_on_the_admins_add_page(
+    admin_client: Any,
+) -> None:
+    run_demo_command("2027-02-01T09:00:00+01:00")
+    one_off = Event.objects.get(series__isnull=True)
+
+    page = admin_client.get("/admin/revel_recurring/eventseries/add/")
+
+    choices = page.context["adminform"].form.fields["template_source"].queryset
+    assert one_off in choices
+
+
+@pytest.mark.django_db
 def test_events_demo_occurrences_are_tuesdays_1830_vienna_across_dst() -> None:
     # Eight weeks from 2027-02-20 reach past the switch to summer time on 2027-03-28.
     run_demo_command("2027-02-20T09:00:00+01:00")
 
-    starts = list(Event.objects.filter(is_template=False).values_list("start", flat=True))
+    starts = list(
+        Event.objects.filter(series__isnull=False, is_template=False).values_list(
+            "start", flat=True
+        )
+    )
     assert len(starts) == 8
     for start in starts:
         local = start.astimezone(VIENNA)
@@ -103,6 +150,20 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
     assert "  told      maria    active member who also follows the organisation" in result.stdout
     assert "Subject: 8 new events scheduled for Tuesday Evening Run" in result.stdout
     assert (tmp_path / "demo.sqlite3").exists()
+    # The seeded bookings and one-off event are in the demo's database.
+    with sqlite3.connect(tmp_path / "demo.sqlite3") as db:
+        sold = db.execute(
+            "SELECT e.start, t.quantity_sold FROM events_tickettier t "
+            "JOIN events_event e ON e.id = t.event_id "
+            "WHERE t.quantity_sold > 0 AND e.series_id IS NOT NULL ORDER BY e.start"
+        ).fetchall()
+        one_off = db.execute(
+            "SELECT name FROM events_event WHERE series_id IS NULL AND is_template = 0"
+        ).fetchall()
+    assert [count for _, count in sold] == [3, 1]
+    assert one_off == [("Saturday Long Run",)]
+    assert "Booked dates (tickets sold): Tue " in result.stdout
+    assert "One-off event (no series): Saturday Long Run, Sat " in result.stdout
     # Every URL it prints (and the e-mails' links) names the port it would serve.
     assert "Series page: http://127.0.0.1:8001/series/tuesday-evening-run/" in result.stdout
     assert re.search(r"Admin: http://127\.0\.0\.1:8001/admin/\S+/change/", result.stdout)

@@ -170,7 +170,15 @@ class QueuedActionAdmin(_Base):
     may change series may read them (their view permission is not needed).
     """
 
-    list_display = ("action", "user_name", "series_count", "done", "failed", "queued_at", "state")
+    list_display = (
+        "action",
+        "user_name",
+        "series_count",
+        "done",
+        "failed",
+        "queued_at",
+        "progress",
+    )
     list_filter = ("action",)
     date_hierarchy = None
     ordering = ("-queued_at", "-pk")
@@ -182,7 +190,7 @@ class QueuedActionAdmin(_Base):
         "failed",
         "queued_at",
         "finished_at",
-        "state",
+        "progress",
         "failure_list",
     )
     readonly_fields = fields
@@ -209,8 +217,8 @@ class QueuedActionAdmin(_Base):
     def has_delete_permission(self, request: HttpRequest, obj: Any = None) -> bool:
         return False
 
-    @admin.display(description=gettext_lazy("state"))
-    def state(self, record: QueuedAction) -> str:
+    @admin.display(description=gettext_lazy("progress"))
+    def progress(self, record: QueuedAction) -> str:
         return progress_text(record)
 
     @admin.display(description=gettext_lazy("failed series"))

@@ -40,6 +40,7 @@ from ..services.splits import (
     plan_split,
     slots_before,
     split_series,
+    split_title,
 )
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
@@ -334,13 +335,10 @@ def _first_date(continuation: EventSeries) -> dt.datetime:
 def _titles(series: EventSeries, options: Mapping[str, Any]) -> dict[str, Any]:
     """The title of the original's dates and of the continuation's, as the split gives it
     (a new name the dates follow unless their title was given): for the plan page."""
-    field = title_field(get_event_model())
-    template = series.get_template()
-    if field is None or template is None:
+    new = split_title(series, name=options["name"], template=options["template"])
+    if new is None:
         return {"old_title": None, "new_title": None}
-    old = getattr(template, field)
-    follows = options["name"] if options["name"] != series.name else old
-    return {"old_title": old, "new_title": options["template"].get(field, follows)}
+    return {"old_title": split_title(series, name=None, template=None), "new_title": new}
 
 
 def split_links(series: EventSeries, *, admin_site_name: str) -> dict[str, Any]:

@@ -208,6 +208,28 @@ class RecurrencePlanAnswerSerializer(RecurrencePlanSerializer):
     )
 
 
+class SplitPlanAnswerSerializer(RecurrencePlanSerializer):
+    """``split-plan/``'s answer: the continuation's plan, and the title of its dates."""
+
+    title = serializers.CharField(
+        allow_null=True,
+        read_only=True,
+        help_text=_(
+            "The title each date of the continuation gets: the `template`'s when given, "
+            "else a new `name`, else the dates' title as it is; null when the host's "
+            "events have no title field."
+        ),
+    )
+
+
+def split_plan_answer(
+    plan: RecurrencePlan, title: str | None, request: PlanRequest | None = None
+) -> dict[str, Any]:
+    """``split-plan/``'s answer: the plan (:func:`plan_data`, its hash handed out for
+    ``request``) and the dates' title."""
+    return {**plan_data(plan, request), "title": title}
+
+
 class PlanOutdatedSerializer(serializers.Serializer[Any]):
     """The 409 of a plan applied too late (``recurrence-apply/``, ``split/``): the series
     changed since the plan was made, and nothing was written."""
@@ -262,6 +284,8 @@ __all__ = [
     "RecurrencePlanAnswerSerializer",
     "RecurrencePlanSerializer",
     "SplitOutdatedSerializer",
+    "SplitPlanAnswerSerializer",
     "plan_answer",
     "plan_data",
+    "split_plan_answer",
 ]

@@ -17,7 +17,10 @@ then refuses ("This field may not be null."). An action's input serializer takes
 - ``generate/``, ``pause/``, ``resume/``: ``{}``;
 - ``cancel-occurrence/``, ``restore-occurrence/``, ``remove-date/``: no date is
   chosen for the person; the optional fields with their defaults, and the answer
-  names the one field to fill in.
+  names the one field to fill in;
+- ``POST series/``: a weekly rule from tomorrow 18:00 in the site's zone, an empty
+  name and template: the answer names what the person fills in (the name, the
+  fields the host's template requires).
 
 A value that cannot be found (a series without a rule or without a date to
 split at) is left out, never sent as ``null``: the answer then names the field.
@@ -154,7 +157,7 @@ def _cancel_stale_body(series: EventSeries, now: dt.datetime) -> dict[str, Any]:
     return {"ids": [pk if isinstance(pk, int) else str(pk) for pk in ids], "include_booked": False}
 
 
-_BODIES: dict[str, Callable[[EventSeries, dt.datetime], dict[str, Any]]] = {
+_ON_SERIES: dict[str, Callable[[EventSeries, dt.datetime], dict[str, Any]]] = {
     "recurrence_plan": _plan_body,
     "recurrence_apply": _apply_body,
     "split_plan": _split_body,
@@ -168,10 +171,27 @@ _BODIES: dict[str, Callable[[EventSeries, dt.datetime], dict[str, Any]]] = {
 }
 
 
+def _create_body(now: dt.datetime) -> dict[str, Any]:
+    """A new weekly series from tomorrow at 18:00 in the site's zone: its name and the
+    template fields your model requires are left for the person (the 400 names them)."""
+    zone = timezone.get_default_timezone()
+    day = now.astimezone(zone).date() + dt.timedelta(days=1)
+    start = rules.localize(dt.datetime.combine(day, dt.time(18, 0)), zone)
+    recurrence = {
+        "frequency": "WEEKLY",
+        "dtstart": _INSTANT.to_representation(start),
+        "timezone": timezone.get_default_timezone_name(),
+    }
+    return {"name": "", "recurrence": recurrence, "auto_publish": False, "template": {}}
+
+
 def form_body(action: str | None, series: Callable[[], EventSeries]) -> dict[str, Any] | None:
-    """The body the form of ``action`` is prefilled with, for the series ``series()``
-    answers; None for an action whose form DRF fills (create, PATCH)."""
-    build = _BODIES.get(action or "")
+    """The body the form of ``action`` is prefilled with (for the series ``series()``
+    answers, on a detail route); None for a form DRF fills (a PATCH's, the series as
+    it is)."""
+    if action == "create":
+        return _create_body(timezone.now())
+    build = _ON_SERIES.get(action or "")
     if build is None:
         return None
     return build(series(), timezone.now())

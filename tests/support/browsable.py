@@ -73,6 +73,18 @@ def check_prefilled_answer(action: str, body: dict[str, Any], answer: Any) -> No
     assert 200 <= answer.status_code < 300, (action, body, answer.status_code, content)
 
 
+def check_create_form(client: Any, list_url: str) -> None:
+    """The series list's POST form (a new series) posted as prefilled: a 400 naming only
+    what the person fills in (the name, the template fields the host requires)."""
+    body, answer = post_as_prefilled(client, list_url)
+    content = answer.content.decode()
+    assert "may not be null" not in content, content
+    assert answer.status_code == 400, content
+    assert set(answer.json()) <= {"name", "template"}, content
+    assert "name" in answer.json(), content
+    assert body["recurrence"]["frequency"] == "WEEKLY"
+
+
 def flipped(text: str, at: int) -> str:
     """``text`` with one hex digit at ``at`` changed: a mistyped hash."""
     return text[:at] + ("1" if text[at] != "1" else "2") + text[at + 1 :]

@@ -274,8 +274,9 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
     assert {"201", "400", "403", "404", "409"} <= set(split["responses"])
     assert {"200", "400", "403", "404", "409"} <= set(planned["responses"])
     assert planned["responses"]["200"]["content"]["application/json"]["schema"]["$ref"] == (
-        "#/components/schemas/RecurrencePlan"
+        "#/components/schemas/SplitPlanAnswer"
     )
+    assert "title" in components["SplitPlanAnswer"]["properties"]
     result = split["responses"]["201"]["content"]["application/json"]["schema"]["$ref"]
     assert result == "#/components/schemas/SplitResult"
     outdated = split["responses"]["409"]["content"]["application/json"]["schema"]["$ref"]

@@ -17,11 +17,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from ...holiday_settings import HOLIDAY_KEYS
-from ...services.splits import plan_split, split_series
+from ...services.splits import plan_split, split_series, split_title
 from ..bodies import ACTION_BODIES
 from ..fields import AwareDateTimeField
 from ..plan_keys import plan_request
-from ..plans import RecurrencePlanSerializer, plan_data
+from ..plans import SplitPlanAnswerSerializer, split_plan_answer
 from ..reads import occurrence_rows
 from ..schema import extend_schema
 from ..serializers.actions import BookedDateSerializer, SplitResultSerializer
@@ -48,7 +48,7 @@ class SplitActionsMixin(SeriesViewBase):
         "(drift with bookings), the continuation's new dates, and the plan's hash. "
         "Writes nothing",
         description=_BODY + " A series without a rule or template answers 409.",
-        responses={200: RecurrencePlanSerializer, **ACTION_BODIES["split_plan"].responses()},
+        responses={200: SplitPlanAnswerSerializer, **ACTION_BODIES["split_plan"].responses()},
     )
     @action(detail=True, methods=["post"], url_path="split-plan")
     def split_plan(self, request: Request, pk: str | None = None) -> Response:
@@ -56,7 +56,8 @@ class SplitActionsMixin(SeriesViewBase):
         series = self.get_object()
         arguments = _arguments(self._body())
         plan = plan_split(series, **arguments)
-        return Response(plan_data(plan, plan_request(series, "split", arguments)))
+        title = split_title(series, name=arguments["name"], template=arguments["template"])
+        return Response(split_plan_answer(plan, title, plan_request(series, "split", arguments)))
 
     @extend_schema(
         summary="This and following: the series ends before `at`, a new series continues "

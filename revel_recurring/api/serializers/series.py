@@ -10,7 +10,13 @@ from rest_framework import serializers
 
 from ...models import EventSeries
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
-from ..fields import AwareDateTimeField, EventIdField, EventStatusField, StrictFieldsMixin
+from ..fields import (
+    AwareDateTimeField,
+    EventIdField,
+    EventStatusField,
+    PrefilledFormMixin,
+    StrictFieldsMixin,
+)
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
 from .holidays import HolidaySettingsSerializer, HolidaysSerializer
@@ -232,7 +238,9 @@ class SeriesUpdateResultSerializer(SeriesSerializer):
         read_only_fields = fields  # type: ignore[assignment]
 
 
-class SeriesCreateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeries]):
+class SeriesCreateSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[EventSeries]
+):
     """``POST series/``: the series, its rule and its template in one body."""
 
     name = serializers.CharField(max_length=255, validators=[validate_single_line])

@@ -14,7 +14,14 @@ that move) and ``result``.
 """
 
 from .apply import plan_split, split_series
-from .inputs import is_split_point, slots_before
+from .inputs import is_split_point, slots_before, split_title
 from .result import SplitResult
 
-__all__ = ["SplitResult", "is_split_point", "plan_split", "slots_before", "split_series"]
+__all__ = [
+    "SplitResult",
+    "is_split_point",
+    "plan_split",
+    "slots_before",
+    "split_series",
+    "split_title",
+]

@@ -108,6 +108,23 @@ def title_follows_name(request: SplitRequest, original: EventSeries) -> SplitReq
     return replace(request, template_changes={**request.template_changes, field: request.name})
 
 
+def split_title(
+    original: EventSeries, *, name: str | None, template: Mapping[str, Any] | None
+) -> str | None:
+    """The title each date of the continuation gets from a split with ``name`` and
+    ``template`` (as :func:`title_follows_name` decides it); None when the host has no
+    title field or ``original`` no template. For the plan a person reads."""
+    field = title_field(get_event_model())
+    if field is None:
+        return None
+    if template and field in template:
+        return str(template[field])
+    if name is not None and name != original.name:
+        return name
+    current = original.get_template()
+    return str(getattr(current, field)) if current is not None else None
+
+
 def no_rule(series: EventSeries) -> SeriesNotReadyError:
     """The refusal to split ``series``, which has no recurrence rule."""
     return SeriesNotReadyError(
@@ -223,5 +240,6 @@ __all__ = [
     "read_request",
     "refuse_bad_slot",
     "slots_before",
+    "split_title",
     "title_follows_name",
 ]

@@ -17,7 +17,7 @@ from django.test import override_settings
 from django.utils import timezone
 
 from revel_recurring.admin import deletion, stale
-from revel_recurring.models import EventSeries
+from revel_recurring.models import EventSeries, QueuedAction
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import pause_series
@@ -215,7 +215,18 @@ def test_cancel_stale_page_is_bounded_and_its_confirmation_cancels_what_it_said(
         assert sum(result["cancelled"] for result in results) == 14
         # The booked date nobody was shown is named as kept.
         assert [list(result["kept"]) for result in results] == [[], [str(late.pk)]]
+        # Its record: the page's two series and the rest, all done (a kept booked
+        # date is no failure), finished by the last chunk.
+        record = QueuedAction.objects.get()
+        assert (record.action, record.series_count, record.done, record.failed) == (
+            "cancel_stale",
+            3,
+            3,
+            0,
+        )
+        assert record.finished_at is not None
     else:
+        assert not QueuedAction.objects.exists()  # within the limit: nothing queued
         assert broker.take() == []
         assert "14 stale occurrences cancelled in 3 series: Long (10), Short (2), Late (2)." in (
             texts(done)

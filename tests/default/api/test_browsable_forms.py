@@ -19,6 +19,7 @@ from revel_recurring.services.lifecycle import create_recurring_series
 from tests.support.api import user_with
 from tests.support.browsable import (
     POST_ACTIONS,
+    check_create_form,
     check_hash_names_its_request,
     check_prefilled_answer,
     post_as_prefilled,
@@ -125,3 +126,11 @@ def test_apply_takes_the_plans_hash_and_tells_a_wrong_one_from_a_late_one(
         {"recurrence": {"weekdays": [2]}},
         {"recurrence": {"weekdays": [3]}},
     )
+
+
+def test_the_new_series_form_names_what_to_fill_in(django_user_model: Any) -> None:
+    creator = APIClient()
+    creator.force_authenticate(
+        user_with(django_user_model, "creator", "view_eventseries", "add_eventseries")
+    )
+    check_create_form(creator, API)

@@ -9,11 +9,13 @@ from typing import Any
 import pytest
 from django.test import Client, override_settings
 
+from revel_recurring import rules
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.splits import plan_split, split_series
 from tests.hosts.testapp.models import Event
-from tests.support.factories import VIENNA, make_series
+from tests.support.api import client, next_tuesday, user_with
+from tests.support.factories import VIENNA, make_series, occurrences
 from tests.support.split_flow import (
     SITE_ADAPTER,
     feed_events,
@@ -151,3 +153,46 @@ def test_the_originals_last_date_carries_the_continuations_page_and_feed() -> No
     )
     assert str(last["URL"]) == page
     assert last["DTSTART"].dt == AT - dt.timedelta(weeks=1)
+
+
+@pytest.mark.urls("tests.api_urls")
+def test_the_api_split_renames_the_dates_and_takes_holiday_settings(
+    django_user_model: Any,
+) -> None:
+    rights = ("view_eventseries", "change_eventseries")
+    editor = client(user_with(django_user_model, "editor", *rights))
+    series = make_series(name="Monday yoga", auto_publish=True, dtstart=next_tuesday())
+    generate_series_events(series)
+    at = rules.to_utc(occurrences(series)[2].starts_at)
+    body = {
+        "at": rules.format_instant(at),
+        "name": "Evening yoga",
+        "holidays": {"country": "AT", "policy": "keep"},
+    }
+
+    refused = editor.post(
+        f"/api/recurring/series/{series.pk}/split/",
+        {**body, "holidays": {"subdivision": "XX", "country": "AT"}},
+        format="json",
+    )
+    planned = editor.post(f"/api/recurring/series/{series.pk}/split-plan/", body, format="json")
+    given = editor.post(
+        f"/api/recurring/series/{series.pk}/split-plan/",
+        {**body, "template": {"title": "Yoga with Anna"}},
+        format="json",
+    )
+    same = editor.post(
+        f"/api/recurring/series/{series.pk}/split-plan/", {"at": body["at"]}, format="json"
+    )
+    response = editor.post(f"/api/recurring/series/{series.pk}/split/", body, format="json")
+
+    assert [planned.json()["title"], given.json()["title"]] == ["Evening yoga", "Yoga with Anna"]
+    assert same.json()["title"] == "Monday yoga"
+    assert refused.status_code == 400
+    assert set(refused.json()["holidays"]) == {"subdivision"}
+    assert response.status_code == 201, response.json()
+    answer = response.json()["continuation"]
+    assert (answer["holidays"]["country"], answer["holidays"]["policy"]) == ("AT", "keep")
+    continuation = EventSeries.objects.get(pk=answer["id"])
+    assert len(titles(continuation)) > 3
+    assert set(titles(continuation)) == {"Evening yoga"}

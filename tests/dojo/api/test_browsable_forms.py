@@ -11,6 +11,7 @@ from revel_recurring.api.pages import action_sentence
 from tests.dojo.conftest import API, MakeSeries
 from tests.support.browsable import (
     POST_ACTIONS,
+    check_create_form,
     check_hash_names_its_request,
     check_prefilled_answer,
     post_as_prefilled,
@@ -50,3 +51,7 @@ def test_apply_takes_the_plans_hash_and_tells_a_wrong_one_from_a_late_one(
         {"recurrence": {"weekdays": [3]}},
         {"recurrence": {"weekdays": [4]}},
     )
+
+
+def test_the_new_series_form_names_what_to_fill_in(api: APIClient) -> None:
+    check_create_form(api, API)

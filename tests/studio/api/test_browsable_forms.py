@@ -8,6 +8,7 @@ from rest_framework.test import APIClient
 from tests.studio.conftest import API, MakeSeries, lessons
 from tests.support.browsable import (
     POST_ACTIONS,
+    check_create_form,
     check_hash_names_its_request,
     check_prefilled_answer,
     post_as_prefilled,
@@ -50,3 +51,7 @@ def test_apply_takes_the_plans_hash_and_tells_a_wrong_one_from_a_late_one(
         {"recurrence": {"weekdays": [2]}},
         {"recurrence": {"weekdays": [4]}},
     )
+
+
+def test_the_new_series_form_names_what_to_fill_in(api: APIClient) -> None:
+    check_create_form(api, API)

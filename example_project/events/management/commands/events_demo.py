@@ -3,6 +3,10 @@
 `make demo` runs this after `migrate`; running it again reuses everything it made
 and only materializes what the rolling window has newly reached. The summary
 names who the digest of the new dates reached, and which demo people it did not.
+It also sells tickets for two of the series' dates (booked dates, to try what the
+admin does with them: kept, ticked, moved "with its bookings") and creates a
+one-off event without a series (to try "create from an event" on the admin's add
+page); both once, on the first run.
 """
 
 from __future__ import annotations
@@ -46,6 +50,10 @@ DEMO_PASSWORD = "demo"
 ADMIN_USERNAME = "admin"
 ORG_SLUG = "vienna-runners"
 TEMPLATE_SLUG = "tuesday-evening-run"
+ONE_OFF_SLUG = "saturday-long-run"
+SATURDAY = 5
+#: Tickets sold for the demo's booked dates: the series' second and third upcoming dates.
+SOLD = (3, 1)
 
 #: The demo's people: username -> role. They sign in with the same throwaway
 #: password as the owner to see /notifications/.
@@ -110,7 +118,11 @@ class Command(BaseCommand):
             created = generate_series_events(series, now=now)
         finally:
             series_events_generated.disconnect(dispatch_uid="events_demo.keep")
+        with transaction.atomic():
+            booked = _seed_bookings(series, now)
+            one_off = _one_off_event(organization, now)
         self._report(series, created, password)
+        self._report_seeded(booked, one_off)
         if created:
             self._report_digest(digests)
         else:
@@ -142,6 +154,18 @@ class Command(BaseCommand):
                 f"  log in as {ADMIN_USERNAME!r} with password {password!r} "
                 "(demo only: a new random password on every run)"
             )
+
+    def _report_seeded(self, booked: list[tuple[Event, int]], one_off: Event) -> None:
+        site = _site_url()
+        dates = "; ".join(
+            f"{describe_instant(event.start, ZONE_NAME)}: {sold} sold" for event, sold in booked
+        )
+        self.stdout.write(f"Booked dates (tickets sold): {dates or 'none upcoming'}")
+        self.stdout.write(
+            f"One-off event (no series): {one_off.name}, "
+            f"{describe_instant(one_off.start, ZONE_NAME)}; start a series from it at "
+            f"{site}/admin/revel_recurring/eventseries/add/"
+        )
 
     def _report_digest(self, digests: list[SeriesDigest]) -> None:
         if not digests:
@@ -240,6 +264,56 @@ def _demo_people(organization: Organization, series: EventSeries) -> None:
     NotificationPreference.objects.get_or_create(
         user=_demo_user("nora"), defaults={"silence_all": True}
     )
+
+
+def _seed_bookings(series: EventSeries, now: dt.datetime) -> list[tuple[Event, int]]:
+    """Sell tickets for the second and third upcoming dates, once; the dates booked.
+
+    Only on a series none of whose dates is booked yet, so a second run changes
+    nothing (and sells nothing on the dates its window newly reached). Answers
+    every upcoming booked date with its tickets sold, as the example's
+    ``count_bookings_among`` hook counts them.
+    """
+    upcoming = list(
+        series.occurrences()
+        .filter(start__gte=now)
+        .exclude(status=Event.Status.CANCELLED)
+        .order_by("start")
+    )
+    if not Event.booked_among(list(series.occurrences())):
+        for event, sold in zip(upcoming[1:], SOLD, strict=False):
+            TicketTier.objects.filter(event=event).update(quantity_sold=sold)
+    counts = Event.count_bookings_among(upcoming)
+    return [(event, counts[event.pk]) for event in upcoming if event.pk in counts]
+
+
+def _one_off_event(organization: Organization, now: dt.datetime) -> Event:
+    """A single Saturday run without a series (created once): the admin's "from an event"."""
+    found = Event.objects.filter(organization=organization, slug=ONE_OFF_SLUG).first()
+    if found is not None:
+        return found
+    today = now.astimezone(ZONE).date()
+    saturday = today + dt.timedelta(days=(SATURDAY - today.weekday()) % 7 or 7)
+    start = dt.datetime.combine(saturday, dt.time(9, 0), tzinfo=ZONE)
+    event = Event(
+        organization=organization,
+        name="Saturday Long Run",
+        slug=ONE_OFF_SLUG,
+        description="18 km along the Danube Canal and back through the Prater.",
+        start=start,
+        end=start + dt.timedelta(hours=2),
+        status=Event.Status.OPEN,
+        visibility=Event.Visibility.PUBLIC,
+        capacity=20,
+        address="Urania, Uraniastraße 1, 1010 Wien",
+        latitude=Decimal("48.211667"),
+        longitude=Decimal("16.383889"),
+        requires_ticket=True,
+    )
+    event.full_clean()
+    event.save()
+    TicketTier.objects.create(event=event, name="Runner", price=Decimal("5.00"), quantity=20)
+    return event
 
 
 def _create_series(organization: Organization, now: dt.datetime) -> Event:
