@@ -52,8 +52,7 @@ def test_a_weekday_change_shows_where_each_date_moves_and_moves_the_same_rows(
     time = dates[0].starts_at.astimezone(VIENNA).strftime("%H:%M")
     assert any(
         f"new schedule applied: {moved} dates moved to Wednesday, {time}, 1 new date, "
-        "0 dates cancelled."
-        in message
+        "0 dates cancelled." in message
         for message in messages
     ), messages
     booked_label = describe_instant(dates[2].starts_at, "Europe/Vienna")
