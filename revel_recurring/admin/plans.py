@@ -102,16 +102,17 @@ def schedule_changes(
     return changes
 
 
-def ticked_drift(data: Any) -> list[str] | str:
-    """The drifted dates the page ticked for cancelling (pks as posted), or ``"none"``."""
+def ticked_drift(data: Any) -> list[str]:
+    """The drifted dates the page ticked (pks as posted): each moves or is cancelled as
+    the page said; an unticked one stays as it is. Nothing ticked is an empty list, so
+    nothing moves or goes (``"none"`` would still move the dates without bookings)."""
     if hasattr(data, "getlist"):
         values = data.getlist(PLAN_CANCEL)
     else:
         # A host reusing the form may bind it to a plain dict.
         found = (data or {}).get(PLAN_CANCEL) or []
         values = [found] if isinstance(found, str) else list(found)
-    ticked = [str(value) for value in values if value]
-    return ticked or "none"
+    return [str(value) for value in values if value]
 
 
 @dataclass(frozen=True)

@@ -60,3 +60,23 @@ def test_a_weekday_change_shows_where_each_date_moves_and_moves_the_same_rows(
         f"1 booked date kept where it was (left unticked): {booked_label}" in message
         for message in messages
     ), messages
+
+
+def test_unticking_every_date_moves_and_cancels_nothing(admin_client: Any) -> None:
+    series = generated_series(name="Yoga")
+    dates = occurrences(series)
+    url = change_url(series)
+    shown = admin_client.post(url, form_data(series, weekdays=["2"]))
+
+    response = confirm_plan(
+        admin_client, url, shown, untick=[date.pk for date in dates], follow=True
+    )
+
+    assert response.redirect_chain[-1][0] == url, form_errors(response)
+    after = dict(
+        Event.objects.filter(pk__in=[date.pk for date in dates]).values_list("pk", "starts_at")
+    )
+    assert after == {date.pk: date.starts_at for date in dates}, "every Monday where it was"
+    assert not Event.objects.filter(
+        pk__in=[date.pk for date in dates], state=Event.RECURRING_STATUS_CANCELLED
+    ).exists()
