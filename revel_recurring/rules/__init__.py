@@ -30,7 +30,7 @@ from .occurrences import (
     window_and_next,
     with_extra_dates,
 )
-from .periods import period_of, period_span
+from .periods import SPAN_CAP, period_of, period_span
 from .rrule import _DU_WEEKDAYS as _DU_WEEKDAYS  # the iCalendar import reads a BYDAY
 from .rrule import _ICAL_WEEKDAYS as _ICAL_WEEKDAYS  # with the same two tables
 from .rrule import build_rrule, to_rrule_string
@@ -49,6 +49,7 @@ __all__ = [
     "FIELDS_USED_BY",
     "OPTIONAL_RULE_FIELDS",
     "RULE_FIELDS",
+    "SPAN_CAP",
     "UNSET_RULE_VALUES",
     "UTC",
     "Frequency",

@@ -41,10 +41,16 @@ def period_of(spec: RuleSpec, instant: dt.datetime) -> int:
     return _units_between(spec.frequency, first, day) // spec.interval
 
 
+#: How far a date may move at most: a period can be years long (a yearly rule with an
+#: interval), but a date does not move to another year's.
+SPAN_CAP = dt.timedelta(days=366)
+
+
 def period_span(spec: RuleSpec) -> dt.timedelta:
-    """At least the length of one period of ``spec``: every instant sharing a period with
-    another lies within this distance of it."""
-    return _LONGEST[spec.frequency] * spec.interval
+    """How far from an instant to look for the instants sharing its period: the length of
+    one period of ``spec``, at most :data:`SPAN_CAP`."""
+    unit = _LONGEST[spec.frequency]
+    return unit * min(spec.interval, SPAN_CAP // unit + 1) if spec.interval else unit
 
 
 def _units_between(frequency: Frequency, first: dt.date, day: dt.date) -> int:
@@ -62,4 +68,4 @@ def _week_start(day: dt.date) -> dt.date:
     return day - dt.timedelta(days=(day.weekday() - WEEK_START) % 7)
 
 
-__all__ = ["WEEK_START", "period_of", "period_span"]
+__all__ = ["SPAN_CAP", "WEEK_START", "period_of", "period_span"]

@@ -65,7 +65,7 @@ def find_partners(
         return {}
     spec = rules.rule_only(target.dates_spec(rule))
     slots = [row.slot for row in movable if row.slot is not None]
-    reach = rules.period_span(spec)
+    reach = min(rules.period_span(spec), rules.SPAN_CAP)
     earliest, latest = max(min(slots) - reach, now), max(slots) + reach
     excluded = excluded_between(
         target, earliest - SHIFT_REACH, latest, pending=state.pending, rule=rule
