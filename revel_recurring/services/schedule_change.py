@@ -27,9 +27,9 @@ from ..holiday_settings import (
 from ..models import EventSeries, RecurrenceRule
 from ..signals import series_recurrence_changed
 from ..validators import validate_dtstart_zone, validate_rule
-from .toolbox.extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .generation import check_next_run_size
 from .toolbox.exdates import absorb_pending_exdates
+from .toolbox.extra_dates import EXTRA_DATES_KEY, ExtraDatesChange, write_extra_dates
 from .toolbox.plumbing import load_rule, send_after_commit
 from .toolbox.scheduling import refresh_next_due_at
 
