@@ -114,18 +114,21 @@ def test_the_same_plan_applied_twice_at_once_is_applied_once(held: HeldLock) -> 
     assert isinstance(error, PlanOutdatedError), repr(error)
     assert error.plan.changed == frozenset()  # the fresh plan sees the Tuesdays
     assert error.plan.new == ()
-    assert len(applied.created) == 8
-    assert len(applied.cancelled) == 8
+    assert error.plan.drift == ()
+    # Each Monday moved once, to its week's Tuesday: nothing created or cancelled.
+    assert len(applied.moved) == 8
+    assert (applied.created, applied.cancelled) == ([], [])
     slots = _no_duplicates(series)
-    assert len(slots) == 16
-    assert [e.state for e in occurrences(series)].count(CALLED_OFF) == 8
-    assert fresh(series).exdate_instants == {monday(week) for week in range(8)}
+    assert set(slots) == {monday(week) + dt.timedelta(days=1) for week in range(8)}
+    assert CALLED_OFF not in [e.state for e in occurrences(series)]
+    assert fresh(series).exdate_instants == set()
 
 
 def test_two_different_changes_planned_together_only_one_is_applied(
     held: HeldLock,
 ) -> None:
     series = weekly_series()
+    rows = occurrences(series)
     tuesdays, wednesdays = {"weekdays": [1]}, {"weekdays": [2]}
     plans = [plan_recurrence_change(series, change, now=NOW) for change in (tuesdays, wednesdays)]
     outcomes: list[Any] = []
@@ -145,11 +148,14 @@ def test_two_different_changes_planned_together_only_one_is_applied(
     rule = fresh(series).recurrence_rule
     assert rule is not None
     assert rule.rrule_string == won
-    # The loser's fresh plan starts from the winner's rule: its new dates are drift now.
+    # The loser's fresh plan starts from the winner's rule: the same rows, moved by the
+    # winner, would move again.
     assert error.plan.rrule_string == lost.rrule_string
-    assert {row.id for row in error.plan.drift} == {row.pk for row in applied.created}
+    assert len(applied.moved) == 8
+    assert {row.id for row in error.plan.drift} == {row.pk for row in rows}
+    assert all(row.moves_to is not None for row in error.plan.drift)
     slots = _no_duplicates(series)
-    assert len(slots) == 16
+    assert len(slots) == 8
 
 
 def test_two_sets_of_extra_dates_planned_together_only_one_is_applied(held: HeldLock) -> None:
@@ -186,7 +192,7 @@ def test_a_date_booked_after_the_hash_was_checked_is_kept_by_apply_all(
 ) -> None:
     # The apply counts the bookings under the series lock (the hash matches: none
     # yet), then a booking is committed by another connection before the apply
-    # locks the rows it cancels. Asked again under those locks, the date is kept.
+    # locks the rows it moves. Asked again under those locks, the date is kept.
     series = weekly_series()
     rows = occurrences(series)
     plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
@@ -217,7 +223,10 @@ def test_a_date_booked_after_the_hash_was_checked_is_kept_by_apply_all(
         booked.set()
     applied = applying.result()
 
+    # Every Monday has its Tuesday: all move but the one booked since the plan.
     assert [date.id for date in applied.kept_booked] == [rows[6].pk]
-    assert rows[6].pk not in applied.cancelled
-    assert len(applied.cancelled) == 7
-    assert Event.objects.get(pk=rows[6].pk).state != CALLED_OFF
+    assert rows[6].pk not in applied.moved
+    assert len(applied.moved) == 7
+    kept = Event.objects.get(pk=rows[6].pk)
+    assert kept.state != CALLED_OFF
+    assert kept.starts_at == rows[6].starts_at
