@@ -84,7 +84,7 @@ def judge(
         partners = {
             pk: partner
             for pk, partner in partners.items()
-            if pk not in {row.id for row in gone} or _same_day(rows_by_id[pk], partner, zone)
+            if pk not in rows_by_id or _same_day(rows_by_id[pk], partner, zone)
         }
     counts = _count_bookings(live) if bookings is None else bookings
 
