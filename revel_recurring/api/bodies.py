@@ -75,7 +75,7 @@ ACTION_BODIES: dict[str, ActionBody] = {
     "generate": ActionBody(s.GenerateRequestSerializer),
     "cancel_stale": ActionBody(s.CancelStaleRequestSerializer),
     "cancel_occurrence": ActionBody(s.CancelOccurrenceRequestSerializer),
-    "restore_occurrence": ActionBody(s.OccurrenceInstantSerializer),
+    "restore_occurrence": ActionBody(s.RestoreOccurrenceSerializer),
     "add_date": ActionBody(s.ExtraDateRequestSerializer),
     "remove_date": ActionBody(s.ExtraDateRequestSerializer),
     "recurrence_plan": ActionBody(s.RecurrencePlanRequestSerializer, update_keys),

@@ -277,3 +277,23 @@ class EventStatusFieldExtension(EventIdFieldExtension):  # type: ignore[no-untyp
     """drf-spectacular: a status has the schema of the host's status field."""
 
     target_class = EventStatusField
+
+
+#: What each ``notify`` value does, as the schema's enum and OPTIONS list it.
+NOTIFY_LABELS = {
+    "all": _("all: everyone booked on a changed date gets one message"),
+    "none": _("none: nobody is told"),
+}
+
+
+def notify_field() -> serializers.ChoiceField:
+    """``notify``: who is told of the dates a write changes; absent, the site's default."""
+    return serializers.ChoiceField(
+        choices=list(NOTIFY_LABELS.items()),
+        required=False,
+        help_text=_(
+            "Who is told: `all` (everyone booked on a date this changes gets one message "
+            "listing their dates, with calendar entries) or `none`. Absent: the site's "
+            "REVEL_RECURRING_NOTIFY_PEOPLE."
+        ),
+    )

@@ -158,6 +158,14 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
     excluded = ExcludedDateSerializer(
         many=True, help_text=_("Dates of the new rule within the window that stay skipped.")
     )
+    people_told = serializers.IntegerField(
+        help_text=_(
+            "How many people booked on the dates applying would move or cancel (for a "
+            "split: on every booked date that changes series) would get one message each "
+            "with `notify=all`; 0 when the site does not say who is booked. Not covered "
+            "by `hash`."
+        )
+    )
     hash = serializers.CharField(
         help_text=_(
             "Send it to `recurrence-apply/` (to `split/` for a split's plan) as `hash`, "

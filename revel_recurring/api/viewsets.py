@@ -229,6 +229,7 @@ class SeriesViewSet(
             generation_window_weeks=data.get("generation_window_weeks"),
             holidays=data.get("holidays"),
             generate=True,
+            notify=data.get("notify"),
         )
         return Response(
             self._represent(

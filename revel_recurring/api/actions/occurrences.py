@@ -113,7 +113,10 @@ class OccurrenceActionsMixin(SeriesViewBase):
         series = self.get_object()
         body = self._body()
         result = cancel_stale_occurrences(
-            series, ids=body.get("ids"), include_booked=body["include_booked"]
+            series,
+            ids=body.get("ids"),
+            include_booked=body["include_booked"],
+            notify=body.get("notify"),
         )
         return Response(
             {
@@ -135,7 +138,12 @@ class OccurrenceActionsMixin(SeriesViewBase):
         """Cancel one slot: `{"occurrence": "<aware ISO datetime>", "include_booked"?}`."""
         series = self.get_object()
         body = self._body()
-        event = cancel_occurrence(series, body["occurrence"], include_booked=body["include_booked"])
+        event = cancel_occurrence(
+            series,
+            body["occurrence"],
+            include_booked=body["include_booked"],
+            notify=body.get("notify"),
+        )
         return self._occurrence_result(series, event)
 
     @extend_schema(
@@ -147,7 +155,7 @@ class OccurrenceActionsMixin(SeriesViewBase):
         """Undo the cancellation of one slot."""
         series = self.get_object()
         body = self._body()
-        event = restore_occurrence(series, body["occurrence"])
+        event = restore_occurrence(series, body["occurrence"], notify=body.get("notify"))
         return self._occurrence_result(series, event)
 
     @extend_schema(

@@ -96,6 +96,7 @@ class PlanActionsMixin(SeriesViewBase):
             holidays=body.get(HOLIDAYS_KEY),
             plan_hash=digest,
             cancel_drift=body["cancel_drift"],
+            notify=body.get("notify"),
         ).applied
         assert applied is not None  # a plan hash was given
         return Response(

@@ -87,6 +87,7 @@ class SplitActionsMixin(SeriesViewBase):
             series,
             plan_hash=digest,
             cancel_drift=body.get("cancel_drift", "none"),
+            notify=body.get("notify"),
             **arguments,
         )
         continuation = self._represent(result.continuation)

@@ -13,7 +13,13 @@ from rest_framework.exceptions import ErrorDetail
 from ...services.plans import CANCEL_DRIFT_MODES
 from ...validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN, validate_single_line
 from ..errors import RULE_ERROR_CODE
-from ..fields import AwareDateTimeField, EventIdField, PrefilledFormMixin, StrictFieldsMixin
+from ..fields import (
+    AwareDateTimeField,
+    EventIdField,
+    PrefilledFormMixin,
+    StrictFieldsMixin,
+    notify_field,
+)
 from ..plan_keys import HASH_PATTERN
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import split_template_serializer_class
@@ -57,7 +63,14 @@ class ExtraDateRequestSerializer(
     )
 
 
+class RestoreOccurrenceSerializer(OccurrenceInstantSerializer):
+    """``restore-occurrence/``: the slot, and who is told."""
+
+    notify = notify_field()
+
+
 class CancelOccurrenceRequestSerializer(OccurrenceInstantSerializer):
+    notify = notify_field()
     include_booked = serializers.BooleanField(
         required=False,
         default=False,
@@ -84,6 +97,7 @@ class CancelStaleRequestSerializer(
         max_length=1000,
         help_text=_("Only these occurrences, and only if they drift; omit for every drifted one."),
     )
+    notify = notify_field()
     include_booked = serializers.BooleanField(
         required=False,
         default=False,
@@ -223,6 +237,7 @@ class RecurrenceApplyRequestSerializer(PlanHashMixin, RecurrencePlanRequestSeria
         )
     )
     plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
+    notify = notify_field()
     cancel_drift = serializers.ChoiceField(
         choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,
@@ -331,6 +346,7 @@ class SplitRequestSerializer(PlanHashMixin, SplitPlanRequestSerializer):
         )
     )
     plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
+    notify = notify_field()
     cancel_drift = serializers.ChoiceField(
         choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,

@@ -16,6 +16,7 @@ from ..fields import (
     EventStatusField,
     PrefilledFormMixin,
     StrictFieldsMixin,
+    notify_field,
 )
 from ..plans import PlannedOccurrenceSerializer
 from ..templates import template_serializer_class
@@ -303,6 +304,7 @@ class SeriesUpdateSerializer(StrictFieldsMixin, serializers.Serializer[EventSeri
     description = serializers.CharField(allow_blank=True, required=False, max_length=20_000)
     recurrence = RecurrenceUpdateSerializer(required=False)
     auto_publish = serializers.BooleanField(required=False)
+    notify = notify_field()
     generation_window_weeks = serializers.IntegerField(
         min_value=WINDOW_WEEKS_MIN, max_value=WINDOW_WEEKS_MAX, required=False
     )

@@ -30,6 +30,7 @@ from .judging import judge, judge_rows
 from .moving import lock_movers, write_moves
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
 from .state import read_plan_state
+from .told import with_people_told
 
 #: What ``cancel_drift`` accepts besides a collection of ids.
 CancelDriftMode = Literal["none", "unbooked", "all"]
@@ -61,7 +62,9 @@ def plan_recurrence_change(
     series with its rule, the rows the plan judges, the pending exdates, the
     bookings of the judged rows and, when the plan creates dates, the template
     (to weigh them): at most five queries whatever the number of occurrences; no
-    lock. ``ValidationError`` keyed by field for a change the validators refuse
+    lock (``people_told`` asks the host once more, when it names people and a booked
+    date would move or be cancelled). ``ValidationError`` keyed by field for a change
+    the validators refuse
     (as the change itself would be), ``GenerationTooLargeError`` for one whose new
     dates would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``,
     ``SeriesNotReadyError`` for a series without a rule. Pass the plan's ``hash``
@@ -76,7 +79,9 @@ def plan_recurrence_change(
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
-    return plan
+    # How many people would be told: one more question to the host, only when it
+    # says who is booked and a booked date would move or be cancelled.
+    return with_people_told(plan, state)
 
 
 def current_drift(

@@ -118,6 +118,10 @@ class RecurrencePlan:
     #: Cancelled future dates the new rule does not hold and that have nowhere to move:
     #: dates of the old schedule, left as they are (a split leaves them with the original).
     cancelled_off: tuple[PlannedOccurrence, ...] = ()
+    #: How many distinct people booked on the dates the plan moves or cancels (a
+    #: split: on every booked date that changes series) would get a message, each
+    #: one (:mod:`.told`); 0 when the host does not say who is booked. Not hashed.
+    people_told: int = 0
 
     @property
     def booked_drift(self) -> tuple[PlannedOccurrence, ...]:

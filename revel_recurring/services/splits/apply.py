@@ -26,6 +26,7 @@ from ..plans.apply import CancelDriftMode, cancel_mode, cancel_planned_drift, mo
 from ..plans.digest import hash_matches
 from ..plans.result import PlannedOccurrence, RecurrencePlan, plan_rows
 from ..plans.state import read_plan_state
+from ..plans.told import with_people_told
 from ..templates import save_template
 from ..toolbox.bookings import BookedDate
 from ..toolbox.exdates import (
@@ -156,6 +157,7 @@ def plan_split(
     continuation's rule does not hold, with their bookings), ``new`` the dates its
     generation would create, ``hash`` what ``split_series(plan_hash=...)`` checks.
     The same validation as the split (``ValidationError`` keyed by field); no lock.
+    ``people_told``: the people booked on the dates that change series.
     """
     moment = now_utc(now)
     request = read_request(
@@ -168,7 +170,8 @@ def plan_split(
     request = title_follows_name(request, fresh)
     prepared = prepare(fresh, rule, request, now=moment)
     state = read_plan_state(fresh, now=moment)
-    return split_plan(fresh, rule, state, prepared, request, now=moment)
+    plan = split_plan(fresh, rule, state, prepared, request, now=moment)
+    return with_people_told(plan, state, split=True)
 
 
 def _former_continuation(locked: EventSeries) -> EventSeries | None:
