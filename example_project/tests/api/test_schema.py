@@ -227,6 +227,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "new",
         "excluded",
         "cancelled_moves",
+        "people_told",
         "hash",
     }
     assert set(components["PlannedOccurrence"]["properties"]) == {
@@ -292,6 +293,7 @@ def test_the_schema_documents_splits(schema: dict[str, Any]) -> None:
         "holidays",
         "hash",
         "plan_hash",
+        "notify",
         "cancel_drift",
     }
     # The template takes the host's propagatable fields and refuses every other key.

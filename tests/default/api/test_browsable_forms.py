@@ -104,6 +104,7 @@ def test_options_describes_each_actions_own_body(editor: APIClient) -> None:
         "holidays",
         "hash",
         "plan_hash",
+        "notify",
         "cancel_drift",
     }
     assert fields("split-plan") == {"at", "recurrence", "name", "template", "holidays"}
