@@ -234,8 +234,12 @@ def cancel_stale_chunk(
     rest: bool = True,
     now: str | None = None,
     queued_action: int | None = None,
+    notify: str | None = None,
 ) -> dict[str, Any]:
     """Cancel the stale dates of each series as the admin's confirmation page said.
+
+    ``notify`` ("all", "none"; None: the site's default) says whether the people
+    booked on the cancelled dates are told, as the page's box said.
 
     ``ticked`` and ``listed`` are host event ids as text (any primary key type),
     ``complete`` the series whose every stale date the page listed, ``rest``
@@ -251,7 +255,8 @@ def cancel_stale_chunk(
         rest=rest,
     )
     return _recorded(
-        cancel_stale_many(series_ids, choice=choice, now=_parse_now(now)), queued_action
+        cancel_stale_many(series_ids, choice=choice, notify=notify, now=_parse_now(now)),
+        queued_action,
     )
 
 

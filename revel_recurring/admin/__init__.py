@@ -2,19 +2,22 @@
 
 Registered on Django's default admin site when ``django.contrib.admin`` is
 installed (autodiscovery imports this module), with the read-only records of
-queued bulk actions (``QueuedActionAdmin``). A site with its own AdminSite
-registers ``EventSeriesAdmin`` (and ``QueuedActionAdmin``) there itself.
+queued bulk actions (``QueuedActionAdmin``) and of who was told of a change of
+their dates (``SeriesOperationAdmin``). A site with its own AdminSite registers
+``EventSeriesAdmin`` (and the other two) there itself.
 """
 
 from __future__ import annotations
 
 from django.contrib import admin
 
-from ..models import EventSeries, QueuedAction
+from ..models import EventSeries, QueuedAction, SeriesOperation
+from .notices import SeriesOperationAdmin
 from .queued import QueuedActionAdmin
 from .series import EventSeriesAdmin
 
 admin.site.register(EventSeries, EventSeriesAdmin)
 admin.site.register(QueuedAction, QueuedActionAdmin)
+admin.site.register(SeriesOperation, SeriesOperationAdmin)
 
-__all__ = ["EventSeriesAdmin", "QueuedActionAdmin"]
+__all__ = ["EventSeriesAdmin", "QueuedActionAdmin", "SeriesOperationAdmin"]

@@ -18,6 +18,7 @@ from .refused_dates import ANCHOR as REFUSED_ANCHOR
 from .refused_dates import keep_refused_date
 from .selection import Selection
 from .stale import CancelStaleMixin
+from .telling import posted_notify
 
 
 class SeriesButtonsMixin(CancelStaleMixin):
@@ -97,6 +98,7 @@ class SeriesButtonsMixin(CancelStaleMixin):
             request.POST.get("instant", ""),
             cancel=cancel,
             include_booked=cancel and request.POST.get("include_booked") == "yes",
+            notify=posted_notify(request.POST),
             now=_now(),
         )
         return self._back(series)

@@ -49,6 +49,7 @@ from .rule_fields import (
     local_wall_clock,
     rule_initial,
 )
+from .telling import posted_notify
 
 SERIES_FIELDS = (
     "name",
@@ -229,6 +230,7 @@ class EventSeriesForm(RuleFieldsForm, HolidayFieldsForm, forms.ModelForm):  # ty
             holidays=changes.get(HOLIDAYS_KEY),
             plan_hash=plan_hash,
             cancel_drift=ticked_drift(self.data),
+            notify=posted_notify(self.data),
             now=now,
         )
         assert update.applied is not None  # a plan hash was given

@@ -117,10 +117,13 @@ def _cancel_stale_outcome(
     ids: Collection[Any],
     include_booked: Collection[Any],
     left_alone: Collection[str],
+    notify: str | None = None,
     now: dt.datetime,
 ) -> tuple[int, list[str]]:
     """Cancel those of ``ids`` that still drift: how many, and the booked dates kept."""
-    result = cancel_stale_occurrences(series, ids=ids, include_booked=include_booked, now=now)
+    result = cancel_stale_occurrences(
+        series, ids=ids, include_booked=include_booked, notify=notify, now=now
+    )
     return len(result.cancelled), [*left_alone, *(date.display for date in result.kept_booked)]
 
 
@@ -131,9 +134,13 @@ def cancel_stale(
     ids: Collection[Any],
     include_booked: Collection[Any] = (),
     left_alone: Collection[str] = (),
+    notify: str | None = None,
     now: dt.datetime,
 ) -> int:
     """Cancel those of ``ids`` that still drift (the ones the confirmation page ticked).
+
+    ``notify``: whether the people booked on the cancelled dates are told ("all",
+    "none"; None: the site's default).
 
     Booked dates are cancelled only when ``include_booked`` names them (the person
     ticked them); a booked one among ``ids`` that it does not name is kept. The
@@ -146,7 +153,12 @@ def cancel_stale(
         request,
         series,
         lambda: _cancel_stale_outcome(
-            series, ids=ids, include_booked=include_booked, left_alone=left_alone, now=now
+            series,
+            ids=ids,
+            include_booked=include_booked,
+            left_alone=left_alone,
+            notify=notify,
+            now=now,
         ),
     )
     if not ok or result is None:
@@ -190,7 +202,11 @@ class StaleDecision:
 
 
 def cancel_stale_each(
-    request: HttpRequest, decisions: Sequence[StaleDecision], *, now: dt.datetime
+    request: HttpRequest,
+    decisions: Sequence[StaleDecision],
+    *,
+    notify: str | None = None,
+    now: dt.datetime,
 ) -> int:
     """:func:`cancel_stale` for several series: one message per kind of outcome.
 
@@ -205,6 +221,7 @@ def cancel_stale_each(
             ids=one.ids,
             include_booked=one.include_booked,
             left_alone=one.left_alone,
+            notify=notify,
             now=now,
         )
     tally, cancelled, kept_dates, nothing = Tally(), 0, [], []
@@ -216,6 +233,7 @@ def cancel_stale_each(
                 ids=decision.ids,
                 include_booked=decision.include_booked,
                 left_alone=decision.left_alone,
+                notify=notify,
                 now=now,
             )
         except (RecurrenceError, ValidationError) as exc:
@@ -286,12 +304,14 @@ def change_date(
     *,
     cancel: bool,
     include_booked: bool = False,
+    notify: str | None = None,
     now: dt.datetime,
 ) -> bool:
     """Cancel (``cancel=True``) or restore one date of ``series``; whether it was done.
 
     ``value`` is the instant as the page posted it. A booked date is cancelled only
-    when the person ticked "with its bookings" (``include_booked``).
+    when the person ticked "with its bookings" (``include_booked``); ``notify`` says
+    whether its people are told ("all", "none"; None: the site's default).
     """
     instant = _instant(request, series, value)
     if instant is None:
@@ -299,11 +319,15 @@ def change_date(
     if cancel:
         done = _("%(date)s cancelled for %(name)s.")
         ok, _event = _run(
-            request, series, lambda: _cancel(series, instant, include_booked, now=now)
+            request,
+            series,
+            lambda: _cancel(series, instant, include_booked, notify=notify, now=now),
         )
     else:
         done = _("%(date)s restored for %(name)s.")
-        ok, _event = _run(request, series, lambda: restore_occurrence(series, instant, now=now))
+        ok, _event = _run(
+            request, series, lambda: restore_occurrence(series, instant, notify=notify, now=now)
+        )
     if ok:
         messages.success(
             request, done % {"date": local_label(series, instant), "name": series.name}
@@ -312,10 +336,17 @@ def change_date(
 
 
 def _cancel(
-    series: EventSeries, instant: dt.datetime, include_booked: bool, *, now: dt.datetime
+    series: EventSeries,
+    instant: dt.datetime,
+    include_booked: bool,
+    *,
+    notify: str | None,
+    now: dt.datetime,
 ) -> Any:
     try:
-        return cancel_occurrence(series, instant, include_booked=include_booked, now=now)
+        return cancel_occurrence(
+            series, instant, include_booked=include_booked, notify=notify, now=now
+        )
     except OccurrenceHasBookingsError as exc:
         # The service names the API's flag; a person here ticks a box instead.
         dates = ", ".join(date.display for date in exc.booked)

@@ -42,6 +42,7 @@ from ..services.plans.holidays_ahead import AHEAD_MONTHS, HolidayAhead, plan_hol
 from ..services.plans.judging import local_in
 from .clock import current_time
 from .holidays import ahead_note, describe_holidays, moved_note
+from .telling import NOTIFY, NOTIFY_SHOWN, telling_context
 
 #: The hidden input carrying the hash of the plan the page showed.
 PLAN_HASH = "_plan_hash"
@@ -54,6 +55,8 @@ _NOT_CARRIED = frozenset(
         "csrfmiddlewaretoken",
         PLAN_HASH,
         PLAN_CANCEL,
+        NOTIFY,
+        NOTIFY_SHOWN,
         "_save",
         "_continue",
         "_addanother",
@@ -230,6 +233,8 @@ def plan_page(
     after = holidays if holidays is not None else before
     if changes is None:
         changes = {HOLIDAYS_KEY: dict(holidays)} if holidays is not None else None
+    telling = telling_context(plan.people_told)
+    ticked = starts_ticked(drift, tick_booked_moves=telling["tick_booked_moves"])
     page = {
         **context,
         "title": _("Confirm the new schedule of %(name)s") % {"name": fresh.name},
@@ -255,9 +260,14 @@ def plan_page(
             [
                 *stay,
                 *new,
-                # As the page starts: unbooked dates ticked, booked ones not.
-                *moved_lines([line for line in drift if not line.bookings], plan.timezone),
-                *(line for line in drift if line.bookings and not line.is_modified),
+                # As the page starts: unbooked dates ticked, booked ones not (but
+                # for those that move when their people are told).
+                *moved_lines([line for line in drift if line.id in ticked], plan.timezone),
+                *(
+                    line
+                    for line in drift
+                    if line.bookings and not line.is_modified and line.id not in ticked
+                ),
                 *(line for line in drift if line.is_modified),
             ],
             key=lambda line: line.start,
@@ -271,8 +281,19 @@ def plan_page(
         "carried": carried_fields(request),
         "plan_hash_name": PLAN_HASH,
         "plan_cancel_name": PLAN_CANCEL,
+        **telling,
     }
     return TemplateResponse(request, "admin/revel_recurring/eventseries/change_plan.html", page)
+
+
+def starts_ticked(drift: list[PlanLine], *, tick_booked_moves: bool) -> set[Any]:
+    """The ids of the drifted dates the page ticks as it starts: those without bookings,
+    and the booked ones that move when their people are told (``_drift_fates.html``)."""
+    return {
+        line.id
+        for line in drift
+        if not line.bookings or (tick_booked_moves and line.fate == "moves")
+    }
 
 
 @dataclass(frozen=True)

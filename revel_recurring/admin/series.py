@@ -39,6 +39,7 @@ from .plans import PlannedSave, plan_page, report_applied
 from .queued import recent_queued_actions
 from .refused_dates import refused_date_form
 from .splits import SeriesSplitMixin, split_links
+from .telling import telling_context
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
 
 RULE_FIELDSET = (
@@ -210,6 +211,7 @@ class EventSeriesAdmin(
                 has_template=series.get_template() is not None,
                 can_operate=self.has_change_permission(request, series),
                 **split_links(series, admin_site_name=self.admin_site.name),
+                **telling_context(0),
             )
         return super().change_view(request, object_id, form_url, extra_context=context)
 

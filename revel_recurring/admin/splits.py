@@ -64,9 +64,10 @@ from .split_forms import (
     template_changes_of,
     template_form_class,
 )
+from .telling import NOTIFY, NOTIFY_SHOWN, posted_notify, telling_context
 
 #: The split pages' own buttons, besides what every confirmation page leaves out.
-_NOT_CARRIED = frozenset({"_edit", "_confirm"})
+_NOT_CARRIED = frozenset({"_edit", "_confirm", NOTIFY, NOTIFY_SHOWN})
 
 
 def splittable(rule: RecurrenceRule, at: dt.datetime, *, now: dt.datetime) -> bool:
@@ -157,7 +158,11 @@ class SeriesSplitMixin(SeriesButtonsMixin):
                 plan = plan_split(series, **options)
                 return self._split_plan_page(request, series, rule, at, plan, options)
             result = split_series(
-                series, plan_hash=plan_hash, cancel_drift=ticked_drift(request.POST), **options
+                series,
+                plan_hash=plan_hash,
+                cancel_drift=ticked_drift(request.POST),
+                notify=posted_notify(request.POST),
+                **options,
             )
         except PlanOutdatedError as exc:
             if exc.plan is None:
@@ -234,6 +239,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
         last = last_date_before(current, at)
         moving: list[PlanLine] = []
         drift: list[PlanLine] = []
+        telling = telling_context(plan.people_told if plan is not None else 0)
         if plan is not None:
             stay, drift = plan_lines(plan)
             moving = sorted([*stay, *drift], key=lambda line: line.start)
@@ -268,6 +274,7 @@ class SeriesSplitMixin(SeriesButtonsMixin):
             "outdated_reason": outdated if isinstance(outdated, str) else "",
             "carried": carried_fields(request, _NOT_CARRIED),
             "plan_hash_name": PLAN_HASH,
+            **telling,
         }
         return TemplateResponse(
             request, "admin/revel_recurring/eventseries/split_plan.html", context

@@ -30,6 +30,7 @@ from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, QueuedAction, get_event_model
 from ..services.bulk import StaleChoice
 from ..services.drift import drifted_ids_by_series
+from ..services.plans.told import count_people
 from ..services.queued_actions import drop_queued_action
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
 from .clock import current_time as _now
@@ -43,6 +44,7 @@ from .selection import (
     report_not_queued,
     reposted,
 )
+from .telling import posted_notify, telling_context
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -120,6 +122,8 @@ class CancelStaleMixin(_Base):
         # reads them so too): a booked date is listed as "booked (3 bookings)".
         counts = model.count_bookings_among(list(events.values())) if events else {}
         booked_now = {pk for pk, count in counts.items() if count}
+        # Who would be told: the people on the booked dates listed (one more question).
+        people = count_people([events[pk] for pk in booked_now if pk in events])
         groups = []
         for series in listed:
             own = [pk for pk in drifted[series.pk] if pk in events]
@@ -160,6 +164,7 @@ class CancelStaleMixin(_Base):
             "reposted": reposted(selection),
             "up_to_field": UP_TO_FIELD,
             "action_checkbox_name": ACTION_CHECKBOX_NAME,
+            **telling_context(people),
         }
         return TemplateResponse(
             request, "admin/revel_recurring/eventseries/cancel_stale.html", context
@@ -207,7 +212,7 @@ class CancelStaleMixin(_Base):
             for series in series_list
             if wanted[series.pk] or series.pk in unticked
         ]
-        cancel_stale_each(request, decisions, now=_now())
+        cancel_stale_each(request, decisions, notify=posted_notify(request.POST), now=_now())
 
     def _queue_stale(self, request: HttpRequest, selection: Selection, choice: StaleChoice) -> None:
         """Hand the cancellation to Celery: the series the page decided on, then the rest.
@@ -238,11 +243,19 @@ class CancelStaleMixin(_Base):
             "complete": sorted(choice.complete & own),
             "rest": choice.rest,
             "queued_action": record,
+            "notify": posted_notify(request.POST),
         }
         lead = {"series_ids": decided, "options": page} if decided else None
         try:
             if others:
-                send_fan_out(cancel_stale_chunk, others, lead=lead, rest=True, queued_action=record)
+                send_fan_out(
+                    cancel_stale_chunk,
+                    others,
+                    lead=lead,
+                    rest=True,
+                    queued_action=record,
+                    notify=page["notify"],
+                )
             elif decided:
                 send_series_chunk(cancel_stale_chunk, decided, **page)
         except QueueUnavailableError:

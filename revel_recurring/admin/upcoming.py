@@ -23,6 +23,7 @@ from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.drift import detect_cadence_drift
 from ..services.toolbox.bookings import booked_ids, series_zone
+from ..services.toolbox.operation import host_tells_people
 from ..slots import holiday_of
 from .holidays import holiday_note
 
@@ -46,6 +47,9 @@ class UpcomingRow:
     cancelled: bool
     #: The host says it holds bookings: cancelling it needs "with its bookings".
     booked: bool = False
+    #: How many people booked on it would be told of its cancelling or restoring
+    #: (0 when the host does not say who is booked).
+    people: int = 0
     #: Why a cancelled slot that was never materialized (or whose occurrence was
     #: deleted) is excluded; None for the rows of occurrences.
     excluded_because: ExclusionReason | None = None
@@ -64,6 +68,15 @@ class UpcomingRow:
     def slot(self) -> str:
         """The instant the cancel / restore buttons post (the storage form, UTC)."""
         return rules.format_instant(self.instant)
+
+
+def people_by_row(model: Any, booked: set[Any]) -> dict[Any, int]:
+    """How many distinct people are booked on each of ``booked`` (pks): one call of the
+    host's ``people_booked_among``, none without booked rows or without the hook."""
+    if not booked or not host_tells_people():
+        return {}
+    answer = model.people_booked_among([model(pk=pk) for pk in booked])
+    return {pk: len({person.key for person in people}) for pk, people in answer.items()}
 
 
 def upcoming_rows(
@@ -99,6 +112,8 @@ def upcoming_rows(
     drifted = set(detect_cadence_drift(series, now=now))
     # One question to the host for the page (booked_among), on rows holding only pks.
     booked = booked_ids(model._default_manager.filter(pk__in=[row[0] for row in values]).only("pk"))
+    # Who would be told, per booked date: one more question, for the booked rows only.
+    people = people_by_row(model, booked)
     url_name = f"admin:{model._meta.app_label}_{model._meta.model_name}_change"
     linked = admin_site.is_registered(model)
     rows = [
@@ -115,6 +130,7 @@ def upcoming_rows(
             drifted=pk in drifted,
             cancelled=model.is_status(state, model.RECURRING_STATUS_CANCELLED),
             booked=pk in booked,
+            people=people.get(pk, 0),
         )
         for pk, value, state, modified, _ in values
     ]

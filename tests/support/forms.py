@@ -122,6 +122,12 @@ def confirm_plan(
         if field.get("type") == "hidden"
     ]
     data += [("_plan_cancel", pk) for pk in sorted(ticked)]
+    # The other ticked boxes go as a browser sends them ("Tell the people booked").
+    data += [
+        (str(box["name"]), str(box.get("value") or "on"))
+        for box in plan_inputs(response)
+        if box.get("type") == "checkbox" and box.get("name") == "_notify" and "checked" in box
+    ]
     data.append(("_continue", "Yes"))
     body = urlencode(data)
     return client.post(url, body, content_type="application/x-www-form-urlencoded", **post)
