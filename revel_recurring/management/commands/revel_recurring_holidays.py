@@ -48,6 +48,15 @@ class Command(TranslatedCommand):
             metavar="HASH",
             help=_("With --apply and one --series: apply only the plan this hash was printed for."),
         )
+        parser.add_argument(
+            "--notify",
+            choices=("all", "none"),
+            default=None,
+            help=_(
+                "With --apply: tell the people booked on the dates that change (all) or "
+                "nobody (none); REVEL_RECURRING_NOTIFY_PEOPLE by default."
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         wanted: list[int] = options["series"] or []
@@ -77,7 +86,7 @@ class Command(TranslatedCommand):
             )
             return
         if options["apply"]:
-            self._apply(changes, plan_hash=plan_hash)
+            self._apply(changes, plan_hash=plan_hash, notify=options["notify"])
         else:
             self._show(changes)
 
@@ -171,12 +180,18 @@ class Command(TranslatedCommand):
             + shlex.join([*COMMAND, "--series", str(series.pk), "--apply", "--hash", plan.hash])
         )
 
-    def _apply(self, changes: Sequence[HolidayDataChange], *, plan_hash: str | None) -> None:
+    def _apply(
+        self,
+        changes: Sequence[HolidayDataChange],
+        *,
+        plan_hash: str | None,
+        notify: str | None = None,
+    ) -> None:
         failed = 0
         for change in changes:
             series = change.series
             try:
-                done = apply_holiday_data(series, plan_hash=plan_hash)
+                done = apply_holiday_data(series, plan_hash=plan_hash, notify=notify)
             except PlanOutdatedError:
                 failed += 1
                 self.stdout.write(

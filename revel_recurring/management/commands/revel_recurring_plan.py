@@ -155,6 +155,15 @@ class Command(TranslatedCommand):
                 "unbooked (booked dates are kept and named) or all (booked ones too)."
             ),
         )
+        parser.add_argument(
+            "--notify",
+            choices=("all", "none"),
+            default=None,
+            help=_(
+                "With --apply: tell the people booked on the dates that change (all) or "
+                "nobody (none); REVEL_RECURRING_NOTIFY_PEOPLE by default."
+            ),
+        )
 
     def handle(self, *args: Any, **options: Any) -> None:
         # What was typed is checked before the database is asked anything.
@@ -177,7 +186,11 @@ class Command(TranslatedCommand):
                 self._show(series, plan_recurrence_change(series, changes))
                 return
             applied = apply_recurrence_plan(
-                series, options["apply"], changes, cancel_drift=cancel_drift
+                series,
+                options["apply"],
+                changes,
+                cancel_drift=cancel_drift,
+                notify=options["notify"],
             )
         except PlanOutdatedError as exc:
             self.stdout.write(
