@@ -35,6 +35,7 @@ from ..toolbox.exdates import (
     merge_exdates,
 )
 from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
+from ..toolbox.operation import dates_operation, notify_mode
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, prepare, split_plan
@@ -53,6 +54,7 @@ def split_series(
     holidays: Mapping[str, Any] | None = None,
     plan_hash: str | None = None,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> SplitResult:
     """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
@@ -89,6 +91,9 @@ def split_series(
       by hand get the new template's propagatable fields; a date left as drift
       keeps the old details; the change stamp moves.
     - Exdates (and pending ones) at or after ``at`` go with them.
+    - The people booked on dates that change series (their calendars know them by
+      the continuation's UID now), move or are cancelled get one message each
+      unless ``notify`` is "none"; with them told, booked dates move as free ones.
     - The continuation is generated to its window, or as far as the original
       was generated when that is later (one digest for what is created, none
       for what moved); ``series_split`` is sent after commit.
@@ -105,6 +110,7 @@ def split_series(
         at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
     )
     mode = cancel_mode(cancel_drift)
+    notify = notify_mode(notify)
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
@@ -117,9 +123,13 @@ def split_series(
             rule = load_rule(locked)
             if rule is None:
                 raise no_rule(locked)
-            return _split_locked(
-                locked, rule, follower, request, plan_hash=plan_hash, mode=mode, now=moment
-            )
+            watched = [locked] if follower is None else [locked, follower]
+            with dates_operation(
+                "split", watched, notify=notify, plan_hash=plan_hash or "", now=moment
+            ):
+                return _split_locked(
+                    locked, rule, follower, request, plan_hash=plan_hash, mode=mode, now=moment
+                )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
