@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from email.utils import parseaddr
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -130,6 +131,15 @@ class DefaultRecurringAdapter:
     def get_series_url(self, series: Any) -> str:
         """Public URL of a series, used as the digest link."""
         return f"/series/{series.slug}/"
+
+    def get_organizer(self, series: Any) -> tuple[str, str]:
+        """The organizer of ``series`` as ``(name, address)``: whom people's messages come from.
+
+        The ORGANIZER of the calendar entries sent to the people booked on changed
+        dates, and the messages' sender. Default: ``REVEL_RECURRING_ORGANIZER``
+        (``"Name <address>"`` or an address), else ``DEFAULT_FROM_EMAIL``.
+        """
+        return parseaddr(recurring_settings.ORGANIZER or settings.DEFAULT_FROM_EMAIL)
 
     def get_series_feed_url(self, series: Any) -> str:
         """Address of the series' own calendar feed (absolute: ``https://...``), or "".

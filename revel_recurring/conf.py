@@ -210,5 +210,52 @@ class RecurringSettings:
         value: int = self._get("TASK_RETRY_BACKOFF_MAX", 300)
         return value
 
+    @property
+    def NOTIFY_PEOPLE(self) -> str:
+        """Who is told when an operation moves, cancels or restores booked dates.
+
+        ``"all"`` (every person booked on a changed date gets one message) or
+        ``"none"``; each operation may say otherwise (its ``notify`` argument, the
+        API's ``notify`` field, the admin's tick). Check E009.
+        """
+        return str(self._get("NOTIFY_PEOPLE", "all"))
+
+    @property
+    def SITE_URL(self) -> str:
+        """The site's absolute base (``https://example.org``) for links in messages.
+
+        Empty: the current ``Site`` of ``django.contrib.sites`` over https, when it
+        is installed; else links stay as the adapter gives them.
+        """
+        return str(self._get("SITE_URL", "") or "")
+
+    @property
+    def ORGANIZER(self) -> str:
+        """The organizer of messages' calendar entries, ``"Name <address>"`` or an address.
+
+        Empty: ``DEFAULT_FROM_EMAIL``. The adapter's ``get_organizer`` may answer per series.
+        """
+        return str(self._get("ORGANIZER", "") or "")
+
+    @property
+    def PEOPLE_DELIVERY(self) -> str | None:
+        """Dotted path of a callable that delivers people's messages instead of e-mail.
+
+        It receives one :class:`~revel_recurring.notices.compose.PersonMessage` and
+        raises to have it retried. None: Django's mail (``EMAIL_BACKEND``). Check E005.
+        """
+        value = self._get("PEOPLE_DELIVERY", None)
+        return str(value) if value else None
+
+    @property
+    def PEOPLE_MAX_RETRIES(self) -> int:
+        """Retries of a message the mail server (or the host's delivery) refused.
+
+        After them the message stays unsent, and the daily pass sends it again.
+        A whole number, 0 or more (check E009).
+        """
+        value: int = self._get("PEOPLE_MAX_RETRIES", 8)
+        return value
+
 
 recurring_settings = RecurringSettings()

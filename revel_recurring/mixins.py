@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import Any, ClassVar, Self
 
@@ -19,6 +19,7 @@ from django.db import models
 from django.utils.translation import gettext_lazy as _
 
 from .backend_checks import without_answered_warnings
+from .people import BookedPerson
 
 # Fields the mixin owns per occurrence; they are never copied from the template
 # and never propagated.
@@ -467,6 +468,22 @@ class RecurringEventMixin(models.Model):
         The same contract on ``events`` as :meth:`booked_among`: read only ``pk``.
         """
         return {pk: 1 for pk in cls.booked_among(events)}
+
+    @classmethod
+    def people_booked_among(cls, events: Sequence[Self]) -> Mapping[Any, Sequence[BookedPerson]]:
+        """Who is booked on each of ``events``: primary key -> the people booked on it.
+
+        Asked once per operation that moves, cancels or restores dates (never once
+        per row), for the rows the change touches; the answer decides who receives
+        a message about their dates (docs/howto/attendees.md). Only booked events
+        need be in the answer. A person booked twice on one event is one
+        :class:`~revel_recurring.people.BookedPerson` there; people are told apart
+        by ``address``. The default answers nobody, so a host without this hook
+        sends no message. Override it with one query over all of ``events``, e.g.
+        ``Ticket.objects.filter(event__in=events).select_related("user")``. The same
+        contract on ``events`` as :meth:`booked_among`: read only ``pk``.
+        """
+        return {}
 
 
 def _copy_plan(model: type[models.Model]) -> list[tuple[Any, bool]]:

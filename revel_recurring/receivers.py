@@ -33,9 +33,11 @@ from .context import (
 # flags moved to context.py; the redundant alias marks the re-export.
 from .context import suspend_modification_tracking as suspend_modification_tracking
 from .exceptions import TemplateProtectedError
-from .models import get_event_model
+from .models import EventSeries, get_event_model
 from .services.toolbox.pending_exdates import record_pending_exdates
 from .services.toolbox.scheduling import rearm_disarmed_series
+from .signals import series_dates_changed
+from .tasks import queue_people_notices
 
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
@@ -213,4 +215,18 @@ def connect_receivers() -> None:
         rearm_series_for_new_template,
         sender=model,
         dispatch_uid="revel_recurring.rearm_series_for_new_template",
+    )
+
+
+def queue_people_messages(sender: Any, operation_id: Any = None, **kwargs: Any) -> None:
+    """After an operation committed, queue the messages it owes the people booked on it."""
+    if operation_id is None:
+        return
+    queue_people_notices(operation_id)
+
+
+def connect_people_messages() -> None:
+    """Connect :func:`queue_people_messages` to ``series_dates_changed`` (``AppConfig.ready()``)."""
+    series_dates_changed.connect(
+        queue_people_messages, sender=EventSeries, dispatch_uid="revel_recurring.people_messages"
     )

@@ -69,3 +69,18 @@ series_split = Signal()
 #: event generated for an added date, the cancelled one left at a removed date,
 #: or None).
 extra_date_changed = Signal()
+
+#: One operation moved, cancelled, restored or re-identified dates of a series (a
+#: cancellation, cancel-stale, an applied plan or split, a rule move, a holiday
+#: change), once per operation after commit, never once per row. The hook for
+#: SMS, push or webhooks; the per-row signals above are still sent as before.
+#: sender: the EventSeries class; kwargs: ``kind`` (str: "cancel", "restore",
+#: "cancel_stale", "plan", "split", "move", "holidays", "holiday_data",
+#: "extra_date"), ``series`` (EventSeries), ``plan_hash`` (str, "" without a plan),
+#: ``changes`` (list of dicts, one per changed row: ``pk``, ``kind`` ("moved",
+#: "cancelled", "restored", "renamed"), ``series_before``/``series_after``,
+#: ``slot_before``/``slot_after``, ``start_before``/``start_after``,
+#: ``status_before``/``status_after`` ("live", "cancelled", "draft")),
+#: ``operation_id`` (UUID of the SeriesOperation holding the people's messages,
+#: or None when nobody booked is told).
+series_dates_changed = Signal()

@@ -18,6 +18,7 @@ from typing import Any
 
 from celery import shared_task
 from django.apps import apps
+from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from .conf import recurring_settings
@@ -25,6 +26,7 @@ from .exceptions import QueueUnavailableError
 from .host_model import parse_event_pks
 from .instants import parse_aware_instant
 from .models import EventSeries, get_event_model
+from .notices.delivery import operations_with_unsent, send_operation_notices
 from .services.bulk import (
     BulkResult,
     StaleChoice,
@@ -84,10 +86,12 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
     (``skipped``: active series disarmed because they have no template). It also
     removes the records of queued admin actions older than
-    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``.
+    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``, and queues again the messages to
+    booked people that are still unsent an hour after their operation.
     """
     moment = _parse_now(now)
     purge_queued_actions(now=moment)
+    queue_unsent_people_notices(now=moment or timezone.now())
     if recurring_settings.GENERATION_CHUNK_SIZE == 1:
         result = dispatch_due_series(
             lambda series_id: generate_series.delay(series_id, now=now), now=moment
@@ -347,3 +351,50 @@ def _publishing(name: str, series_ids: list[int]) -> Iterator[None]:
         # queued (the admin), never the infrastructure's details.
         logger.error("Could not queue %s for %s: %s", name, ids_repr(series_ids), exc)
         raise QueueUnavailableError(str(exc)) from exc
+
+
+#: How long after its operation an unsent message waits before the daily pass queues it again.
+UNSENT_GRACE = dt.timedelta(hours=1)
+
+
+@shared_task(bind=True, name="revel_recurring.send_people_notices")
+def send_people_notices(self: Any, operation_id: str) -> dict[str, int]:
+    """Send the messages one operation owes the people booked on its dates.
+
+    Queued after the operation commits (by the ``series_dates_changed`` receiver).
+    Each message is sent once (``PersonNotice.sent_at``); when the mail server or
+    the host's delivery refused any, the task is retried with the generation
+    backoff up to ``REVEL_RECURRING_PEOPLE_MAX_RETRIES`` times, and what is still
+    unsent then is queued again by the next daily pass. Returns
+    ``{"sent", "already", "refused"}``.
+    """
+    counts = send_operation_notices(operation_id)
+    retries = self.request.retries
+    if counts["refused"] and retries < recurring_settings.PEOPLE_MAX_RETRIES:
+        raise self.retry(
+            countdown=retry_delay(retries), max_retries=recurring_settings.PEOPLE_MAX_RETRIES
+        )
+    return counts
+
+
+def queue_people_notices(operation_id: Any) -> None:
+    """Queue ``send_people_notices`` for an operation; a broker that refuses is logged only.
+
+    The notices are committed and stay unsent, so the daily pass queues them again.
+    """
+    try:
+        send_people_notices.delay(str(operation_id))
+    except OperationalError:
+        logger.warning(
+            "revel_recurring could not queue the messages of operation %s; "
+            "the daily pass will queue them",
+            operation_id,
+        )
+
+
+def queue_unsent_people_notices(*, now: dt.datetime) -> int:
+    """Queue again every operation with messages unsent for over an hour; how many."""
+    operations = operations_with_unsent(older_than=UNSENT_GRACE, now=now)
+    for operation_id in operations:
+        queue_people_notices(operation_id)
+    return len(operations)

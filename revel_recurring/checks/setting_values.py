@@ -46,11 +46,12 @@ def check_feed_cache(app_configs: Any = None, **kwargs: Any) -> list[checks.Chec
 
 
 def check_dotted_paths(app_configs: Any = None, **kwargs: Any) -> list[checks.CheckMessage]:
-    """E005: the adapter and notifier dotted paths import."""
+    """E005: the adapter, notifier and people-delivery dotted paths import."""
     errors: list[checks.CheckMessage] = []
     for setting, path in (
         ("REVEL_RECURRING_ADAPTER", recurring_settings.ADAPTER),
         ("REVEL_RECURRING_NOTIFIER", recurring_settings.NOTIFIER),
+        ("REVEL_RECURRING_PEOPLE_DELIVERY", recurring_settings.PEOPLE_DELIVERY),
     ):
         if not path:
             continue
@@ -83,6 +84,7 @@ _WHOLE_NUMBER_SETTINGS = (
     "FEED_PAST_DAYS",
     "DELETED_FEED_DAYS",
     "QUEUED_ACTION_DAYS",
+    "PEOPLE_MAX_RETRIES",
 )
 
 # Whole-number settings below 1 the app cannot use (the others may be 0).
@@ -135,6 +137,14 @@ def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.
         errors.append(
             checks.Error(
                 f"REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False, got {flag!r}.",
+                id="revel_recurring.E009",
+            )
+        )
+    notify = recurring_settings.NOTIFY_PEOPLE
+    if notify not in ("all", "none"):
+        errors.append(
+            checks.Error(
+                f"REVEL_RECURRING_NOTIFY_PEOPLE must be 'all' or 'none', got {notify!r}.",
                 id="revel_recurring.E009",
             )
         )

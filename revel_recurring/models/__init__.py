@@ -1,7 +1,7 @@
 """RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``.
 
 The app's models, one module each (``rule``, ``series``, ``changes``, ``pending``,
-``deleted``, ``queued``), and the host's side: ``RecurringEventMixin`` (from
+``deleted``, ``queued``, ``notices``), and the host's side: ``RecurringEventMixin`` (from
 ``revel_recurring.mixins``) and ``get_event_model()`` (``event_model``). Import
 from here.
 """
@@ -13,6 +13,7 @@ from ..rules import RULE_FIELDS  # kept importable from here
 from .changes import OccurrenceChange
 from .deleted import DeletedSeries
 from .event_model import get_event_model
+from .notices import CalendarCopy, PersonNotice, SeriesOperation
 from .pending import PendingExdate
 from .queued import QueuedAction, QueuedActionFailure
 from .rule import RecurrenceRule
@@ -20,15 +21,18 @@ from .series import EventSeries, EventSeriesManager, HolidayPolicyChoices
 
 __all__ = [
     "RULE_FIELDS",
+    "CalendarCopy",
     "DeletedSeries",
     "EventSeries",
     "EventSeriesManager",
     "HolidayPolicyChoices",
     "OccurrenceChange",
     "PendingExdate",
+    "PersonNotice",
     "QueuedAction",
     "QueuedActionFailure",
     "RecurrenceRule",
     "RecurringEventMixin",
+    "SeriesOperation",
     "get_event_model",
 ]

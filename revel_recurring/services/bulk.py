@@ -185,9 +185,13 @@ def cancel_stale_many(
     series_ids: Iterable[int],
     *,
     choice: StaleChoice = StaleChoice(),
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> BulkResult:
     """Cancel the stale dates of many series as ``choice`` says, booked ones kept.
+
+    One operation per series: the people booked on its cancelled dates get one
+    message each unless ``notify`` is "none".
 
     The drift of the whole chunk is read in one query; only series with a date
     to cancel are locked, each by
@@ -205,7 +209,11 @@ def cancel_stale_many(
 
     def cancel(series: EventSeries) -> bool:
         done = cancel_stale_occurrences(
-            series, ids=wanted[series.pk], include_booked=choice.ticked, now=moment
+            series,
+            ids=wanted[series.pk],
+            include_booked=choice.ticked,
+            notify=notify,
+            now=moment,
         )
         result.cancelled += len(done.cancelled)
         if done.kept_booked:

@@ -29,6 +29,7 @@ from .propagation import occurrence_error, reapply_template
 from .toolbox.bookings import booked_date, booked_ids, series_zone
 from .toolbox.exdates import absorb_pending_exdates, drop_exdates, keep_holiday_dates, merge_exdates
 from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.operation import dates_operation, notify_mode
 from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .toolbox.scheduling import refresh_next_due_at
 
@@ -125,6 +126,7 @@ def cancel_occurrence(
     instant: dt.datetime,
     *,
     include_booked: bool = False,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> RecurringEventMixin | None:
     """Cancel the occurrence of ``series`` at ``instant`` (an aware datetime, any zone).
@@ -140,51 +142,55 @@ def cancel_occurrence(
     is True: bookings are never cancelled without being asked for by name.
     Returns the cancelled host event,
     or None when the slot was not materialized yet. Sends ``occurrence_cancelled``
-    after commit when something changed.
+    after commit when something changed. The people booked on a cancelled date
+    get one message each unless ``notify`` is "none" (None: the site's
+    ``REVEL_RECURRING_NOTIFY_PEOPLE``).
     """
     moment = now_utc(now)
     instant = _as_instant(instant)
+    notify = notify_mode(notify)
 
     def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            absorb_pending_exdates(locked)
-            event = _locate(locked, instant)
-            if (
-                not include_booked
-                and event is not None
-                and not event.is_cancelled
-                and booked_ids([event])
-            ):
-                date = booked_date(event, series_zone(locked))
-                raise OccurrenceHasBookingsError(
-                    gettext(
-                        "%(date)s of series '%(series)s' has bookings and was not "
-                        "cancelled; include booked dates (include_booked) to cancel it "
-                        "with its bookings."
-                    )
-                    % {"date": date.display, "series": locked.name},
-                    booked=[date],
-                )
-            changed = merge_exdates(locked, _slot_instants(locked, instant, event))
-            if changed:
-                refresh_next_due_at(locked, now=moment)
-                locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
-            fields = event.mark_cancelled() if event is not None else []
-            if fields:
-                # Through save(): host receivers hear of the cancellation (to tell
-                # attendees); status is not a tracked field, so is_modified stays.
-                event.save(update_fields=fields)
-                changed = True
-            if changed:
-                send_after_commit(
-                    occurrence_cancelled, series=locked, instant=instant, occurrence=event
-                )
-        return locked, event
+            with dates_operation("cancel", locked, notify=notify, now=moment):
+                return _cancel_locked(locked, instant, include_booked=include_booked, now=moment)
 
     locked, event = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(series, locked, "exdates", "next_due_at")
     return event
+
+
+def _cancel_locked(
+    locked: EventSeries, instant: dt.datetime, *, include_booked: bool, now: dt.datetime
+) -> tuple[EventSeries, RecurringEventMixin | None]:
+    """Cancel the slot at ``instant`` of the locked series; see :func:`cancel_occurrence`."""
+    absorb_pending_exdates(locked)
+    event = _locate(locked, instant)
+    if not include_booked and event is not None and not event.is_cancelled and booked_ids([event]):
+        date = booked_date(event, series_zone(locked))
+        raise OccurrenceHasBookingsError(
+            gettext(
+                "%(date)s of series '%(series)s' has bookings and was not "
+                "cancelled; include booked dates (include_booked) to cancel it "
+                "with its bookings."
+            )
+            % {"date": date.display, "series": locked.name},
+            booked=[date],
+        )
+    changed = merge_exdates(locked, _slot_instants(locked, instant, event))
+    if changed:
+        refresh_next_due_at(locked, now=now)
+        locked.save(update_fields=["exdates", "next_due_at", "updated_at"])
+    fields = event.mark_cancelled() if event is not None else []
+    if fields:
+        # Through save(): host receivers hear of the cancellation (to tell
+        # attendees); status is not a tracked field, so is_modified stays.
+        event.save(update_fields=fields)
+        changed = True
+    if changed:
+        send_after_commit(occurrence_cancelled, series=locked, instant=instant, occurrence=event)
+    return locked, event
 
 
 def _catch_up_with_template(series: EventSeries, event: Any, *, now: dt.datetime) -> list[str]:
@@ -218,7 +224,11 @@ _RESTORE_WRITES = ("exdates", "holidays_kept", "last_generated_until", "next_due
 
 
 def restore_occurrence(
-    series: EventSeries, instant: dt.datetime, *, now: dt.datetime | None = None
+    series: EventSeries,
+    instant: dt.datetime,
+    *,
+    notify: object = None,
+    now: dt.datetime | None = None,
 ) -> RecurringEventMixin | None:
     """Undo :func:`cancel_occurrence` for the slot at ``instant``.
 
@@ -233,14 +243,21 @@ def restore_occurrence(
     while it was cancelled skipped it. Raises :class:`NotAnOccurrenceError` as
     cancel does, and :class:`NotCancelledError` when the slot is not cancelled.
     Returns the restored
-    host event or None. Sends ``occurrence_restored`` after commit.
+    host event or None. Sends ``occurrence_restored`` after commit. The people
+    booked on a restored date get one message each unless ``notify`` is "none".
     """
     moment = now_utc(now)
     instant = _as_instant(instant)
+    notify = notify_mode(notify)
 
     def attempt() -> tuple[EventSeries, RecurringEventMixin | None]:
-        with transaction.atomic():
-            locked = lock_series(series.pk)
+        with (
+            transaction.atomic(),
+            dates_operation(
+                "restore", lock_series(series.pk), notify=notify, now=moment
+            ) as operation,
+        ):
+            locked = operation.facts.series
             absorb_pending_exdates(locked)
             event, slots, excluded = _cancelled_at(locked, instant)
             event_cancelled = event is not None and event.is_cancelled

@@ -28,6 +28,7 @@ from ..signals import occurrence_cancelled
 from .toolbox.bookings import BookedDate, booked_date, booked_ids
 from .toolbox.exdates import absorb_pending_exdates, merge_exdates
 from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.operation import dates_operation, notify_mode
 from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .toolbox.scheduling import refresh_next_due_at
 
@@ -136,6 +137,7 @@ def cancel_stale_occurrences(
     *,
     ids: Collection[Any] | None = None,
     include_booked: bool | Collection[Any] = False,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> StaleCancellation:
     """Cancel the drifted occurrences of ``series`` (or those of ``ids`` that drift).
@@ -150,18 +152,21 @@ def cancel_stale_occurrences(
     row is saved with the cancelled status and its original slot is recorded as
     an exdate, in one transaction. Sends ``occurrence_cancelled`` for each
     cancelled row after commit (its ``host_model.bulky_fields`` deferred: a
-    receiver reading one costs a query).
+    receiver reading one costs a query). The people booked on cancelled dates get
+    one message each unless ``notify`` is "none".
     """
     moment = now_utc(now)
     wanted = None if ids is None else set(ids)
+    notify = notify_mode(notify)
 
     def attempt() -> tuple[EventSeries, list[Any], list[BookedDate]]:
         with transaction.atomic():
             locked = lock_series(series.pk)
             rule = load_rule(locked)
-            events, kept = cancel_stale_locked(
-                locked, rule, ids=wanted, include_booked=include_booked, now=moment
-            )
+            with dates_operation("cancel_stale", locked, notify=notify, now=moment):
+                events, kept = cancel_stale_locked(
+                    locked, rule, ids=wanted, include_booked=include_booked, now=moment
+                )
         return locked, events, kept
 
     locked, events, kept = retry_on_lock_conflict(attempt, series_ids=[series.pk])

@@ -62,6 +62,7 @@ from .series_columns import (
 )
 from .toolbox.bookings import BookedDate
 from .toolbox.locking import lock_series, retry_on_lock_conflict
+from .toolbox.operation import dates_operation, notify_mode
 from .toolbox.parking import PARKING_COLUMNS
 from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
 
@@ -138,6 +139,7 @@ def update_series(
     plan_hash: str | None = None,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
     generate: bool = False,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> SeriesUpdate:
     """Change any of a series' editable values at once; ``None`` leaves a value as it is.
@@ -164,8 +166,12 @@ def update_series(
     - Without ``plan_hash``, a change of the rule or holidays moves each future date
       the new schedule no longer holds to its partner (the new schedule's date in
       the same period, :mod:`~revel_recurring.services.plans.partners`): same row,
-      new date; ``moved`` names them. Booked dates are not moved (``kept_booked``)
-      and nothing is cancelled: those, and dates without a partner, are drift.
+      new date; ``moved`` names them. Nothing is cancelled. Booked dates move too
+      when their people are told (``notify``, below, and a host that says who is
+      booked); otherwise they stay (``kept_booked``): those, and dates without a
+      partner, are drift.
+    - ``notify``: "all" (the people booked on a moved or cancelled date get one
+      message each), "none", or None for ``REVEL_RECURRING_NOTIFY_PEOPLE``.
     - ``generate``: after commit, a schedule change generates the new dates when
       the series can (a failure is ``generation_error``, the change stays), and the
       answer names the drift.
@@ -177,6 +183,7 @@ def update_series(
     ``series_resumed`` when ``is_active`` changed (or a resume unparked).
     """
     moment = now_utc(now)
+    notify = notify_mode(notify)
     edit = _Edit(
         plain=plain_values(name=name, slug=slug, description=description),
         is_active=is_active,
@@ -188,27 +195,36 @@ def update_series(
     if plan_hash is not None:
         changes = _plan_changes(edit, extra_dates)
         return _apply_planned(
-            series, edit, changes, plan_hash=plan_hash, cancel_drift=cancel_drift, now=moment
+            series,
+            edit,
+            changes,
+            plan_hash=plan_hash,
+            cancel_drift=cancel_drift,
+            notify=notify,
+            now=moment,
         )
     validate_rule_keys(edit.rule_changes)
     validate_series_values(edit.plain, is_active=is_active, auto_publish=auto_publish)
     validate_series_options(generation_window_weeks=generation_window_weeks)
     with transaction.atomic():
-        update = _write_edit(series, edit, now=moment)
+        update = _write_edit(series, edit, notify=notify, now=moment)
         if extra_dates is not None:
             added = _replace_extra_dates(series, extra_dates, now=moment)
             update = dataclasses.replace(update, created=added)
     return _generate_after(series, update, now=moment) if generate else update
 
 
-def _write_edit(series: EventSeries, edit: _Edit, *, now: dt.datetime) -> SeriesUpdate:
+def _write_edit(series: EventSeries, edit: _Edit, *, notify: str, now: dt.datetime) -> SeriesUpdate:
     """Write ``edit`` under the series lock (retried on a lock conflict) and copy back
     onto ``series`` what the caller asked about."""
 
     def attempt() -> tuple[EventSeries, SeriesUpdate]:
         with transaction.atomic():
             locked = lock_series(series.pk)
-            return locked, _write_locked(locked, edit, now=now)
+            if not (edit.rule_changes or edit.holidays):
+                return locked, _write_locked(locked, edit, now=now)
+            with dates_operation("move", locked, notify=notify, now=now):
+                return locked, _write_locked(locked, edit, now=now)
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     # Only what the caller asked about is copied back: a caller holding a form's
@@ -330,6 +346,7 @@ def _apply_planned(
     *,
     plan_hash: str,
     cancel_drift: CancelDriftMode | Collection[Any],
+    notify: str,
     now: dt.datetime,
 ) -> SeriesUpdate:
     """The plan first (its hash was made from the series as it is now), then the other
@@ -338,10 +355,10 @@ def _apply_planned(
     validate_series_values(rest.plain, is_active=rest.is_active, auto_publish=rest.auto_publish)
     with transaction.atomic():
         applied = apply_recurrence_plan(
-            series, plan_hash, changes, cancel_drift=cancel_drift, now=now
+            series, plan_hash, changes, cancel_drift=cancel_drift, notify=notify, now=now
         )
         if rest.plain or rest.is_active is not None or rest.auto_publish is not None:
-            update = _write_edit(series, rest, now=now)
+            update = _write_edit(series, rest, notify=notify, now=now)
         else:
             update = SeriesUpdate(series=series, changed=frozenset(), cursor_reset=False)
         generated: list[Any] = []

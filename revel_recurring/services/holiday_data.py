@@ -188,7 +188,11 @@ def series_changed_by_holiday_data(
 
 
 def apply_holiday_data(
-    series: EventSeries, *, plan_hash: str | None = None, now: dt.datetime | None = None
+    series: EventSeries,
+    *,
+    plan_hash: str | None = None,
+    notify: object = None,
+    now: dt.datetime | None = None,
 ) -> AppliedHolidayData | None:
     """Apply what the installed holiday data changes in ``series``' dates; None when its
     dates were placed with the installed data already (nothing to apply).
@@ -202,7 +206,9 @@ def apply_holiday_data(
     cancel its date; move it by hand). Other drift is left alone. With
     ``plan_hash``, only the plan of that hash is applied; otherwise the plan just
     computed. Either way a series changed in between raises
-    :class:`~revel_recurring.exceptions.PlanOutdatedError` with the fresh plan.
+    :class:`~revel_recurring.exceptions.PlanOutdatedError` with the fresh plan. The
+    people booked on the dates it cancels are told as ``notify`` says (one
+    ``series_dates_changed`` of kind "holiday_data").
     """
     moment = now_utc(now)
     # Booked dates are asked under the lock ("unbooked"): no count needed here.
@@ -218,6 +224,8 @@ def apply_holiday_data(
         {},
         cancel_drift="unbooked",
         drift_ids=change.cancellable,
+        notify=notify,
+        operation="holiday_data",
         now=moment,
     )
     return AppliedHolidayData(change=change, applied=applied)

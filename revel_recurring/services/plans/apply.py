@@ -21,6 +21,7 @@ from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
+from ..toolbox.operation import dates_operation, notify_mode, people_told, planning_for
 from ..toolbox.plumbing import mirror_columns, now_utc
 from .changes import Changes, split_changes
 from .compute import compute_change, compute_plan
@@ -42,6 +43,7 @@ def plan_recurrence_change(
     series: EventSeries,
     changes: Mapping[str, Any] | None = None,
     *,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What changing ``series``' rule, window, holidays or extra dates by ``changes`` would
@@ -64,14 +66,17 @@ def plan_recurrence_change(
     (as the change itself would be), ``GenerationTooLargeError`` for one whose new
     dates would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``,
     ``SeriesNotReadyError`` for a series without a rule. Pass the plan's ``hash``
-    to :func:`apply_recurrence_plan`.
+    to :func:`apply_recurrence_plan`. ``notify`` is the one the plan will be applied
+    with: with the people told, booked dates that can move are shown moving (no new
+    date beside them); the hash is the same either way.
     """
     moment = now_utc(now)
     requested = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    plan = compute_plan(fresh, rule, state, requested, now=moment)
+    with planning_for(notify):
+        plan = compute_plan(fresh, rule, state, requested, now=moment)
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
@@ -105,6 +110,8 @@ def apply_recurrence_plan(
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
     drift_ids: Collection[Any] | None = None,
     generate: bool = True,
+    notify: object = None,
+    operation: str = "plan",
     now: dt.datetime | None = None,
 ) -> AppliedPlan:
     """Apply ``changes`` if the series is still in the state its plan (``plan_hash``) saw.
@@ -136,26 +143,31 @@ def apply_recurrence_plan(
       also for a change of nothing on a series whose dates were placed with
       other holiday data (:mod:`revel_recurring.services.holiday_data`);
     - with ``generate`` (and an active series), the plan's ``new`` dates are
-      materialized in the same transaction, with one digest after commit.
+      materialized in the same transaction, with one digest after commit;
+    - the people booked on the dates it moves or cancels get one message each
+      unless ``notify`` is "none" (None: ``REVEL_RECURRING_NOTIFY_PEOPLE``); with
+      them told (and a host that says who is booked), booked dates move like
+      unbooked ones under every ``cancel_drift`` but a list of ids. ``operation``
+      is the kind ``series_dates_changed`` names ("plan"; "holidays" when only the
+      holiday settings change; "holiday_data" from the holiday data command).
     """
     moment = now_utc(now)
     requested = split_changes(changes)
     mode = cancel_mode(cancel_drift)
     among = None if drift_ids is None else frozenset(drift_ids)
+    notify = notify_mode(notify)
+    if operation == "plan" and requested.holidays and not requested.rule:
+        operation = "holidays"
     if not isinstance(plan_hash, str) or not plan_hash.strip():
         raise ValidationError({"plan_hash": [gettext("Give the hash of the plan you looked at.")]})
 
     def attempt() -> tuple[EventSeries, AppliedPlan]:
         with transaction.atomic():
-            return _apply_locked(
-                lock_series(series.pk, with_rule=True),
-                requested,
-                plan_hash,
-                mode,
-                among=among,
-                generate=generate,
-                now=moment,
-            )
+            locked = lock_series(series.pk, with_rule=True)
+            with dates_operation(operation, locked, notify=notify, plan_hash=plan_hash, now=moment):
+                return _apply_locked(
+                    locked, requested, plan_hash, mode, among=among, generate=generate, now=moment
+                )
 
     locked, applied = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
@@ -343,7 +355,9 @@ def move_planned(
     events = lock_movers(planned)
     booked = booked_ids([event for event in events if event.pk in movable])
     may_move_booked = isinstance(mode, frozenset) or mode == "all"
-    staying = {pk for pk in booked if not (may_move_booked and pk in shown_booked)}
+    # With their people told, a booked date moves as a free one does (ticks still decide).
+    told = people_told()
+    staying = {pk for pk in booked if not (told or (may_move_booked and pk in shown_booked))}
     zone = series_zone(series)
     kept = [booked_date(event, zone) for event in events if event.pk in staying]
     moving = [event for event in events if event.pk not in staying]

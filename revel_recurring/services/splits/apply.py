@@ -35,6 +35,7 @@ from ..toolbox.exdates import (
     merge_exdates,
 )
 from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
+from ..toolbox.operation import dates_operation, notify_mode, planning_for
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, prepare, split_plan
@@ -53,6 +54,7 @@ def split_series(
     holidays: Mapping[str, Any] | None = None,
     plan_hash: str | None = None,
     cancel_drift: CancelDriftMode | Collection[Any] = "none",
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> SplitResult:
     """Split ``series`` at its slot ``at``: it ends before, a new series continues from it.
@@ -89,6 +91,9 @@ def split_series(
       by hand get the new template's propagatable fields; a date left as drift
       keeps the old details; the change stamp moves.
     - Exdates (and pending ones) at or after ``at`` go with them.
+    - The people booked on dates that change series (their calendars know them by
+      the continuation's UID now), move or are cancelled get one message each
+      unless ``notify`` is "none"; with them told, booked dates move as free ones.
     - The continuation is generated to its window, or as far as the original
       was generated when that is later (one digest for what is created, none
       for what moved); ``series_split`` is sent after commit.
@@ -105,6 +110,7 @@ def split_series(
         at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
     )
     mode = cancel_mode(cancel_drift)
+    notify = notify_mode(notify)
 
     def attempt() -> tuple[EventSeries, SplitResult]:
         with transaction.atomic():
@@ -117,9 +123,13 @@ def split_series(
             rule = load_rule(locked)
             if rule is None:
                 raise no_rule(locked)
-            return _split_locked(
-                locked, rule, follower, request, plan_hash=plan_hash, mode=mode, now=moment
-            )
+            watched = [locked] if follower is None else [locked, follower]
+            with dates_operation(
+                "split", watched, notify=notify, plan_hash=plan_hash or "", now=moment
+            ):
+                return _split_locked(
+                    locked, rule, follower, request, plan_hash=plan_hash, mode=mode, now=moment
+                )
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])
     mirror_columns(
@@ -137,6 +147,7 @@ def plan_split(
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
     holidays: Mapping[str, Any] | None = None,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What :func:`split_series` with the same arguments would do, written nowhere.
@@ -146,6 +157,8 @@ def plan_split(
     continuation's rule does not hold, with their bookings), ``new`` the dates its
     generation would create, ``hash`` what ``split_series(plan_hash=...)`` checks.
     The same validation as the split (``ValidationError`` keyed by field); no lock.
+    ``notify`` as the split will be told: with the people told, booked dates that
+    can move are shown moving.
     """
     moment = now_utc(now)
     request = read_request(
@@ -158,7 +171,8 @@ def plan_split(
     request = title_follows_name(request, fresh)
     prepared = prepare(fresh, rule, request, now=moment)
     state = read_plan_state(fresh, now=moment)
-    return split_plan(fresh, rule, state, prepared, request, now=moment)
+    with planning_for(notify):
+        return split_plan(fresh, rule, state, prepared, request, now=moment)
 
 
 def _former_continuation(locked: EventSeries) -> EventSeries | None:

@@ -43,6 +43,11 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "DELETED_FEED_DAYS": (90, 7, 7),
     "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),
+    "NOTIFY_PEOPLE": ("all", "none", "none"),
+    "SITE_URL": ("", "https://dance.example", "https://dance.example"),
+    "ORGANIZER": ("", "Dance school <hello@dance.example>", "Dance school <hello@dance.example>"),
+    "PEOPLE_DELIVERY": (None, "myhost.notify.send_sms", "myhost.notify.send_sms"),
+    "PEOPLE_MAX_RETRIES": (8, 3, 3),
 }
 
 

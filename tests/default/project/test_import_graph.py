@@ -179,6 +179,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "holiday_settings",
                 "instants",
                 "mixins",
+                "people",
                 "querysets",
                 "rules",
                 "signals",
@@ -200,6 +201,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "holiday_notes",
                 "host_model",
                 "ical",
+                "notices",
                 "notifications",
                 "slots",
             }
@@ -210,7 +212,16 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
     (
         "adapters",
         frozenset(
-            {"beat", "checks", "ical/responses", "ical_http", "management", "receivers", "tasks"}
+            {
+                "beat",
+                "checks",
+                "ical/responses",
+                "ical_http",
+                "management",
+                "notices/delivery",
+                "receivers",
+                "tasks",
+            }
         ),
     ),
     ("faces", frozenset({"admin", "api"})),

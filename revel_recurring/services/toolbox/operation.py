@@ -1,0 +1,202 @@
+"""One operation on series' dates: its rows read before and after, its people told once.
+
+Every service that moves, cancels or restores dates runs its writes inside
+:func:`dates_operation`, in its own transaction and under the series lock. The
+outermost one reads the future rows of its series on entry; on leaving, it reads
+them again, asks the host once who is booked on the rows that changed, writes
+one notice per person (unless told ``notify="none"``) and, after commit, sends
+``series_dates_changed``, whose app receiver queues the messages. Operations
+nest: a service called by another adds its series to the caller's operation.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import datetime as dt
+import logging
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from ...adapter import get_adapter
+from ...conf import recurring_settings
+from ...exceptions import InvalidArgumentError
+from ...mixins import RecurringEventMixin
+from ...models import EventSeries, SeriesOperation, get_event_model
+from ...notices.changes import DateChange, date_changes
+from ...notices.records import OperationFacts, record_notices
+from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
+from ...signals import series_dates_changed
+
+logger = logging.getLogger(__name__)
+
+#: The values ``notify`` takes: everyone booked on a changed date, or nobody.
+NOTIFY_CHOICES = ("all", "none")
+
+
+def notify_mode(value: object) -> str:
+    """``value`` as "all" or "none"; None means the site's ``REVEL_RECURRING_NOTIFY_PEOPLE``."""
+    if value is None or value == "":
+        return recurring_settings.NOTIFY_PEOPLE
+    if isinstance(value, bool):
+        return "all" if value else "none"
+    if value not in NOTIFY_CHOICES:
+        raise InvalidArgumentError(f"notify must be 'all' or 'none', got {value!r}", field="notify")
+    return str(value)
+
+
+@dataclass
+class DatesOperation:
+    """The operation being written: its series and their rows as they were on entry."""
+
+    facts: OperationFacts
+    before: dict[Any, RowState] = field(default_factory=dict)
+    series: dict[int, EventSeries] = field(default_factory=dict)
+    changes: list[DateChange] = field(default_factory=list)
+    record: SeriesOperation | None = None
+
+    def watch(self, series: Iterable[EventSeries]) -> None:
+        """Read the rows of each of ``series`` not watched yet, as they are now."""
+        fresh = [one for one in series if one.pk is not None and one.pk not in self.series]
+        if not fresh:
+            return
+        for one in fresh:
+            self.series[one.pk] = one
+        rows = read_rows([one.pk for one in fresh], now=self.facts.now)
+        self.before.update(states_of(rows, self.series))
+
+    def finish(self) -> None:
+        """Compare the rows with their state on entry; record the people's notices."""
+        if not self.before:
+            return
+        rows = read_rows_by_pk(list(self.before))
+        series = _fresh_series({row.series_id for row in rows} | set(self.series))
+        after = states_of(rows, series)
+        self.changes = date_changes(self.before, after)
+        if not self.changes or self.facts.notify == "none":
+            return
+        model = get_event_model()
+        people = model.people_booked_among(
+            [row for row in rows if row.pk in {c.pk for c in self.changes}]
+        )
+        if not people:
+            return
+        self.record = record_notices(self.facts, self.changes, people, series, get_adapter())
+
+
+def _fresh_series(ids: set[int | None]) -> dict[int, EventSeries]:
+    return {
+        one.pk: one
+        for one in EventSeries.objects.select_related("recurrence_rule").filter(
+            pk__in=[pk for pk in ids if pk is not None]
+        )
+    }
+
+
+def host_tells_people() -> bool:
+    """Whether the host says who is booked (it overrides ``people_booked_among``)."""
+    hook: Any = getattr(get_event_model(), "people_booked_among", None)
+    default: Any = RecurringEventMixin.people_booked_among
+    return getattr(hook, "__func__", None) is not default.__func__
+
+
+def people_told() -> bool:
+    """Whether the operation being written (or planned) tells the people booked on its dates.
+
+    True when it was asked to (``notify="all"``) and the host says who is booked:
+    then a booked date may move like an unbooked one, since its people hear of it.
+    """
+    operation = _current.get()
+    mode = operation.facts.notify if operation is not None else _planned_notify.get()
+    return mode == "all" and host_tells_people()
+
+
+@contextmanager
+def planning_for(notify: object) -> Iterator[None]:
+    """Compute a plan as an operation told ``notify`` would apply it (:func:`people_told`)."""
+    token = _planned_notify.set(notify_mode(notify))
+    try:
+        yield
+    finally:
+        _planned_notify.reset(token)
+
+
+_current: contextvars.ContextVar[DatesOperation | None] = contextvars.ContextVar(
+    "revel_recurring_dates_operation", default=None
+)
+_planned_notify: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "revel_recurring_planned_notify", default=None
+)
+
+
+def current_operation() -> DatesOperation | None:
+    """The operation being written in this context, or None."""
+    return _current.get()
+
+
+@contextmanager
+def dates_operation(
+    kind: str,
+    series: EventSeries | Iterable[EventSeries],
+    *,
+    notify: object = None,
+    plan_hash: str = "",
+    now: dt.datetime | None = None,
+) -> Iterator[DatesOperation]:
+    """Run an operation's writes; call it inside the change's transaction, under its lock.
+
+    ``kind`` names the operation ("cancel", "restore", "cancel_stale", "plan",
+    "split", "move", "holidays", "holiday_data", "extra_date"); ``notify`` is
+    "all", "none" or None (the site's default). Inside another operation this
+    only adds ``series`` to it. An exception leaves nothing recorded and nothing
+    sent: the transaction rolls back, and the after-commit signal is never queued.
+    """
+    several = [series] if isinstance(series, EventSeries) else list(series)
+    outer = _current.get()
+    if outer is not None:
+        outer.watch(several)
+        yield outer
+        return
+    if not several:
+        raise ValueError("an operation needs at least one series")
+    facts = OperationFacts(
+        kind=kind,
+        series=several[0],
+        plan_hash=plan_hash,
+        notify=notify_mode(notify),
+        now=now or timezone.now(),
+    )
+    operation = DatesOperation(facts=facts)
+    operation.watch(several)
+    token = _current.set(operation)
+    try:
+        yield operation
+    finally:
+        _current.reset(token)
+    operation.finish()
+    if operation.changes:
+        transaction.on_commit(lambda: _announce(operation))
+
+
+def _announce(operation: DatesOperation) -> None:
+    """``series_dates_changed``, after commit; a failing receiver is logged, never raised."""
+    facts = operation.facts
+    for receiver, result in series_dates_changed.send_robust(
+        sender=EventSeries,
+        kind=facts.kind,
+        series=facts.series,
+        plan_hash=facts.plan_hash,
+        changes=[change.as_signal_row() for change in operation.changes],
+        operation_id=None if operation.record is None else operation.record.pk,
+    ):
+        if isinstance(result, Exception):
+            logger.error(
+                "series_dates_changed receiver %r failed for series %s",
+                receiver,
+                facts.series.pk,
+                exc_info=result,
+            )
