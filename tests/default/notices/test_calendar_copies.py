@@ -20,6 +20,7 @@ from revel_recurring.people import BookedPerson
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.calendar_changes import (
+    answer_people,
     first_weekday,
     holiday_ahead,
     holiday_index,
@@ -46,12 +47,7 @@ BookPerson = Callable[..., BookedPerson]
 @pytest.fixture
 def book_person(monkeypatch: pytest.MonkeyPatch) -> BookPerson:
     """A seat held by a named person; ``people_booked_among`` names them (until the host does)."""
-    people: dict[Any, list[BookedPerson]] = {}
-
-    def people_booked_among(cls: Any, events: Any) -> dict[Any, list[BookedPerson]]:
-        return {event.pk: list(people[event.pk]) for event in events if event.pk in people}
-
-    monkeypatch.setattr(Event, "people_booked_among", classmethod(people_booked_among))
+    people = answer_people(monkeypatch, Event)
 
     def book(event: Event, address: str, *, name: str = "", **values: str) -> BookedPerson:
         Seat.objects.create(event=event, label=address, quantity=1, booked=1)
