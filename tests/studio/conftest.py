@@ -15,6 +15,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.hosts.studio import notifier
 from tests.hosts.studio.models import Booking, Lesson, School, User
+from tests.support.people import BookPerson, book_pupil
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PASSWORD = "studio-test-password"
@@ -135,3 +136,10 @@ def fridays_from_the_third_week(series: EventSeries) -> list[Lesson]:
     update_series_recurrence(series, rule_changes={"weekdays": [4], "dtstart": start})
     series.refresh_from_db()
     return thursdays[:2]
+
+
+@pytest.fixture
+def book_person(db: Any) -> BookPerson:
+    """Book a named person on a lesson: ``book_person(event, address, *, name="",
+    language="", timezone="") -> BookedPerson`` (tests/support/people.py)."""
+    return book_pupil
