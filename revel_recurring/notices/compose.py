@@ -27,10 +27,11 @@ class PersonMessage:
     """One message to one person, as the delivery (e-mail or the host's) receives it.
 
     ``attachments`` are ``(filename, text, method)``: one iCalendar object per
-    method (``REQUEST`` for dates they keep, ``CANCEL`` for dates gone from their
-    calendar). ``message_id`` is the same for every attempt at this message, so a
-    repeat after a crash is recognisable; ``key`` names the notice
-    ("operation:address") for a host's own de-duplication.
+    method and UID (``REQUEST`` for dates they keep, ``CANCEL`` for dates gone from
+    their calendar; RFC 5546 wants one UID in each, however many of its dates).
+    ``message_id`` is the same for every attempt at this message, so a repeat after
+    a crash is recognisable; ``key`` names the notice ("operation:address") for a
+    host's own de-duplication.
     """
 
     key: str
@@ -116,12 +117,16 @@ def compose(notice: PersonNotice) -> PersonMessage:
     payload = notice.payload
     attendee = (notice.address, notice.name)
     attachments = []
-    for method, entries, filename in (
-        ("REQUEST", payload["request"], "invite.ics"),
-        ("CANCEL", payload["cancel"], "cancel.ics"),
+    for method, entries, name in (
+        ("CANCEL", payload["cancel"], "cancel"),
+        ("REQUEST", payload["request"], "invite"),
     ):
-        if entries:
-            text = calendar_text(method, entries, payload["organizer"], attendee, payload)
+        by_uid: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            by_uid.setdefault(entry["uid"], []).append(entry)
+        for number, group in enumerate(by_uid.values(), start=1):
+            text = calendar_text(method, group, payload["organizer"], attendee, payload)
+            filename = f"{name}.ics" if len(by_uid) == 1 else f"{name}-{number}.ics"
             attachments.append((filename, text, method))
     return PersonMessage(
         key=f"{notice.operation_id}:{notice.address.casefold()}",
