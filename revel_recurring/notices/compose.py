@@ -27,10 +27,11 @@ class PersonMessage:
     """One message to one person, as the delivery (e-mail or the host's) receives it.
 
     ``attachments`` are ``(filename, text, method)``: one iCalendar object per
-    method (``REQUEST`` for dates they keep, ``CANCEL`` for dates gone from their
-    calendar). ``message_id`` is the same for every attempt at this message, so a
-    repeat after a crash is recognisable; ``key`` names the notice
-    ("operation:address") for a host's own de-duplication.
+    method and UID (``REQUEST`` for dates they keep, ``CANCEL`` for dates gone from
+    their calendar; RFC 5546 wants one UID in each, however many of its dates).
+    ``message_id`` is the same for every attempt at this message, so a repeat after
+    a crash is recognisable; ``key`` names the notice ("operation:address") for a
+    host's own de-duplication.
     """
 
     key: str
@@ -102,10 +103,23 @@ def _body(notice: PersonNotice) -> str:
     return "\n".join(lines)
 
 
+def new_message_id(operation_id: Any, address: str) -> str:
+    """The Message-ID of the message an operation owes ``address``, from both alone.
+
+    Fixed when the notice is written (its payload's ``message_id``): every attempt,
+    in whichever process, sends the same one, even if the UID domain changed since.
+    """
+    digest = hashlib.sha256(address.casefold().encode()).hexdigest()[:16]
+    return f"<revel-recurring-{operation_id}-{digest}@{get_adapter().get_ical_uid_domain()}>"
+
+
 def message_id(notice: PersonNotice) -> str:
     """The Message-ID of ``notice``'s message: the same for every attempt to send it."""
-    digest = hashlib.sha256(notice.address.casefold().encode()).hexdigest()[:16]
-    return f"<revel-recurring-{notice.operation_id}-{digest}@{get_adapter().get_ical_uid_domain()}>"
+    fixed = notice.payload.get("message_id")
+    if fixed:
+        return str(fixed)
+    # A notice written before the payload kept it.
+    return new_message_id(notice.operation_id, notice.address)
 
 
 def compose(notice: PersonNotice) -> PersonMessage:
@@ -116,12 +130,16 @@ def compose(notice: PersonNotice) -> PersonMessage:
     payload = notice.payload
     attendee = (notice.address, notice.name)
     attachments = []
-    for method, entries, filename in (
-        ("REQUEST", payload["request"], "invite.ics"),
-        ("CANCEL", payload["cancel"], "cancel.ics"),
+    for method, entries, name in (
+        ("CANCEL", payload["cancel"], "cancel"),
+        ("REQUEST", payload["request"], "invite"),
     ):
-        if entries:
-            text = calendar_text(method, entries, payload["organizer"], attendee, payload)
+        by_uid: dict[str, list[dict[str, Any]]] = {}
+        for entry in entries:
+            by_uid.setdefault(entry["uid"], []).append(entry)
+        for number, group in enumerate(by_uid.values(), start=1):
+            text = calendar_text(method, group, payload["organizer"], attendee, payload)
+            filename = f"{name}.ics" if len(by_uid) == 1 else f"{name}-{number}.ics"
             attachments.append((filename, text, method))
     return PersonMessage(
         key=f"{notice.operation_id}:{notice.address.casefold()}",

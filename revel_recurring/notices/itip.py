@@ -76,7 +76,7 @@ def calendar_text(
     attendee: tuple[str, str],
     payload: Mapping[str, Any],
 ) -> str:
-    """One iCalendar object with ``METHOD:method`` and a VEVENT per entry."""
+    """One iCalendar object with ``METHOD:method`` and a VEVENT per entry (all of one UID)."""
     calendar = icalendar.Calendar()
     calendar.add("prodid", PRODID)
     calendar.add("version", "2.0")

@@ -15,6 +15,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.hosts.dojo import notifier
 from tests.hosts.dojo.models import Booking, Training, User
+from tests.support.people import BookPerson, book_member
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PASSWORD = "dojo-test-password"
@@ -103,3 +104,10 @@ def booked(make_series: MakeSeries, member: User) -> tuple[EventSeries, list[Tra
     rows = trainings(series)
     Booking.objects.create(training=rows[1], member=member)
     return series, rows
+
+
+@pytest.fixture
+def book_person(db: Any) -> BookPerson:
+    """Book a named person on a training: ``book_person(event, address, *, name="",
+    language="", timezone="") -> BookedPerson`` (tests/support/people.py)."""
+    return book_member

@@ -11,10 +11,12 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from example_project.tests.browser import submit_login
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.hosts.studio import notifier
 from tests.hosts.studio.models import Booking, Lesson, School, User
+from tests.support.people import BookPerson, book_pupil
 
 BERLIN = ZoneInfo("Europe/Berlin")
 PASSWORD = "studio-test-password"
@@ -111,7 +113,7 @@ def sign_in(page: Any, base_url: str, path: str) -> None:
     page.goto(f"{base_url}/admin/login/?next={path}")
     page.fill("#id_username", OWNER_EMAIL)
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
 
 
 @pytest.fixture
@@ -135,3 +137,10 @@ def fridays_from_the_third_week(series: EventSeries) -> list[Lesson]:
     update_series_recurrence(series, rule_changes={"weekdays": [4], "dtstart": start})
     series.refresh_from_db()
     return thursdays[:2]
+
+
+@pytest.fixture
+def book_person(db: Any) -> BookPerson:
+    """Book a named person on a lesson: ``book_person(event, address, *, name="",
+    language="", timezone="") -> BookedPerson`` (tests/support/people.py)."""
+    return book_pupil

@@ -21,7 +21,7 @@ from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
-from ..toolbox.operation import dates_operation, notify_mode, people_told
+from ..toolbox.operation import dates_operation, notify_mode, people_told, planning_for
 from ..toolbox.plumbing import mirror_columns, now_utc
 from .changes import Changes, split_changes
 from .compute import compute_change, compute_plan
@@ -44,6 +44,7 @@ def plan_recurrence_change(
     series: EventSeries,
     changes: Mapping[str, Any] | None = None,
     *,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What changing ``series``' rule, window, holidays or extra dates by ``changes`` would
@@ -68,19 +69,25 @@ def plan_recurrence_change(
     (as the change itself would be), ``GenerationTooLargeError`` for one whose new
     dates would exceed ``REVEL_RECURRING_MAX_GENERATION_BYTES``,
     ``SeriesNotReadyError`` for a series without a rule. Pass the plan's ``hash``
-    to :func:`apply_recurrence_plan`.
+    to :func:`apply_recurrence_plan`. ``notify`` is the one the plan will be applied
+    with: with the people told, booked dates that can move are shown moving (no new
+    date beside them); the hash is the same either way.
     """
     moment = now_utc(now)
     requested = split_changes(changes)
     fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
-    plan = compute_plan(fresh, rule, state, requested, now=moment)
+    with planning_for(notify):
+        plan = compute_plan(fresh, rule, state, requested, now=moment)
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
     # How many people would be told: one more question to the host, only when it
-    # says who is booked and a booked date would move or be cancelled.
+    # says who is booked and a booked date would move or be cancelled (nobody
+    # under "none").
+    if notify_mode(notify) == "none":
+        return plan
     return with_people_told(plan, state)
 
 

@@ -36,6 +36,7 @@ from ..extra_dates import ExtraDatesChange, plan_extra_dates
 from ..generation.plan import plan_generation
 from ..schedule_change import merge_rule_changes
 from ..toolbox.exdates import drop_exdates, merge_exdates
+from ..toolbox.operation import people_told
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
 from .digest import booked_drift_ids, hash_matches, plan_digest
@@ -222,9 +223,13 @@ def plan_outcome(
     # A cancelled date that moves takes its exclusion with it.
     carry_cancellations(target, judgement.cancelled_moves)
     run = generation_window(target, new_rule, now=now, until=until)
-    # A booked date moves only when ticked (or under "all"): as the plan is shown, it
-    # stays, and its partner is a new date beside it.
-    beside = {row.new_slot: row.id for row in moving if row.booked and row.new_slot}
+    # Unless its people are told, a booked date moves only when ticked (or under
+    # "all"): as the plan is shown, it stays, and its partner is a new date beside it.
+    beside = (
+        {}
+        if people_told()
+        else {row.new_slot: row.id for row in moving if row.booked and row.new_slot}
+    )
     taken = {row.new_slot for row in moving if row.new_slot and row.new_slot not in beside}
     shown, new_dates = _new_dates(
         target, new_rule, state, seen, run, now=now, taken=taken, beside=beside

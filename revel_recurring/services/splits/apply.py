@@ -36,7 +36,7 @@ from ..toolbox.exdates import (
     merge_exdates,
 )
 from ..toolbox.locking import lock_series, lock_several_series, retry_on_lock_conflict
-from ..toolbox.operation import dates_operation, notify_mode
+from ..toolbox.operation import dates_operation, notify_mode, planning_for
 from ..toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from ..toolbox.scheduling import refresh_next_due_at
 from .compute import Prepared, horizon, prepare, split_plan
@@ -148,6 +148,7 @@ def plan_split(
     template: Mapping[str, Any] | None = None,
     name: str | None = None,
     holidays: Mapping[str, Any] | None = None,
+    notify: object = None,
     now: dt.datetime | None = None,
 ) -> RecurrencePlan:
     """What :func:`split_series` with the same arguments would do, written nowhere.
@@ -157,7 +158,9 @@ def plan_split(
     continuation's rule does not hold, with their bookings), ``new`` the dates its
     generation would create, ``hash`` what ``split_series(plan_hash=...)`` checks.
     The same validation as the split (``ValidationError`` keyed by field); no lock.
-    ``people_told``: the people booked on the dates that change series.
+    ``notify`` as the split will be told: with the people told, booked dates that
+    can move are shown moving. ``people_told``: the people booked on the dates that
+    change series.
     """
     moment = now_utc(now)
     request = read_request(
@@ -170,7 +173,10 @@ def plan_split(
     request = title_follows_name(request, fresh)
     prepared = prepare(fresh, rule, request, now=moment)
     state = read_plan_state(fresh, now=moment)
-    plan = split_plan(fresh, rule, state, prepared, request, now=moment)
+    with planning_for(notify):
+        plan = split_plan(fresh, rule, state, prepared, request, now=moment)
+    if notify_mode(notify) == "none":
+        return plan
     return with_people_told(plan, state, split=True)
 
 

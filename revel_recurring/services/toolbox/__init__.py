@@ -17,6 +17,9 @@ steps those verbs take in common, and none of them imports a verb
   ``services/extra_dates.py``);
 - :mod:`.parking`: a series the daily pass stops retrying, and unparking it;
 - :mod:`.bookings`: which occurrences hold bookings, one host question per page;
+- :mod:`.operation`: one operation on dates, its rows read before and after, the
+  people booked on what it changed told once (the verbs that move, cancel or
+  restore dates wrap their writes in it);
 - :mod:`.columns`: many rows' own values in one UPDATE;
 - :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries,
   its unique checks for the whole set in :mod:`.unique_checks`.

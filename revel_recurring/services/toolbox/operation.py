@@ -105,17 +105,31 @@ def host_tells_people() -> bool:
 
 
 def people_told() -> bool:
-    """Whether the operation being written tells the people booked on what it changes.
+    """Whether the operation being written (or planned) tells the people booked on its dates.
 
     True when it was asked to (``notify="all"``) and the host says who is booked:
     then a booked date may move like an unbooked one, since its people hear of it.
     """
     operation = _current.get()
-    return operation is not None and operation.facts.notify == "all" and host_tells_people()
+    mode = operation.facts.notify if operation is not None else _planned_notify.get()
+    return mode == "all" and host_tells_people()
+
+
+@contextmanager
+def planning_for(notify: object) -> Iterator[None]:
+    """Compute a plan as an operation told ``notify`` would apply it (:func:`people_told`)."""
+    token = _planned_notify.set(notify_mode(notify))
+    try:
+        yield
+    finally:
+        _planned_notify.reset(token)
 
 
 _current: contextvars.ContextVar[DatesOperation | None] = contextvars.ContextVar(
     "revel_recurring_dates_operation", default=None
+)
+_planned_notify: contextvars.ContextVar[str | None] = contextvars.ContextVar(
+    "revel_recurring_planned_notify", default=None
 )
 
 

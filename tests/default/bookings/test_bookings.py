@@ -6,6 +6,7 @@ or ``has_bookings`` (one row, the fallback); every service asks once per call.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -187,7 +188,8 @@ def test_delete_series_asks_the_host_once_whatever_the_number_of_events(
 ) -> None:
     small, large = _delete_queries(4), _delete_queries(20)
     for queries in (small, large):
-        seat_reads = [q for q in queries.captured_queries if "testapp_seat" in q["sql"]]
+        # The seat table itself, not testapp_seatholder (deleted by the cascade as well).
+        seat_reads = [q for q in queries.captured_queries if re.search(r"testapp_seat\b", q["sql"])]
         assert len(seat_reads) == 2  # booked_among, then the cascade's delete
     # Only Django's delete batches (100 rows each) grow with the events.
     assert len(large) - len(small) <= 2

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar, Self
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
@@ -20,6 +20,7 @@ from django.db import models
 from django.utils.text import slugify
 
 from revel_recurring.models import RecurringEventMixin
+from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
 
 
@@ -49,6 +50,10 @@ class User(AbstractBaseUser, PermissionsMixin):
 
     email = models.EmailField("E-Mail", unique=True)
     name = models.CharField("Name", max_length=200, blank=True)
+    # A German dojo: members read German unless they chose otherwise. The zone is
+    # empty for the training's own (Europe/Berlin).
+    language = models.CharField("Sprache", max_length=16, blank=True, default="de")
+    timezone = models.CharField("Zeitzone", max_length=64, blank=True, default="")
     is_staff = models.BooleanField(default=False)
     is_active = models.BooleanField(default=True)
 
@@ -148,6 +153,30 @@ class Training(RecurringEventMixin, models.Model):
             .annotate(people=models.Count("pk"))
             .values_list("training_id", "people")
         )
+
+    @classmethod
+    def people_booked_among(
+        cls, events: Sequence[Training]
+    ) -> Mapping[Any, Sequence[BookedPerson]]:
+        # One query over Booking joined to its member; a member booked twice is named once.
+        if not events:
+            return {}
+        rows = (
+            Booking.objects.filter(training__in=[event.pk for event in events])
+            .order_by("training_id", "member__email")
+            .values_list(
+                "training_id",
+                "member__email",
+                "member__name",
+                "member__language",
+                "member__timezone",
+            )
+        )
+        people: dict[Any, dict[str, BookedPerson]] = {}
+        for training_id, email, name, language, zone in rows:
+            person = BookedPerson(address=email, name=name, language=language, timezone=zone)
+            people.setdefault(training_id, {}).setdefault(person.key, person)
+        return {pk: list(named.values()) for pk, named in people.items()}
 
 
 class Booking(models.Model):

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import uuid
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
 from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
@@ -11,6 +11,7 @@ from django.contrib.auth.models import PermissionsMixin
 from django.db import models
 
 from revel_recurring.models import RecurringEventMixin
+from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
 
 
@@ -41,6 +42,10 @@ class User(AbstractBaseUser, PermissionsMixin):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     email = models.EmailField(unique=True)
     full_name = models.CharField(max_length=200, blank=True)
+    # What the pupil reads messages in: a language code, empty for the site's
+    # LANGUAGE_CODE; an IANA zone, empty for the series' zone.
+    language = models.CharField(max_length=16, blank=True, default="")
+    timezone = models.CharField(max_length=64, blank=True, default="")
     is_staff = models.BooleanField(default=False)
     is_active = models.BooleanField(default=True)
 
@@ -146,6 +151,28 @@ class Lesson(RecurringEventMixin, models.Model):
             .annotate(pupils=models.Count("pk"))
             .values_list("lesson_id", "pupils")
         )
+
+    @classmethod
+    def people_booked_among(cls, events: Sequence[Lesson]) -> Mapping[Any, Sequence[BookedPerson]]:
+        # One query over Booking joined to its pupil; a pupil booked twice is named once.
+        if not events:
+            return {}
+        rows = (
+            Booking.objects.filter(lesson__in=[event.pk for event in events])
+            .order_by("lesson_id", "pupil__email")
+            .values_list(
+                "lesson_id",
+                "pupil__email",
+                "pupil__full_name",
+                "pupil__language",
+                "pupil__timezone",
+            )
+        )
+        people: dict[Any, dict[str, BookedPerson]] = {}
+        for lesson_id, email, name, language, zone in rows:
+            person = BookedPerson(address=email, name=name, language=language, timezone=zone)
+            people.setdefault(lesson_id, {}).setdefault(person.key, person)
+        return {pk: list(named.values()) for pk, named in people.items()}
 
 
 class Booking(models.Model):

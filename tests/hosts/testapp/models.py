@@ -1,13 +1,23 @@
-"""The smallest host: other field names and status values than the defaults."""
+"""The smallest host: other field names and status values than the defaults.
+
+Bookings come in two kinds, and both count. ``Seat.booked`` counts places taken
+by nobody in particular (sold at the door, by a partner): the host knows how
+many, not who. A ``SeatHolder`` is one more place, taken by a named person. So an
+event is booked when a seat has ``booked > 0`` or a holder exists; its bookings
+are the sum of ``booked`` plus its holders; and the people booked on it
+(``people_booked_among``) are its holders, one per address.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from django.db import models
+from django.db.models.functions import Coalesce
 
 from revel_recurring.models import RecurringEventMixin
+from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
 
 
@@ -51,29 +61,68 @@ class Event(RecurringEventMixin, models.Model):
         )
 
     def has_bookings(self) -> bool:
-        return self.seats.filter(booked__gt=0).exists()
+        # One query, the same as the batched answer's.
+        return self.pk in type(self).booked_among([self])
 
     @classmethod
     def booked_among(cls, events: Sequence[Event]) -> set[Any]:
+        # One query: the events with a taken seat or a named holder.
         if not events:
             return set()
+        taken = Seat.objects.filter(event=models.OuterRef("pk"), booked__gt=0)
+        held = SeatHolder.objects.filter(event=models.OuterRef("pk"))
         return set(
-            Seat.objects.filter(event__in=[event.pk for event in events], booked__gt=0)
-            .values_list("event_id", flat=True)
-            .distinct()
+            Event.objects.filter(pk__in=[event.pk for event in events])
+            .filter(models.Exists(taken) | models.Exists(held))
+            .order_by()
+            .values_list("pk", flat=True)
         )
 
     @classmethod
     def count_bookings_among(cls, events: Sequence[Event]) -> dict[Any, int]:
-        # A seat's "booked" is how many places of it are taken.
+        # One query: the seats' taken places plus one for each named holder.
         if not events:
             return {}
-        return dict(
-            Seat.objects.filter(event__in=[event.pk for event in events], booked__gt=0)
-            .values("event_id")
-            .annotate(taken=models.Sum("booked"))
-            .values_list("event_id", "taken")
+        taken = (
+            Seat.objects.filter(event=models.OuterRef("pk"))
+            .order_by()
+            .values("event")
+            .annotate(places=models.Sum("booked"))
+            .values("places")
         )
+        held = (
+            SeatHolder.objects.filter(event=models.OuterRef("pk"))
+            .order_by()
+            .values("event")
+            .annotate(people=models.Count("pk"))
+            .values("people")
+        )
+        rows = (
+            Event.objects.filter(pk__in=[event.pk for event in events])
+            .order_by()
+            .annotate(
+                taken=Coalesce(models.Subquery(taken), 0),
+                held=Coalesce(models.Subquery(held), 0),
+            )
+            .values_list("pk", "taken", "held")
+        )
+        return {pk: taken + held for pk, taken, held in rows if taken + held}
+
+    @classmethod
+    def people_booked_among(cls, events: Sequence[Event]) -> Mapping[Any, Sequence[BookedPerson]]:
+        # One query over the holders; a person holding two places is named once.
+        if not events:
+            return {}
+        holders = (
+            SeatHolder.objects.filter(event__in=[event.pk for event in events])
+            .order_by("event_id", "pk")
+            .values_list("event_id", "address", "name", "language", "timezone")
+        )
+        people: dict[Any, dict[str, BookedPerson]] = {}
+        for event_id, address, name, language, zone in holders:
+            person = BookedPerson(address=address, name=name, language=language, timezone=zone)
+            people.setdefault(event_id, {}).setdefault(person.key, person)
+        return {pk: list(named.values()) for pk, named in people.items()}
 
 
 class Seat(models.Model):
@@ -84,3 +133,18 @@ class Seat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.label} ({self.quantity})"
+
+
+class SeatHolder(models.Model):
+    """One place on an event taken by a named person: who to tell when the date changes."""
+
+    event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="seat_holders")
+    address = models.EmailField()
+    name = models.CharField(max_length=200, blank=True, default="")
+    # A language code ("de"); empty: the site's LANGUAGE_CODE.
+    language = models.CharField(max_length=16, blank=True, default="")
+    # An IANA zone ("America/New_York"); empty: the series' zone.
+    timezone = models.CharField(max_length=64, blank=True, default="")
+
+    def __str__(self) -> str:
+        return f"{self.address} on {self.event_id}"
