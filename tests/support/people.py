@@ -528,8 +528,97 @@ def check_people_told(
             assert dates == _expected_lines(
                 dates_of_one, after, operation.date_kind, person, stage.zone
             )
+            check_calendar_parts(message, dates_of_one, after, operation.date_kind, address)
+            if name == "split":
+                _check_split_identities(message, stage)
     assert PersonNotice.objects.count() - notices_before == sum(
         len([group for group in per_group if group]) for per_group in booked.values()
+    )
+
+
+def calendar_parts(message: Any) -> dict[str, list[dict[str, str]]]:
+    """The message's text/calendar parts by METHOD: each VEVENT's properties (name ->
+    value, parameters dropped), read here line by line as RFC 5545 writes them. Each
+    part holds the VEVENTs of one UID (RFC 5546)."""
+    found: dict[str, list[dict[str, str]]] = {}
+    for part in message.attachments:
+        assert part.get_content_type() == "text/calendar"
+        method = part.get_param("method")
+        text = part.get_payload(decode=True).decode()
+        lines = text.replace("\r\n ", "").replace("\r\n\t", "").splitlines()
+        assert f"METHOD:{method}" in lines
+        events: list[dict[str, str]] = []
+        for line in lines:
+            if line == "BEGIN:VEVENT":
+                events.append({})
+            elif events and ":" in line and line != "END:VEVENT":
+                key, value = line.split(":", 1)
+                events[-1][key.split(";", 1)[0]] = value
+        assert len({event["UID"] for event in events}) == 1, "one UID per calendar object"
+        found.setdefault(method, []).extend(events)
+    return found
+
+
+def _utc(value: dt.datetime) -> str:
+    return value.astimezone(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+
+
+def _identity(row: Any) -> tuple[str, str | None]:
+    """What a calendar knew a row by before, when the row was on its series' rule (the
+    UID's local part and the slot)."""
+    return (f"revel-recurring-series-{row.series_id}", _utc(row.recurrence_id))
+
+
+def check_calendar_parts(
+    message: Any, rows: Sequence[Any], after: dict[Any, Any], kind: str, address: str
+) -> None:
+    """A REQUEST for each date they keep, at its new start; a CANCEL for each identity
+    their calendar loses (a cancelled date, or a date now known by another UID or
+    RECURRENCE-ID), at its old start; the person as ATTENDEE, the organizer named."""
+    parts = calendar_parts(message)
+    cancels, requests = parts.get("CANCEL", []), parts.get("REQUEST", [])
+    keeps = kind in {"moved", "restored", "renamed"}
+    request_at = {event["DTSTART"]: event for event in requests}
+    assert len(request_at) == len(requests)
+    lost = []
+    for row in rows:
+        if not keeps:
+            lost.append(row)
+            continue
+        request = request_at[_utc(after[row.pk].occurrence_start)]
+        slot = request.get("RECURRENCE-ID")
+        if slot is not None:
+            assert request["UID"].startswith(f"revel-recurring-series-{after[row.pk].series_id}@")
+            assert slot == _utc(after[row.pk].recurrence_id)
+        else:
+            assert request["UID"].startswith(f"revel-recurring-event-{row.pk}@")
+        held = (request["UID"].split("@")[0], slot) == _identity(row)
+        if kind != "restored" and not held:
+            lost.append(row)
+    assert len(requests) == (len(rows) if keeps else 0)
+    assert sorted(event["DTSTART"] for event in cancels) == sorted(
+        _utc(row.occurrence_start) for row in lost
+    )
+    for method, events in parts.items():
+        for event in events:
+            assert event["ATTENDEE"] == f"mailto:{address}"
+            assert event["ORGANIZER"].startswith("mailto:")
+            assert event["STATUS"] == ("CANCELLED" if method == "CANCEL" else "CONFIRMED")
+            assert int(event["SEQUENCE"]) >= 0
+
+
+def _check_split_identities(message: Any, stage: Stage) -> None:
+    """A split's dates leave the original's UID for the continuation's, slots kept."""
+    parts = calendar_parts(message)
+    continuation = stage.notes["continuation"]
+    assert {event["UID"].split("@")[0] for event in parts["CANCEL"]} == {
+        f"revel-recurring-series-{stage.series.pk}"
+    }
+    assert {event["UID"].split("@")[0] for event in parts["REQUEST"]} == {
+        f"revel-recurring-series-{continuation.pk}"
+    }
+    assert sorted(event["RECURRENCE-ID"] for event in parts["CANCEL"]) == sorted(
+        event["RECURRENCE-ID"] for event in parts["REQUEST"]
     )
 
 
