@@ -31,7 +31,6 @@ from revel_recurring import rules
 from revel_recurring.ical import series_feed
 from revel_recurring.models import EventSeries, SeriesOperation, get_event_model
 from revel_recurring.notices.delivery import send_operation_notices
-from revel_recurring.people import BookedPerson
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
 from revel_recurring.services.splits import split_series
@@ -66,21 +65,6 @@ class Changes:
     seed: list[Attached]
     inbox: dict[str, list[Received]] = field(default_factory=dict)
     continuation: EventSeries | None = None
-
-
-def answer_people(monkeypatch: Any, model: Any) -> dict[Any, list[BookedPerson]]:
-    """Have ``model.people_booked_among`` answer from the mapping returned (pk -> people).
-
-    For a host that does not name its people yet: the test books the person in the
-    host's own way (so ``booked_among`` counts the date) and adds them here.
-    """
-    people: dict[Any, list[BookedPerson]] = {}
-
-    def people_booked_among(cls: Any, events: Any) -> dict[Any, list[BookedPerson]]:
-        return {event.pk: list(people[event.pk]) for event in events if event.pk in people}
-
-    monkeypatch.setattr(model, "people_booked_among", classmethod(people_booked_among))
-    return people
 
 
 def occurrences(series: EventSeries) -> list[Any]:

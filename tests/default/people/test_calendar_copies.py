@@ -10,17 +10,13 @@ See tests/support/calendar_changes.py for the five changes.
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
 
 import pytest
 from django.test import override_settings
 
-from revel_recurring.people import BookedPerson
 from revel_recurring.services.lifecycle import create_recurring_series
-from tests.hosts.testapp.models import Event, Seat
 from tests.support.calendar_changes import (
-    answer_people,
     first_weekday,
     holiday_ahead,
     holiday_index,
@@ -34,28 +30,13 @@ from tests.support.calendar_checks import (
     expect_after_each,
 )
 from tests.support.factories import VIENNA
+from tests.support.people import BookPerson
 
 pytestmark = pytest.mark.django_db
 
 ORGANIZER = '"Yoga Süd, Wien" <team@yoga.example>'
 ADDRESS = "zoe@example.org"
 NAME = "Zoë Müller-O'Brien"
-
-BookPerson = Callable[..., BookedPerson]
-
-
-@pytest.fixture
-def book_person(monkeypatch: pytest.MonkeyPatch) -> BookPerson:
-    """A seat held by a named person; ``people_booked_among`` names them (until the host does)."""
-    people = answer_people(monkeypatch, Event)
-
-    def book(event: Event, address: str, *, name: str = "", **values: str) -> BookedPerson:
-        Seat.objects.create(event=event, label=address, quantity=1, booked=1)
-        person = BookedPerson(address=address, name=name, **values)
-        people.setdefault(event.pk, []).append(person)
-        return person
-
-    return book
 
 
 def _booked_series(book_person: BookPerson) -> Any:
@@ -76,20 +57,22 @@ def _booked_series(book_person: BookPerson) -> Any:
     rows = occurrences(series)
     booked = pick_dates(rows, holiday_index(rows, holiday, VIENNA), ADDRESS)
     for row in booked.rows:
-        book_person(row, ADDRESS, name=NAME, language="de")
-    return series, booked
+        person = book_person(row, ADDRESS, name=NAME, language="de")
+    return series, booked, person
 
 
 @override_settings(REVEL_RECURRING_ORGANIZER=ORGANIZER)
 def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_and_people(
     book_person: BookPerson,
 ) -> None:
-    series, booked = _booked_series(book_person)
+    series, booked, person = _booked_series(book_person)
 
     changes = run_changes(series, booked, after_each=expect_after_each)
 
     counts = check_attachments(
-        changes, organizer=("team@yoga.example", "Yoga Süd, Wien"), attendee=(ADDRESS, NAME)
+        changes,
+        organizer=("team@yoga.example", "Yoga Süd, Wien"),
+        attendee=(person.address, person.name),
     )
     # The hour moves all five dates (a new slot each: cancel the old, invite the new);
     # the split hands two on to the new series' UID.
@@ -106,7 +89,7 @@ def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_an
 def test_the_messages_in_any_order_leave_the_persons_calendar_on_their_dates(
     book_person: BookPerson,
 ) -> None:
-    series, booked = _booked_series(book_person)
+    series, booked, _ = _booked_series(book_person)
     changes = run_changes(series, booked)
 
     count, dates = check_store_in_any_order(changes)

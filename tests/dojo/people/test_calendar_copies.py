@@ -8,7 +8,6 @@ tests/support/calendar_checks.py).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -17,10 +16,8 @@ from django.test import override_settings
 
 from revel_recurring.people import BookedPerson
 from tests.dojo.conftest import MakeSeries
-from tests.hosts.dojo.models import Booking, Training, User
 from tests.support.calendar_changes import (
     Booked,
-    answer_people,
     holiday_ahead,
     holiday_index,
     occurrences,
@@ -32,6 +29,7 @@ from tests.support.calendar_checks import (
     check_store_in_any_order,
     expect_after_each,
 )
+from tests.support.people import BookPerson
 
 pytestmark = pytest.mark.django_db
 
@@ -40,27 +38,10 @@ ORGANIZER = '"Dojo Kreuzberg e.V." <training@dojo.example>'
 ADDRESS = "mitglied@dojo.example"
 NAME = "Aylin Öztürk"
 
-BookPerson = Callable[..., BookedPerson]
 
-
-@pytest.fixture
-def book_person(monkeypatch: pytest.MonkeyPatch) -> BookPerson:
-    """A member's booking; ``people_booked_among`` names them (until the host does)."""
-    people = answer_people(monkeypatch, Training)
-
-    def book(training: Training, address: str, *, name: str = "", **values: str) -> BookedPerson:
-        member = User.objects.filter(email__iexact=address).first() or User.objects.create_user(
-            address, None, name=name
-        )
-        Booking.objects.create(training=training, member=member)
-        person = BookedPerson(address=address, name=name, **values)
-        people.setdefault(training.pk, []).append(person)
-        return person
-
-    return book
-
-
-def _booked_series(make_series: MakeSeries, book_person: BookPerson) -> tuple[Any, Booked]:
+def _booked_series(
+    make_series: MakeSeries, book_person: BookPerson
+) -> tuple[Any, Booked, BookedPerson]:
     holiday = holiday_ahead("DE", BERLIN)
     series = make_series(
         weekdays=(holiday.weekday(),),
@@ -70,22 +51,22 @@ def _booked_series(make_series: MakeSeries, book_person: BookPerson) -> tuple[An
     rows = occurrences(series)
     booked = pick_dates(rows, holiday_index(rows, holiday, BERLIN), ADDRESS)
     for row in booked.rows:
-        book_person(row, ADDRESS, name=NAME, language="de")
-    return series, booked
+        person = book_person(row, ADDRESS, name=NAME, language="de")
+    return series, booked, person
 
 
 @override_settings(REVEL_RECURRING_ORGANIZER=ORGANIZER)
 def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_and_people(
     make_series: MakeSeries, book_person: BookPerson
 ) -> None:
-    series, booked = _booked_series(make_series, book_person)
+    series, booked, person = _booked_series(make_series, book_person)
 
     changes = run_changes(series, booked, after_each=expect_after_each)
 
     counts = check_attachments(
         changes,
         organizer=("training@dojo.example", "Dojo Kreuzberg e.V."),
-        attendee=(ADDRESS, NAME),
+        attendee=(person.address, person.name),
     )
     assert (counts["time"], counts["cancel"], counts["split"], counts["restore"]) == (10, 1, 4, 1)
 
@@ -94,7 +75,7 @@ def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_an
 def test_the_messages_in_any_order_leave_the_members_calendar_on_their_trainings(
     make_series: MakeSeries, book_person: BookPerson
 ) -> None:
-    series, booked = _booked_series(make_series, book_person)
+    series, booked, _ = _booked_series(make_series, book_person)
     changes = run_changes(series, booked)
 
     count, dates = check_store_in_any_order(changes)

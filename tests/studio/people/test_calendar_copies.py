@@ -7,7 +7,6 @@ changes and the checks are those of tests/default/notices/test_calendar_copies.p
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 from zoneinfo import ZoneInfo
 
@@ -15,11 +14,9 @@ import pytest
 from django.test import override_settings
 
 from revel_recurring.people import BookedPerson
-from tests.hosts.studio.models import Booking, Lesson, User
 from tests.studio.conftest import MakeSeries
 from tests.support.calendar_changes import (
     Booked,
-    answer_people,
     holiday_ahead,
     holiday_index,
     occurrences,
@@ -31,6 +28,7 @@ from tests.support.calendar_checks import (
     check_store_in_any_order,
     expect_after_each,
 )
+from tests.support.people import BookPerson
 
 pytestmark = pytest.mark.django_db
 
@@ -39,27 +37,10 @@ ORGANIZER = "Tanzschule am Park <kurse@studio.example>"
 ADDRESS = "Jonas.Weber@Example.org"
 NAME = "Jonas Weber"
 
-BookPerson = Callable[..., BookedPerson]
 
-
-@pytest.fixture
-def book_person(monkeypatch: pytest.MonkeyPatch) -> BookPerson:
-    """A pupil's booking; ``people_booked_among`` names them (until the host does)."""
-    people = answer_people(monkeypatch, Lesson)
-
-    def book(lesson: Lesson, address: str, *, name: str = "", **values: str) -> BookedPerson:
-        pupil = User.objects.filter(email__iexact=address).first() or User.objects.create_user(
-            address, None, full_name=name
-        )
-        Booking.objects.create(lesson=lesson, pupil=pupil)
-        person = BookedPerson(address=address, name=name, **values)
-        people.setdefault(lesson.pk, []).append(person)
-        return person
-
-    return book
-
-
-def _booked_series(make_series: MakeSeries, book_person: BookPerson) -> tuple[Any, Booked]:
+def _booked_series(
+    make_series: MakeSeries, book_person: BookPerson
+) -> tuple[Any, Booked, BookedPerson]:
     holiday = holiday_ahead("DE", BERLIN)
     series = make_series(
         weekdays=(holiday.weekday(),),
@@ -69,22 +50,22 @@ def _booked_series(make_series: MakeSeries, book_person: BookPerson) -> tuple[An
     rows = occurrences(series)
     booked = pick_dates(rows, holiday_index(rows, holiday, BERLIN), ADDRESS)
     for row in booked.rows:
-        book_person(row, ADDRESS, name=NAME, language="en", timezone="Europe/London")
-    return series, booked
+        person = book_person(row, ADDRESS, name=NAME, language="en", timezone="Europe/London")
+    return series, booked, person
 
 
 @override_settings(REVEL_RECURRING_ORGANIZER=ORGANIZER)
 def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_and_people(
     make_series: MakeSeries, book_person: BookPerson
 ) -> None:
-    series, booked = _booked_series(make_series, book_person)
+    series, booked, person = _booked_series(make_series, book_person)
 
     changes = run_changes(series, booked, after_each=expect_after_each)
 
     counts = check_attachments(
         changes,
         organizer=("kurse@studio.example", "Tanzschule am Park"),
-        attendee=(ADDRESS, NAME),
+        attendee=(person.address, person.name),
     )
     assert (counts["time"], counts["cancel"], counts["split"], counts["restore"]) == (10, 1, 4, 1)
 
@@ -93,7 +74,7 @@ def test_every_calendar_part_reads_alike_in_three_consumers_with_its_identity_an
 def test_the_messages_in_any_order_leave_the_pupils_calendar_on_their_lessons(
     make_series: MakeSeries, book_person: BookPerson
 ) -> None:
-    series, booked = _booked_series(make_series, book_person)
+    series, booked, _ = _booked_series(make_series, book_person)
     changes = run_changes(series, booked)
 
     count, dates = check_store_in_any_order(changes)
