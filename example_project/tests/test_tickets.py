@@ -17,6 +17,7 @@ from django.test import Client
 
 from example_project.events.models import Event, Organization, Ticket, TicketTier
 from revel_recurring.people import BookedPerson
+from revel_recurring.services.editing import update_series
 from tests.support.people import BookPerson
 
 from .helpers import tuesday_run
@@ -135,3 +136,27 @@ def test_the_tier_admin_adds_a_ticket_holder_inline(
     assert Event.people_booked_among([rows[1]]) == {
         rows[1].pk: [BookedPerson("jonas@example.org", "", "de", "America/New_York")]
     }
+
+
+def test_a_time_change_moves_a_sold_run_and_tells_its_ticket_holder_once(
+    organization: Organization,
+    now: dt.datetime,
+    book_person: BookPerson,
+    mailoutbox: list[Any],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    """With the people told (the default), the sold run moves with its holder, who hears once."""
+    rows = dates(organization, now)
+    sold = rows[2]
+    book_person(sold, "maria@example.com", name="Maria", language="de")
+    old_start = sold.start
+    rule = sold.series.recurrence_rule
+    later = rule.dtstart + dt.timedelta(minutes=30)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        update_series(sold.series, rule_changes={"dtstart": later}, now=now)
+
+    sold.refresh_from_db()
+    assert sold.start == old_start + dt.timedelta(minutes=30)
+    assert [message.to for message in mailoutbox] == [["Maria <maria@example.com>"]]
+    assert "verlegt auf" in mailoutbox[0].body
