@@ -7,7 +7,7 @@ PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
-.PHONY: demo test docs lint types bench bench-feeds bench-admin soak ci clean notebooks messages compilemessages
+.PHONY: demo test docs lint types bench bench-feeds bench-admin bench-people soak ci clean notebooks messages compilemessages
 
 # Reinstalled when the version changes too: the editable install's metadata carries it.
 $(STAMP): pyproject.toml revel_recurring/__init__.py
@@ -66,6 +66,11 @@ bench-feeds: $(STAMP)
 # The series admin at 500 and 10,000 series; ARGS="--sizes 300 --repeat 1" for less.
 bench-admin: $(STAMP)
 	$(PY) bench/admin.py $(ARGS)
+
+# People's messages: a cancel-stale over 1,000 booked dates with 10,000 people told;
+# ARGS="--series 1 --dates 50" for less.
+bench-people: $(STAMP)
+	$(PY) bench/people.py $(ARGS)
 
 soak: $(STAMP)
 	$(PY) bench/soak.py $(ARGS)

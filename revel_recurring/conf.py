@@ -214,9 +214,11 @@ class RecurringSettings:
     def NOTIFY_PEOPLE(self) -> str:
         """Who is told when an operation moves, cancels or restores booked dates.
 
-        ``"all"`` (every person booked on a changed date gets one message) or
-        ``"none"``; each operation may say otherwise (its ``notify`` argument, the
-        API's ``notify`` field, the admin's tick). Check E009.
+        ``"all"`` (every person booked on a changed date gets one message, and
+        booked dates move like free ones when the host answers
+        ``people_booked_among``) or ``"none"`` (nobody is told; booked dates move
+        only when ticked). The default of every service's ``notify`` argument, and
+        of the callers that pass one on without asking. Check E009.
         """
         return str(self._get("NOTIFY_PEOPLE", "all"))
 
@@ -233,7 +235,8 @@ class RecurringSettings:
     def ORGANIZER(self) -> str:
         """The organizer of messages' calendar entries, ``"Name <address>"`` or an address.
 
-        Empty: ``DEFAULT_FROM_EMAIL``. The adapter's ``get_organizer`` may answer per series.
+        Also the messages' sender. Empty: ``DEFAULT_FROM_EMAIL``. The adapter's
+        ``get_organizer`` may answer per series.
         """
         return str(self._get("ORGANIZER", "") or "")
 
@@ -241,8 +244,10 @@ class RecurringSettings:
     def PEOPLE_DELIVERY(self) -> str | None:
         """Dotted path of a callable that delivers people's messages instead of e-mail.
 
-        It receives one :class:`~revel_recurring.notices.compose.PersonMessage` and
-        raises to have it retried. None: Django's mail (``EMAIL_BACKEND``). Check E005.
+        Called as ``deliver(message)`` with one
+        :class:`~revel_recurring.notices.compose.PersonMessage` per person (subject,
+        text, calendar files, ``message_id``, ``key``); it raises to have the message
+        retried. None: Django's mail (``EMAIL_BACKEND``). Check E005.
         """
         value = self._get("PEOPLE_DELIVERY", None)
         return str(value) if value else None

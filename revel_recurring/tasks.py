@@ -357,7 +357,16 @@ def _publishing(name: str, series_ids: list[int]) -> Iterator[None]:
 UNSENT_GRACE = dt.timedelta(hours=1)
 
 
-@shared_task(bind=True, name="revel_recurring.send_people_notices")
+# acks_late: the message leaves the broker only when the task ended, so a worker that
+# dies while sending (killed, out of memory, the machine gone) leaves it to be delivered
+# again (on Redis, after the transport's visibility_timeout) instead of losing it until the
+# daily pass. Running it twice is safe: a notice is sent under its row lock, once.
+@shared_task(
+    bind=True,
+    name="revel_recurring.send_people_notices",
+    acks_late=True,
+    reject_on_worker_lost=True,
+)
 def send_people_notices(self: Any, operation_id: str) -> dict[str, int]:
     """Send the messages one operation owes the people booked on its dates.
 
@@ -365,8 +374,9 @@ def send_people_notices(self: Any, operation_id: str) -> dict[str, int]:
     Each message is sent once (``PersonNotice.sent_at``); when the mail server or
     the host's delivery refused any, the task is retried with the generation
     backoff up to ``REVEL_RECURRING_PEOPLE_MAX_RETRIES`` times, and what is still
-    unsent then is queued again by the next daily pass. Returns
-    ``{"sent", "already", "refused"}``.
+    unsent then is queued again by the next daily pass. The broker's message is
+    acknowledged when the task ends (``acks_late``), so a worker lost in the middle
+    leaves it to run again. Returns ``{"sent", "already", "refused"}``.
     """
     counts = send_operation_notices(operation_id)
     retries = self.request.retries

@@ -72,6 +72,19 @@ def browser_page(monkeypatch: pytest.MonkeyPatch) -> Iterator[Any]:
             browser.close()
 
 
+def submit_login(page: Any) -> None:
+    """Submit the admin's login form; return once the page it leads to has loaded.
+
+    An element of that page showing is not enough: Django's admin scripts bind at
+    DOMContentLoaded, which waits for the deferred scripts, after the list is drawn.
+    A click on the list's "select all" box before then ticks that box alone (CI
+    saw the action answer "Items must be selected" on a loaded machine).
+    """
+    page.click("input[type=submit]")
+    # wait_for_url waits for the "load" event, which comes after DOMContentLoaded.
+    page.wait_for_url(lambda url: "/admin/login/" not in url)
+
+
 def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

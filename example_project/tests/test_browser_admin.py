@@ -12,7 +12,7 @@ from example_project.events.models import Event, Organization
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 
-from .browser import browser_page, read_db, screenshot
+from .browser import browser_page, read_db, screenshot, submit_login
 from .conftest import VIENNA
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
@@ -66,7 +66,7 @@ def test_admin_generate_now_and_cancel_a_date(
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#result_list")
     assert "revel_recurring: generate all series" in page.inner_text("#revel-beat")
     screenshot(page, "01-series-changelist")
@@ -152,7 +152,7 @@ def test_a_refused_add_shows_the_error_beside_the_field_and_keeps_the_rule(
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/add/")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#id_template_source")
 
     page.fill("#id_name", "Salsa nights")

@@ -19,7 +19,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.extra_dates import add_extra_date
 from revel_recurring.services.lifecycle import create_recurring_series
 
-from .browser import browser_page, read_db, screenshot
+from .browser import browser_page, read_db, screenshot, submit_login
 from .test_browser_admin import PASSWORD, next_tuesday_evening
 
 __all__ = ["browser_page"]  # the fixture, imported for pytest
@@ -137,7 +137,7 @@ def sign_in(page: Any, base: str, language: str) -> None:
     page.goto(f"{base}/admin/login/?next=/admin/revel_recurring/eventseries/")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#result_list")
 
 

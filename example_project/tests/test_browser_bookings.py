@@ -13,7 +13,7 @@ from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.support.drift import drift_every_date
 
-from .browser import browser_page, read_db, screenshot
+from .browser import browser_page, read_db, screenshot, submit_login
 from .conftest import VIENNA
 from .test_browser_admin import PASSWORD, next_tuesday_evening
 
@@ -76,7 +76,7 @@ def test_booked_dates_are_marked_unticked_kept_and_cancelled_only_on_purpose(
     page.goto(f"{live_server.url}/admin/login/?next={change}")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#revel-upcoming")
 
     page.click("text=Cancel stale dates")

@@ -16,7 +16,7 @@ from example_project.events.models import Organization, TicketTier
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 
-from .browser import browser_page, screenshot
+from .browser import browser_page, screenshot, submit_login
 from .test_browser_admin import PASSWORD, next_tuesday_evening, superuser
 
 __all__ = ["browser_page", "superuser"]  # fixtures, imported for pytest
@@ -63,7 +63,7 @@ def test_the_list_shows_a_queued_deletion_finished_with_the_booked_series_named(
     page.goto(f"{live_server.url}/admin/login/?next=/admin/revel_recurring/eventseries/")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#result_list")
     assert page.locator("#revel-queued").count() == 0  # nothing queued yet
 

@@ -19,7 +19,7 @@ from example_project.events.models import Event
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 
-from .browser import browser_page, read_db, screenshot
+from .browser import browser_page, read_db, screenshot, submit_login
 from .test_browser_admin import PASSWORD, superuser, yoga
 
 __all__ = ["browser_page", "superuser", "yoga"]  # the fixtures, imported for pytest
@@ -43,7 +43,7 @@ def test_a_new_name_alone_renames_the_dates_and_the_halves_link_each_other(
     page.goto(f"{live_server.url}/admin/login/?next={change}")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#revel-upcoming")
     page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
 
@@ -107,7 +107,7 @@ def test_a_split_to_a_later_time_moves_the_dates_with_ticks_and_links_the_halves
     page.goto(f"{live_server.url}/admin/login/?next={change}")
     page.fill("#id_username", "admin")
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
     page.wait_for_selector("#revel-upcoming")
     page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
 

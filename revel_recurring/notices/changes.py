@@ -60,6 +60,10 @@ def _differs(before: RowState, after: RowState | None) -> bool:
         return before.status != "cancelled"
     if before.status == "draft" and after.status == "draft":
         return False  # nobody holds a date that was never published
+    if before.status == "cancelled" and after.status == "cancelled":
+        # A cancelled date moved along with its exclusion (a plan's cancelled
+        # moves) is still off: its people were told when it was cancelled.
+        return False
     return (
         before.start != after.start
         or (before.status == "cancelled") != (after.status == "cancelled")

@@ -103,10 +103,23 @@ def _body(notice: PersonNotice) -> str:
     return "\n".join(lines)
 
 
+def new_message_id(operation_id: Any, address: str) -> str:
+    """The Message-ID of the message an operation owes ``address``, from both alone.
+
+    Fixed when the notice is written (its payload's ``message_id``): every attempt,
+    in whichever process, sends the same one, even if the UID domain changed since.
+    """
+    digest = hashlib.sha256(address.casefold().encode()).hexdigest()[:16]
+    return f"<revel-recurring-{operation_id}-{digest}@{get_adapter().get_ical_uid_domain()}>"
+
+
 def message_id(notice: PersonNotice) -> str:
     """The Message-ID of ``notice``'s message: the same for every attempt to send it."""
-    digest = hashlib.sha256(notice.address.casefold().encode()).hexdigest()[:16]
-    return f"<revel-recurring-{notice.operation_id}-{digest}@{get_adapter().get_ical_uid_domain()}>"
+    fixed = notice.payload.get("message_id")
+    if fixed:
+        return str(fixed)
+    # A notice written before the payload kept it.
+    return new_message_id(notice.operation_id, notice.address)
 
 
 def compose(notice: PersonNotice) -> PersonMessage:

@@ -19,6 +19,7 @@ from ..adapter import DefaultRecurringAdapter
 from ..models import CalendarCopy, EventSeries, PersonNotice, SeriesOperation, get_event_model
 from ..people import BookedPerson
 from .changes import DateChange
+from .compose import new_message_id
 from .links import organizer_of, series_link
 from .rows import Identity
 
@@ -242,6 +243,7 @@ def record_notices(
                     language=person.language[:16],
                     timezone=person.timezone[:64],
                     payload={
+                        "message_id": new_message_id(operation.pk, person.address[:254]),
                         "kind": facts.kind,
                         "series": {"id": facts.series.pk, "name": facts.series.name, "url": link},
                         "zone": zone,

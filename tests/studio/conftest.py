@@ -11,6 +11,7 @@ import pytest
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from example_project.tests.browser import submit_login
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.hosts.studio import notifier
@@ -112,7 +113,7 @@ def sign_in(page: Any, base_url: str, path: str) -> None:
     page.goto(f"{base_url}/admin/login/?next={path}")
     page.fill("#id_username", OWNER_EMAIL)
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
 
 
 @pytest.fixture

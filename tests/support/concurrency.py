@@ -12,8 +12,14 @@ from django.db import OperationalError, connection, connections, transaction
 
 
 def blocked_backends() -> int:
-    """How many other backends of this database wait for a lock right now."""
+    """How many other backends of this database wait for a lock right now.
+
+    Right now even inside a transaction: PostgreSQL reads pg_stat_activity once per
+    transaction and answers from that snapshot until it ends, so a lock holder
+    polling from its own transaction would never see a waiter that came later.
+    """
     with connections["default"].cursor() as cursor:
+        cursor.execute("SELECT pg_stat_clear_snapshot()")
         cursor.execute(
             "SELECT count(*) FROM pg_stat_activity "
             "WHERE datname = current_database() AND wait_event_type = 'Lock' "

@@ -7,6 +7,12 @@ with its hash or by a split, and checks what an organiser expects: the same rows
 the new dates (ids kept, bookings kept), no week with an open date at the old and the
 new time (unless a booked one was kept on purpose), the rows exactly what the plan
 said, and three calendar consumers expanding exactly the open rows.
+
+Booked dates (issue 36): with their people told (``REVEL_RECURRING_NOTIFY_PEOPLE``
+"all", the default, and a host that says who is booked, as every test host does) a
+booked date moves like a free one; with nobody told it moves only when ticked. The
+``..._told`` checks hold the first; the others, which a host runs with the setting
+"none", the second.
 """
 
 from __future__ import annotations
@@ -93,8 +99,9 @@ def later_by(series: EventSeries, delta: dt.timedelta) -> dict[str, Any]:
 def check_time_change_by_plan(
     api: APIClient, series: EventSeries, book: Book, *, zone: str
 ) -> None:
-    """18:30 -> 19:00 (or the host's time + 30 minutes) by plan/apply: every date moves,
-    ids kept; a booked one moves only when ticked."""
+    """18:30 -> 19:00 (or the host's time + 30 minutes) by plan/apply with nobody told
+    (the caller sets ``REVEL_RECURRING_NOTIFY_PEOPLE`` "none"): every date moves, ids
+    kept; a booked one moves only when ticked."""
     before = rows_of(series)
     booked, ticked = before[2], before[4]
     book(booked)
@@ -133,11 +140,45 @@ def check_time_change_by_plan(
     assert doubled == booked_weeks
 
 
+def check_time_change_by_plan_told(
+    api: APIClient, series: EventSeries, book: Book, *, zone: str
+) -> None:
+    """The same time change with the people told (the default): ``none`` cancels
+    nothing and moves every date, the booked ones with their bookings; the plan shows
+    no new date beside a booked one, and no week is doubled."""
+    before = rows_of(series)
+    booked = (before[2], before[4])
+    for row in booked:
+        book(row)
+    old_times = {row.pk: local(row, zone).time() for row in before}
+    plan, applied = plan_and_apply(
+        api, series, later_by(series, dt.timedelta(minutes=30)), cancel_drift="none"
+    )
+    drift = {str(row["id"]): row for row in plan["drift"]}
+    assert {str(row.pk) for row in booked} <= set(drift)
+    assert all(drift[str(row.pk)]["bookings"] == 1 for row in booked)
+    assert [date for date in plan["new"] if date["beside"] is not None] == []
+    assert sorted(map(str, applied["moved"])) == sorted(str(row.pk) for row in before)
+    assert applied["kept_booked"] == []
+    assert applied["cancelled"] == []
+    after = {row.pk: row for row in rows_of(series)}
+    for pk, old in old_times.items():
+        assert local(after[pk], zone).time().minute == (old.minute + 30) % 60
+        assert after[pk].recurrence_id == after[pk].occurrence_start
+    model = get_event_model()
+    assert model.booked_among([after[row.pk] for row in booked]) == {row.pk for row in booked}
+    assert all(
+        count == 1 for count in open_per_week(series, since=before[0].occurrence_start).values()
+    )
+
+
 def check_weekday_change_by_plan(
     api: APIClient, series: EventSeries, book: Book, *, zone: str, weekday: int
 ) -> None:
     """One weekday to the next by plan/apply with ``all``: each date moves to the new
-    weekday of its week (ids kept, the booked one with its bookings), none is doubled."""
+    weekday of its week (ids kept, the booked one with its bookings), none is doubled.
+    The people are told (the default): the plan shows the booked date moving too, so
+    no new date beside it."""
     before = rows_of(series)
     booked = before[1]
     book(booked)
@@ -171,7 +212,7 @@ def check_weekday_change_by_plan(
             if date["beside"] is None
         ]
     )
-    assert [str(date["beside"]) for date in plan["new"] if date["beside"]] == [str(booked.pk)]
+    assert [date["beside"] for date in plan["new"] if date["beside"]] == []
     assert starts == planned
 
 
@@ -197,9 +238,10 @@ def check_change_feed_reports_rescheduled(
 def check_split_time_change(
     api: APIClient, series: EventSeries, book: Book, *, zone: str, delta: dt.timedelta
 ) -> tuple[EventSeries, EventSeries]:
-    """Split from the third date with the time changed by ``delta``: the moved dates go
-    to the new time (ids kept); no week holds an open date at both times but the
-    booked one kept; the original keeps its earlier dates."""
+    """Split from the third date with the time changed by ``delta``, nobody told (the
+    caller sets ``REVEL_RECURRING_NOTIFY_PEOPLE`` "none"): the moved dates go to the
+    new time (ids kept); no week holds an open date at both times but the booked one
+    kept; the original keeps its earlier dates."""
     before = rows_of(series)
     at = before[2].recurrence_id
     booked = before[4]
@@ -223,6 +265,33 @@ def check_split_time_change(
         week for week, count in open_per_week(series, continuation, since=at).items() if count > 1
     }
     assert doubled == {booked.occurrence_start.isocalendar()[:2]}
+    assert [row.pk for row in rows_of(series)] == [row.pk for row in before[:2]]
+    return series, continuation
+
+
+def check_split_time_change_told(
+    api: APIClient, series: EventSeries, book: Book, *, zone: str, delta: dt.timedelta
+) -> tuple[EventSeries, EventSeries]:
+    """The same split with the people told (the default): ``unbooked`` moves the booked
+    date too, with its bookings; no week is doubled, none kept."""
+    before = rows_of(series)
+    at = before[2].recurrence_id
+    booked = before[4]
+    book(booked)
+    plan, done = plan_and_split(
+        api, series, at, {"dtstart": (at + delta).isoformat()}, cancel_drift="unbooked"
+    )
+    assert [date for date in plan["new"] if date["beside"] is not None] == []
+    continuation = EventSeries.objects.get(pk=done["continuation"]["id"])
+    assert done["kept_booked"] == []
+    assert sorted(map(str, done["rescheduled"])) == sorted(str(row.pk) for row in before[2:])
+    assert done["cancelled"] == []
+    kept = {row.pk: row for row in rows_of(continuation)}
+    for row in before[2:]:
+        assert kept[row.pk].occurrence_start == row.occurrence_start + delta
+        assert kept[row.pk].recurrence_id == kept[row.pk].occurrence_start
+    assert get_event_model().booked_among([kept[booked.pk]]) == {booked.pk}
+    assert all(count == 1 for count in open_per_week(series, continuation, since=at).values())
     assert [row.pk for row in rows_of(series)] == [row.pk for row in before[:2]]
     return series, continuation
 
@@ -256,8 +325,10 @@ def check_split_weekday_change(
 def check_patch_moves_unbooked(
     api: APIClient, series: EventSeries, book: Book, *, zone: str, weekday: int
 ) -> None:
-    """A PATCH to the next weekday moves the dates nobody booked, cancels nothing, and
-    names the booked one it left (``drift``) beside the ones it moved (``moved``)."""
+    """A PATCH to the next weekday with nobody told (the caller sets
+    ``REVEL_RECURRING_NOTIFY_PEOPLE`` "none") moves the dates nobody booked, cancels
+    nothing, and names the booked one it left (``drift``) beside the ones it moved
+    (``moved``)."""
     before = rows_of(series)
     booked = before[3]
     book(booked)
@@ -275,6 +346,27 @@ def check_patch_moves_unbooked(
     for row in before:
         if row.pk != booked.pk:
             assert local(after[row.pk], zone).weekday() == new_day
+
+
+def check_patch_moves_booked_when_told(
+    api: APIClient, series: EventSeries, book: Book, *, zone: str, weekday: int
+) -> None:
+    """A PATCH to the next weekday with the people told (the default) moves every date,
+    the booked one with its bookings, cancels nothing and leaves no drift."""
+    before = rows_of(series)
+    booked = before[3]
+    book(booked)
+    new_day = (weekday + 1) % 7
+    answer = api.patch(f"{API}{series.pk}/", {"recurrence": {"weekdays": [new_day]}}, format="json")
+    assert answer.status_code == 200, answer.json()
+    body = answer.json()
+    assert sorted(str(row["id"]) for row in body["moved"]) == sorted(str(row.pk) for row in before)
+    assert body["drift"] == []
+    after = {row.pk: row for row in rows_of(series)}
+    assert all(is_open(row) for row in after.values())
+    for row in before:
+        assert local(after[row.pk], zone).weekday() == new_day
+    assert get_event_model().booked_among([after[booked.pk]]) == {booked.pk}
 
 
 def check_feeds_expand_the_rows(api: APIClient, *series: EventSeries) -> None:

@@ -53,6 +53,19 @@ def celery_worker(log: Path, *, settings: str = "tests.settings") -> Iterator[Ce
     The worker's test database is this test's: its settings module must read
     ``DATABASE_URL`` and ``REVEL_TEST_CELERY_EAGER`` as tests.settings does.
     """
+    with worker_process(log, settings=settings) as (client, _):
+        yield client
+
+
+@contextmanager
+def worker_process(
+    log: Path, *, settings: str = "tests.settings", pool: str = "solo"
+) -> Iterator[tuple[Celery, subprocess.Popen[bytes]]]:
+    """:func:`celery_worker`, yielding the worker's process too, in the ``pool`` asked for.
+
+    ``pool="prefork"`` runs the tasks in one child process that the main process
+    replaces when it dies, as production workers do (Celery's default pool).
+    """
     env = {
         **os.environ,
         "DJANGO_SETTINGS_MODULE": settings,
@@ -73,7 +86,8 @@ def celery_worker(log: Path, *, settings: str = "tests.settings") -> Iterator[Ce
                 "-A",
                 "tests.support.celery_app",
                 "worker",
-                "--pool=solo",
+                f"--pool={pool}",
+                "--concurrency=1",
                 "--loglevel=INFO",
                 "--without-gossip",
                 "--without-mingle",
@@ -84,7 +98,7 @@ def celery_worker(log: Path, *, settings: str = "tests.settings") -> Iterator[Ce
             stderr=subprocess.STDOUT,
         )
     try:
-        yield client
+        yield client, worker
     finally:
         worker.terminate()
         try:

@@ -8,6 +8,7 @@ Austrian public holidays. Under ``shift`` their dates take place on the Tuesdays
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
@@ -72,7 +73,27 @@ def test_keep_to_shift_moves_the_holiday_rows_to_the_next_day_and_back() -> None
     assert _placed(series) == before
 
 
-def test_a_booked_holiday_row_stays_where_it_is_unless_named() -> None:
+def test_with_the_people_told_a_booked_holiday_row_moves_with_the_shift() -> None:
+    """The people told (the default): the booked Easter Monday moves to the Tuesday
+    like the free Whit Monday, under ``unbooked``, with its seat."""
+    series = weekly_series(holidays={"country": "AT", "policy": "keep"}, window_weeks=14)
+    rows = {rules.to_utc(r.recurrence_id): r for r in occurrences(series)}
+    booked = rows[rules.to_utc(EASTER_MONDAY)]
+    Seat.objects.create(event=booked, label="Mat 1", quantity=1, booked=1)
+
+    plan, applied = _switch(series, "shift", cancel_drift="unbooked")
+
+    assert [row.booked for row in plan.drift] == [True, False]
+    assert sorted(applied.moved) == sorted([booked.pk, rows[rules.to_utc(WHIT_MONDAY)].pk])
+    assert applied.kept_booked == []
+    assert _placed(series)[rules.to_utc(EASTER_MONDAY)] == rules.to_utc(EASTER_MONDAY + DAY)
+    assert Seat.objects.filter(event=booked, booked=1).exists(), "the seat moved with its date"
+
+
+def test_with_nobody_told_a_booked_holiday_row_stays_where_it_is_unless_named(
+    settings: Any,
+) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = weekly_series(holidays={"country": "AT", "policy": "keep"}, window_weeks=14)
     rows = {rules.to_utc(r.recurrence_id): r for r in occurrences(series)}
     booked = rows[rules.to_utc(EASTER_MONDAY)]

@@ -19,9 +19,12 @@ from tests.support.factories import VIENNA, make_series
 from tests.support.moves import (
     check_change_feed_reports_rescheduled,
     check_feeds_expand_the_rows,
+    check_patch_moves_booked_when_told,
     check_split_time_change,
+    check_split_time_change_told,
     check_split_weekday_change,
     check_time_change_by_plan,
+    check_time_change_by_plan_told,
     check_weekday_change_by_plan,
     is_open,
     later_by,
@@ -57,11 +60,22 @@ def _series() -> Any:
     return series
 
 
-def test_a_time_change_by_plan_moves_every_unbooked_date(api: APIClient) -> None:
+def test_with_nobody_told_a_time_change_by_plan_moves_every_unbooked_date(
+    api: APIClient, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = _series()
     since = timezone.now()
     check_time_change_by_plan(api, series, book, zone=ZONE)
     check_change_feed_reports_rescheduled(api, series, since=since)
+    check_feeds_expand_the_rows(api, series)
+
+
+def test_with_the_people_told_a_time_change_by_plan_moves_the_booked_dates_too(
+    api: APIClient,
+) -> None:
+    series = _series()
+    check_time_change_by_plan_told(api, series, book, zone=ZONE)
     check_feeds_expand_the_rows(api, series)
 
 
@@ -71,10 +85,20 @@ def test_a_weekday_change_by_plan_moves_every_date_to_its_week(api: APIClient) -
     check_feeds_expand_the_rows(api, series)
 
 
-def test_a_split_with_a_time_change_moves_the_dates_without_doubling_them(
+def test_with_nobody_told_a_split_with_a_time_change_moves_the_dates_without_doubling_them(
+    api: APIClient, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
+    original, continuation = check_split_time_change(
+        api, _series(), book, zone=ZONE, delta=dt.timedelta(minutes=30)
+    )
+    check_feeds_expand_the_rows(api, original, continuation)
+
+
+def test_with_the_people_told_a_split_with_a_time_change_moves_the_booked_date_too(
     api: APIClient,
 ) -> None:
-    original, continuation = check_split_time_change(
+    original, continuation = check_split_time_change_told(
         api, _series(), book, zone=ZONE, delta=dt.timedelta(minutes=30)
     )
     check_feeds_expand_the_rows(api, original, continuation)
@@ -147,10 +171,11 @@ def test_the_plan_hash_changes_when_a_move_would_change() -> None:
     assert early.hash != late.hash
 
 
-def test_a_patch_moves_the_unbooked_dates_and_names_the_booked_ones_it_leaves(
-    api: APIClient,
+def test_with_nobody_told_a_patch_moves_the_unbooked_dates_and_names_the_booked_ones_it_leaves(
+    api: APIClient, settings: Any
 ) -> None:
     """No ticks: a PATCH moves what nobody booked and cancels nothing."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = _series()
     before = rows_of(series)
     book(before[3])
@@ -174,6 +199,10 @@ def test_a_patch_moves_the_unbooked_dates_and_names_the_booked_ones_it_leaves(
     for row in before:
         if row.pk != before[3].pk:
             assert after[row.pk].occurrence_start.astimezone(VIENNA).weekday() == 2
+
+
+def test_with_the_people_told_a_patch_moves_the_booked_dates_too(api: APIClient) -> None:
+    check_patch_moves_booked_when_told(api, _series(), book, zone=ZONE, weekday=0)
 
 
 def test_a_date_cancelled_at_the_old_time_stays_cancelled_at_the_new_time(

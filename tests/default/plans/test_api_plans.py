@@ -481,9 +481,11 @@ def test_bad_extra_dates_are_a_400_under_recurrence_extra_dates(
     assert EventSeries.objects.get(pk=series.pk).extra_dates == []
 
 
-def test_a_date_booked_after_the_plan_makes_apply_all_a_409_and_the_date_stays_booked(
-    editor: APIClient,
+def test_with_nobody_told_a_date_booked_after_the_plan_makes_apply_all_a_409_and_stays_booked(
+    editor: APIClient, settings: Any
 ) -> None:
+    """Nobody told: under ``unbooked`` the booked dates are kept (the last step)."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, events = tue_thu()
     seen = plan(editor, series, recurrence=MON_WED)
     assert seen["drift"][2]["bookings"] == 0

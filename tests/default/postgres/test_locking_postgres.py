@@ -17,7 +17,7 @@ from django.db import connection, transaction
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.toolbox import locking
-from tests.support.concurrency import blocked_backends, is_deadlock, race
+from tests.support.concurrency import Background, blocked_backends, is_deadlock, race
 from tests.support.factories import make_series
 
 pytestmark = [
@@ -41,8 +41,9 @@ def test_two_transactions_locking_a_pair_in_opposite_orders_never_deadlock(
             worker.paused = True
             mine, other = took_a_lock[worker.number], took_a_lock[1 - worker.number]
             mine.set()
-            # A guard against hanging, not a timing claim: on a loaded machine the other
-            # thread was seen to take over 10 s before it even connected.
+            # A guard against hanging, not a timing claim. The other worker is seen the
+            # moment it waits, however late it comes: blocked_backends() reads
+            # pg_stat_activity afresh although this worker is inside its transaction.
             deadline = time.monotonic() + 25
             while not other.is_set() and not blocked_backends():
                 assert time.monotonic() < deadline, "the other worker neither locked nor waited"
@@ -65,3 +66,23 @@ def test_two_transactions_locking_a_pair_in_opposite_orders_never_deadlock(
     assert [exc for exc in errors if is_deadlock(exc)] == []
     assert errors == []
     assert locked_ids == {0: [first.pk, second.pk], 1: [first.pk, second.pk]}
+
+
+def test_a_lock_holder_sees_a_waiter_that_comes_after_its_first_look() -> None:
+    """The lock-order test's holder polls from inside its transaction; a waiter that
+    connects late (a loaded machine) must still be seen, not a snapshot of before."""
+    series = make_series(name="held")
+
+    def wait_for_the_lock() -> None:
+        with transaction.atomic():
+            locking.lock_series(series.pk)
+
+    with transaction.atomic():
+        locking.lock_series(series.pk)
+        assert blocked_backends() == 0
+        waiter = Background(wait_for_the_lock)
+        deadline = time.monotonic() + 10
+        while not blocked_backends():
+            assert time.monotonic() < deadline, "the waiter was never seen waiting"
+            time.sleep(0.01)
+    waiter.result()

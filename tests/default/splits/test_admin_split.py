@@ -105,9 +105,11 @@ def test_the_form_is_pre_filled_from_the_series_rule_and_template(
     assert label(dates[2]) in response.content.decode()
 
 
-def test_submitting_shows_the_plan_with_the_booked_drift_and_writes_nothing(
-    admin_client: Any, mondays: tuple[EventSeries, list[Event]]
+def test_with_nobody_told_submitting_shows_the_plan_with_the_booked_drift_and_writes_nothing(
+    admin_client: Any, mondays: tuple[EventSeries, list[Event]], settings: Any
 ) -> None:
+    """Nobody told: the booked Monday starts unticked and keeps its place."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, dates = mondays
     at = slot(dates[2])
 
@@ -144,9 +146,11 @@ def test_submitting_shows_the_plan_with_the_booked_drift_and_writes_nothing(
     assert {event.series_id for event in occurrences(series)} == {series.pk}
 
 
-def test_confirming_splits_and_lands_on_the_continuation_linked_both_ways(
-    admin_client: Any, mondays: tuple[EventSeries, list[Event]]
+def test_with_nobody_told_confirming_splits_and_lands_on_the_continuation_linked_both_ways(
+    admin_client: Any, mondays: tuple[EventSeries, list[Event]], settings: Any
 ) -> None:
+    """Nobody told: the booked Monday starts unticked and keeps its place."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, dates = mondays
     at = slot(dates[2])
     shown = admin_client.post(

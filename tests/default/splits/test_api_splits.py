@@ -43,9 +43,11 @@ def utc(moment: dt.datetime) -> str:
     return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def test_plan_then_split_with_the_hash_moves_the_dates_and_answers_both_halves(
-    editor: APIClient,
+def test_with_nobody_told_plan_then_split_with_the_hash_moves_the_dates_and_answers_both_halves(
+    editor: APIClient, settings: Any
 ) -> None:
+    """Nobody told: the booked Tuesday stays, kept and named."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, events = tuesdays()
     body = {
         "at": events[2].starts_at.isoformat(),

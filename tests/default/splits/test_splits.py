@@ -56,7 +56,10 @@ def test_split_across_the_dst_switch_loses_and_doubles_no_date() -> None:
     assert all(slot.astimezone(rules.UTC).hour == 8 for slot in slots_of(continuation, horizon))
 
 
-def test_booked_rows_keep_their_ids_and_bookings_and_stay_unless_ticked() -> None:
+def test_with_nobody_told_booked_rows_keep_their_ids_and_bookings_and_stay_unless_ticked(
+    settings: Any,
+) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = booked_series()
     booked = occurrences(series)[5]
     Seat.objects.filter(event=booked).update(booked=3)
@@ -243,7 +246,10 @@ def test_a_split_plan_names_the_moved_dates_the_new_rule_does_not_hold() -> None
     assert detect_cadence_drift(result.continuation, now=NOW) == []
 
 
-def test_a_split_with_a_plan_hash_applies_the_drift_and_bookings_its_plan_shows() -> None:
+def test_with_nobody_told_a_split_with_a_plan_hash_applies_the_drift_and_bookings_it_shows(
+    settings: Any,
+) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = booked_series()
     rows = occurrences(series)
     booked, edited = rows[5], rows[6]

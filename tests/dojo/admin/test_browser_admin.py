@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from example_project.tests.browser import browser_page, read_db, screenshot
+from example_project.tests.browser import browser_page, read_db, screenshot, submit_login
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from tests.dojo.conftest import PASSWORD, TRAINER_EMAIL, MakeSeries, trainings
@@ -27,7 +27,7 @@ def sign_in(page: Any, base_url: str, path: str) -> None:
     assert "E-Mail" in page.inner_text("label[for=id_username]")
     page.fill("#id_username", TRAINER_EMAIL)
     page.fill("#id_password", PASSWORD)
-    page.click("input[type=submit]")
+    submit_login(page)
 
 
 @pytest.fixture

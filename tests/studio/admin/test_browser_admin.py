@@ -75,6 +75,8 @@ def test_cancel_stale_over_the_inline_limit_is_queued_in_the_browser(
     sign_in(page, live_server.url, "/admin/revel_recurring/eventseries/")
     page.wait_for_selector("#result_list")
     page.check("#action-toggle")  # all three: one more than the inline limit
+    # The box ticks the rows through Django's actions.js (bound once sign_in saw the page load).
+    assert page.locator("input.action-select:checked").count() == 3
     page.select_option("select[name=action]", "cancel_stale_action")
     page.click("button[name=index]")
     page.wait_for_selector("#revel-cancel-stale")

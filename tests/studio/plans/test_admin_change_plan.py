@@ -48,9 +48,11 @@ def states(rows: list[Lesson]) -> list[str]:
     return [found[row.pk] for row in rows]
 
 
-def test_moving_booked_lessons_to_other_weekdays_is_confirmed_on_the_plan(
-    owner: Client, booked_series: tuple[EventSeries, list[Lesson]]
+def test_with_nobody_told_moving_booked_lessons_to_other_weekdays_is_confirmed_on_the_plan(
+    owner: Client, booked_series: tuple[EventSeries, list[Lesson]], settings: Any
 ) -> None:
+    """Nobody told: a booked lesson moves only when ticked, and starts unticked."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, rows = booked_series
     url = f"{CHANGELIST}{series.pk}/change/"
     booked = {rows[1].pk, rows[4].pk}

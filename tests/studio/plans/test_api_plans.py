@@ -40,6 +40,7 @@ def bookings_of(lesson: Lesson) -> int:
 def test_the_plan_counts_the_bookings_of_each_drifted_lesson_by_uuid(
     api: APIClient, make_series: MakeSeries, school: School
 ) -> None:
+    """With the people told (the default) the booked lessons move like the others."""
     series, tue_thu = booked_tue_thu(make_series, school)
 
     response = api.post(url(series, "recurrence-plan"), {"recurrence": MON_WED}, format="json")
@@ -61,16 +62,15 @@ def test_the_plan_counts_the_bookings_of_each_drifted_lesson_by_uuid(
         (0, "18:30"),
         (2, "18:30"),
     }
-    # New only beside the booked lessons, while they stay: their partners.
-    booked_targets = [plan["drift"][k]["moves_to"] for k in (0, 3)]
-    assert [row["start"] for row in plan["new"]] == booked_targets
-    assert [row["beside"] for row in plan["new"]] == [str(tue_thu[k].pk) for k in (0, 3)]
+    # The people told, the booked lessons move too: nothing new beside them.
+    assert plan["new"] == []
     assert plan["stay"] == []
 
 
-def test_apply_unbooked_moves_free_lessons_keeps_booked_ones_and_cancels_the_lonely_one(
-    api: APIClient, make_series: MakeSeries, school: School
+def test_with_nobody_told_unbooked_moves_free_lessons_keeps_booked_ones_cancels_the_lonely_one(
+    api: APIClient, make_series: MakeSeries, school: School, settings: Any
 ) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, tue_thu = booked_tue_thu(make_series, school)
     plan = api.post(url(series, "recurrence-plan"), {"recurrence": MON_WED}, format="json").json()
     booked = [tue_thu[0], tue_thu[3]]
@@ -141,9 +141,10 @@ def test_a_member_who_is_no_teacher_may_not_plan_or_apply(
     assert client.post(url(series, "recurrence-apply"), body, format="json").status_code == 403
 
 
-def test_a_patch_of_the_weekdays_moves_the_free_lessons_and_names_booked_drift_by_uuid(
-    api: APIClient, make_series: MakeSeries, school: School
+def test_with_nobody_told_a_weekdays_patch_moves_free_lessons_names_booked_drift_by_uuid(
+    api: APIClient, make_series: MakeSeries, school: School, settings: Any
 ) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, tue_thu = booked_tue_thu(make_series, school)
 
     response = api.patch(url(series), {"recurrence": MON_WED}, format="json")

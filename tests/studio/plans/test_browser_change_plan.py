@@ -22,12 +22,15 @@ pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 # The data fixtures come before browser_page: see example_project/tests/browser.read_db.
-def test_moving_booked_lessons_to_monday_and_wednesday_in_the_browser(
+def test_with_nobody_told_moving_booked_lessons_to_monday_and_wednesday_in_the_browser(
     live_server: Any,
     owner: User,
     booked_tue_thu: tuple[EventSeries, list[Lesson]],
     browser_page: Any,
+    settings: Any,
 ) -> None:
+    """Nobody told: the booked lessons start unticked and stay."""
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series, rows = booked_tue_thu
     page = browser_page
     url = f"{live_server.url}/admin/revel_recurring/eventseries/{series.pk}/change/"

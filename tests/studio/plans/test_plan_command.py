@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import shlex
 from io import StringIO
+from typing import Any
 
 import pytest
 from django.core.management import call_command
@@ -26,9 +27,10 @@ def run(*args: str) -> str:
     return out.getvalue()
 
 
-def test_plan_names_uuid_lessons_with_their_pupils_and_apply_keeps_them(
-    make_series: MakeSeries, pupil: User
+def test_with_nobody_told_plan_names_uuid_lessons_with_their_pupils_and_apply_keeps_them(
+    make_series: MakeSeries, pupil: User, settings: Any
 ) -> None:
+    settings.REVEL_RECURRING_NOTIFY_PEOPLE = "none"
     series = make_series(weekdays=(3,), generation_window_weeks=3)
     first, *others = lessons(series)
     other = User.objects.create_user("second@studio.example", "x")

@@ -19,14 +19,17 @@ from tests.studio.conftest import API, BERLIN, MakeSeries, lessons
 pytestmark = pytest.mark.django_db
 
 
-def test_a_split_moves_booked_lessons_with_their_uuid_and_pupils(
+def test_with_nobody_told_a_split_moves_booked_lessons_with_their_uuid_and_pupils(
     make_series: MakeSeries, pupil: User
 ) -> None:
+    """Nobody told: the booked lesson changes series but keeps its date (not ticked)."""
     series = make_series(generation_window_weeks=6)
     rows = lessons(series)
     at = rules.to_utc(rows[3].begins)
     Booking.objects.create(lesson=rows[4], pupil=pupil)
-    plan = plan_split(series, at=at, recurrence={"weekdays": [4]}, template={"room": "Hall 2"})
+    plan = plan_split(
+        series, at=at, recurrence={"weekdays": [4]}, template={"room": "Hall 2"}, notify="none"
+    )
     assert [row.id for row in plan.drift] == [row.pk for row in rows[3:]]
     assert {row.id: row.bookings for row in plan.drift if row.booked} == {rows[4].pk: 1}
 
@@ -36,6 +39,7 @@ def test_a_split_moves_booked_lessons_with_their_uuid_and_pupils(
         recurrence={"weekdays": [4]},
         template={"room": "Hall 2"},
         plan_hash=plan.hash,
+        notify="none",
     )
     assert [date.id for date in result.kept_booked] == [rows[4].pk]
     moved = Lesson.objects.get(pk=rows[4].pk)
