@@ -487,18 +487,20 @@ def test_ids_given_as_text_name_the_same_dates(
         ("ids", (1, 2)),
     ],
 )
-def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
+def test_with_nobody_told_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
     mode: str, moving: tuple[int, ...]
 ) -> None:
     series = weekly_series()
     rows = occurrences(series)
     book(rows[1], 2)
     book(rows[3], 1)
-    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    plan = plan_recurrence_change(series, TUESDAYS, notify="none", now=NOW)
     assert ids(plan.moves) == [row.pk for row in rows]
     assert ids(plan.booked_drift) == [rows[1].pk, rows[3].pk]
     cancel: Any = [rows[1].pk, rows[2].pk] if mode == "ids" else mode
-    applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift=cancel, now=NOW)
+    applied = apply_recurrence_plan(
+        series, plan.hash, TUESDAYS, cancel_drift=cancel, notify="none", now=NOW
+    )
     assert applied.moved == [rows[week].pk for week in moving]
     assert applied.cancelled == []
     booked_staying = [] if mode in ("all", "ids") else [rows[1].pk, rows[3].pk]
@@ -516,6 +518,40 @@ def test_free_dates_move_under_every_mode_booked_ones_only_when_ticked(
     assert [(date.start, date.beside) for date in plan.new] == [
         (tuesday(1), rows[1].pk),
         (tuesday(3), rows[3].pk),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("mode", "moving"),
+    [
+        ("none", tuple(range(8))),
+        ("unbooked", tuple(range(8))),
+        ("all", tuple(range(8))),
+        ("ids", (1, 2)),
+    ],
+)
+def test_with_the_people_told_booked_dates_move_like_free_ones_unless_unticked(
+    mode: str, moving: tuple[int, ...]
+) -> None:
+    """The people told (the default): every mode moves the booked Mondays too, with
+    nothing new beside them; a list of ids still moves exactly the dates it names."""
+    series = weekly_series()
+    rows = occurrences(series)
+    book(rows[1], 2)
+    book(rows[3], 1)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    assert ids(plan.booked_drift) == [rows[1].pk, rows[3].pk]
+    assert plan.new == ()
+    cancel: Any = [rows[1].pk, rows[2].pk] if mode == "ids" else mode
+    applied = apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift=cancel, now=NOW)
+    assert applied.moved == [rows[week].pk for week in moving]
+    assert (applied.cancelled, applied.kept_booked) == ([], [])
+    after = {row.pk: row for row in occurrences(series)}
+    assert [after[row.pk].starts_at for row in rows] == [
+        tuesday(week) if week in moving else monday(week) for week in range(8)
+    ]
+    assert [row.starts_at for row in applied.created] == [
+        tuesday(week) for week in range(8) if week not in moving
     ]
 
 
@@ -865,9 +901,11 @@ def _daily(count: int, *, interval: int = 1) -> EventSeries:
     return series
 
 
-def _plan_queries(series: EventSeries, changes: dict[str, Any]) -> tuple[int, RecurrencePlan]:
+def _plan_queries(
+    series: EventSeries, changes: dict[str, Any], notify: str | None = None
+) -> tuple[int, RecurrencePlan]:
     with CaptureQueriesContext(connection) as queries:
-        plan = plan_recurrence_change(series, changes, now=NOW)
+        plan = plan_recurrence_change(series, changes, notify=notify, now=NOW)
     return len(queries.captured_queries), plan
 
 
@@ -889,9 +927,10 @@ def test_a_plan_reads_in_a_constant_number_of_queries_whatever_the_number_of_dat
     assert (small_plan.new, large_plan.new) == ((), ())
     assert small_queries == large_queries == 4
     # An hour later: every date moves to its day's new time, read with the rows.
+    # Planned for nobody told, so the booked dates stay unless ticked.
     later = {"dtstart": dt.datetime(2026, 3, 1, 8, 0, tzinfo=UTC)}
-    small_queries, small_plan = _plan_queries(small, later)
-    large_queries, large_plan = _plan_queries(large, later)
+    small_queries, small_plan = _plan_queries(small, later, notify="none")
+    large_queries, large_plan = _plan_queries(large, later, notify="none")
     assert (len(small_plan.moves), len(large_plan.moves)) == (30, 364)
     # New dates only beside the booked ones, which stay unless ticked; the template is
     # read once to weigh them.

@@ -19,6 +19,9 @@ then does at the same ``now``:
   drifted rows not modified are cancelled, and with a list of some of their ids
   exactly those move or are cancelled, booked or not.
 
+Every plan and apply here is for nobody told (``notify="none"``): with the people
+told, booked rows move like free ones (tests/default/moves and test_plans.py).
+
 Each example runs in a savepoint that is rolled back (as in test_rule_fuzz.py),
 and each of the three applies in a savepoint of its own, so all see one state.
 """
@@ -296,7 +299,9 @@ def _check_moved(applied: Any, plan: RecurrencePlan, moving: set[Any]) -> None:
 def _apply_none(
     series: EventSeries, plan: RecurrencePlan, change: dict[str, Any], now: dt.datetime
 ) -> None:
-    applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift="none", now=now)
+    applied = apply_recurrence_plan(
+        series, plan.hash, change, cancel_drift="none", notify="none", now=now
+    )
     movers = _movers(plan)
     # Dates without bookings move under every mode; booked ones stay, named.
     _check_moved(applied, plan, {row.id for row in movers if not row.booked})
@@ -312,7 +317,7 @@ def _apply_none(
     }
     # The change is done: planning "no change" now finds the drift left (nothing
     # moved is drift any more) and nothing left to create.
-    after = plan_recurrence_change(series, {}, now=now)
+    after = plan_recurrence_change(series, {}, notify="none", now=now)
     assert [row.id for row in after.drift] == [
         row.id for row in plan.drift if row.id not in set(applied.moved)
     ]
@@ -322,7 +327,9 @@ def _apply_none(
 def _apply_all(
     series: EventSeries, plan: RecurrencePlan, change: dict[str, Any], now: dt.datetime
 ) -> None:
-    applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift="all", now=now)
+    applied = apply_recurrence_plan(
+        series, plan.hash, change, cancel_drift="all", notify="none", now=now
+    )
     movers = {row.id for row in _movers(plan)}
     _check_moved(applied, plan, movers)
     going = [row.id for row in plan.drift if not row.is_modified and row.id not in movers]
@@ -353,7 +360,9 @@ def _apply_named(
 ) -> None:
     candidates = [row.id for row in plan.drift if not row.is_modified]
     named = [pk for pk, pick in zip(candidates, picks, strict=False) if pick]
-    applied = apply_recurrence_plan(series, plan.hash, change, cancel_drift=named, now=now)
+    applied = apply_recurrence_plan(
+        series, plan.hash, change, cancel_drift=named, notify="none", now=now
+    )
     movers = {row.id for row in _movers(plan)}
     # Exactly the named dates move or go, booked or not: these were ticked.
     _check_moved(applied, plan, {pk for pk in named if pk in movers})
@@ -378,7 +387,7 @@ def test_the_plan_is_what_applying_the_change_does(data: st.DataObject) -> None:
     def work() -> None:
         series = _build(rule, state, window)
         try:
-            plan = plan_recurrence_change(series, change, now=now)
+            plan = plan_recurrence_change(series, change, notify="none", now=now)
         except (ValidationError, RecurrenceError) as exc:
             event(f"refused: {type(exc).__name__}")
             return
