@@ -26,6 +26,7 @@ from .models import (
     NotificationPreference,
     Organization,
     SeriesFollow,
+    Ticket,
     TicketTier,
 )
 from .scoping import organizations_run_by
@@ -152,12 +153,26 @@ class EventAdmin(ScopedAdmin):
         return deleted, model_count, perms_needed, protected
 
 
+class TicketInline(admin.TabularInline):
+    """The tier's named ticket holders, each one of its ``quantity_sold`` places.
+
+    The tier's form is saved before its inlines: a ticket added here adds one to the
+    count the form saved, a ticket deleted here takes one away (Ticket.save/delete).
+    """
+
+    model = Ticket
+    extra = 0
+    fields = ("email", "name", "language", "timezone", "created_at")
+    readonly_fields = ("created_at",)
+
+
 @admin.register(TicketTier)
 class TicketTierAdmin(ScopedAdmin):
     scope_lookup = "event__organization"
     list_display = ("name", "event", "price", "quantity", "quantity_sold", "sales_start")
     list_select_related = ("event",)
     raw_id_fields = ("event",)
+    inlines = (TicketInline,)
 
 
 @admin.register(NotificationPreference)

@@ -5,20 +5,23 @@ from __future__ import annotations
 import datetime as dt
 import re
 import secrets
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.core.exceptions import ValidationError
 from django.core.validators import MaxValueValidator, MinValueValidator
-from django.db import models
+from django.db import models, transaction
+from django.db.models.functions import Greatest
 from django.utils import timezone
 from django.utils.translation import gettext, ngettext
 from django.utils.translation import gettext_lazy as _
 
 from revel_recurring.instants import describe_instant
 from revel_recurring.models import EventSeries, RecurringEventMixin
+from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
 
 # An occurrence slug is the template slug plus "-YYYYMMDD-HHMM" (14 characters); the
@@ -357,6 +360,26 @@ class Event(RecurringEventMixin, models.Model):
             .values_list("event_id", "sold")
         )
 
+    @classmethod
+    def people_booked_among(cls, events: Sequence[Event]) -> Mapping[Any, Sequence[BookedPerson]]:
+        """The holders of each event's tickets, one per address, in one query.
+
+        Places sold without a ``Ticket`` (counted in ``quantity_sold`` only) name
+        nobody: those buyers are not told when their date changes.
+        """
+        if not events:
+            return {}
+        rows = (
+            Ticket.objects.filter(tier__event_id__in=[event.pk for event in events])
+            .order_by("tier__event_id", "pk")
+            .values_list("tier__event_id", "email", "name", "language", "timezone")
+        )
+        people: dict[Any, dict[str, BookedPerson]] = {}
+        for event_id, email, name, language, zone in rows:
+            person = BookedPerson(address=email, name=name, language=language, timezone=zone)
+            people.setdefault(event_id, {}).setdefault(person.key, person)
+        return {pk: list(named.values()) for pk, named in people.items()}
+
 
 class TicketTier(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="ticket_tiers")
@@ -399,6 +422,74 @@ class TicketTier(models.Model):
 
 def _shift(value: dt.datetime | None, delta: dt.timedelta) -> dt.datetime | None:
     return None if value is None else value + delta
+
+
+class Ticket(models.Model):
+    """One place of a tier held by a named person: whom to tell when its date changes.
+
+    ``TicketTier.quantity_sold`` counts every place sold, with a ``Ticket`` or
+    without (sold at the door, imported as a number), and each ticket is one of
+    them: saving a new ticket adds one to its tier's ``quantity_sold`` and deleting
+    it takes one away, in the same transaction (a ticket beyond the tier's
+    ``quantity`` is refused by the tier's constraint). So ``booked_among`` and
+    ``count_bookings_among`` read ``quantity_sold`` alone, and
+    ``people_booked_among`` reads the tickets. ``bulk_create`` and queryset
+    deletes skip ``save``/``delete``: whoever uses them adjusts ``quantity_sold``.
+    A ticket stays on the tier it was sold on.
+    """
+
+    tier = models.ForeignKey(TicketTier, on_delete=models.CASCADE, related_name="tickets")
+    email = models.EmailField(_("e-mail"), help_text=_("Where messages about the date go."))
+    name = models.CharField(_("name"), max_length=200, blank=True, default="")
+    language = models.CharField(
+        _("language"),
+        max_length=16,
+        blank=True,
+        default="",
+        help_text=_("A language code such as de; empty: the site's language."),
+    )
+    timezone = models.CharField(
+        _("time zone"),
+        max_length=64,
+        blank=True,
+        default="",
+        help_text=_("An IANA zone such as America/New_York; empty: the series' zone."),
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ("tier", "pk")
+
+    def __str__(self) -> str:
+        return f"{self.email} ({self.tier})"
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        adding = self._state.adding
+        with transaction.atomic(using=kwargs.get("using")):
+            super().save(*args, **kwargs)
+            if adding:
+                TicketTier.objects.using(self._state.db).filter(pk=self.tier_id).update(
+                    quantity_sold=models.F("quantity_sold") + 1
+                )
+
+    def delete(self, *args: Any, **kwargs: Any) -> tuple[int, dict[str, int]]:
+        with transaction.atomic(using=kwargs.get("using") or self._state.db):
+            TicketTier.objects.using(self._state.db).filter(pk=self.tier_id).update(
+                quantity_sold=Greatest(models.F("quantity_sold") - 1, 0)
+            )
+            return super().delete(*args, **kwargs)
+
+    def clean(self) -> None:
+        errors: dict[str, str] = {}
+        if self.language and self.language not in dict(settings.LANGUAGES):
+            errors["language"] = gettext("Give one of the site's languages, or nothing.")
+        if self.timezone:
+            try:
+                ZoneInfo(self.timezone)
+            except (ZoneInfoNotFoundError, ValueError):
+                errors["timezone"] = gettext("Give an IANA time zone such as Europe/Vienna.")
+        if errors:
+            raise ValidationError(errors)
 
 
 class SeriesFollow(models.Model):
@@ -514,6 +605,7 @@ __all__ = [
     "NotificationPreference",
     "Organization",
     "SeriesFollow",
+    "Ticket",
     "TicketTier",
     "events_scheduled_title",
     "occurrence_slug",

@@ -10,11 +10,13 @@ import pytest
 from django.core.cache import caches
 
 from example_project.events.models import Event, Organization, TicketTier
+from example_project.tests.helpers import book_ticket_holder
 from revel_recurring.models import EventSeries, RecurrenceRule
 from tests.support.language import (
     language_of_the_settings_after_each_test as language_of_the_settings_after_each_test,
 )
 from tests.support.mysql_driver import missing_time_zone_tables
+from tests.support.people import BookPerson
 
 VIENNA = ZoneInfo("Europe/Vienna")
 
@@ -112,3 +114,10 @@ def make_template(organization: Organization, now: dt.datetime) -> MakeTemplate:
         return template
 
     return make
+
+
+@pytest.fixture
+def book_person(db: Any) -> BookPerson:
+    """Book a named person on an event (a ``Ticket``): ``book_person(event, address, *,
+    name="", language="", timezone="") -> BookedPerson`` (tests/support/people.py)."""
+    return book_ticket_holder

@@ -9,8 +9,9 @@ from zoneinfo import ZoneInfo
 from django.contrib.auth.models import Permission
 from django.utils import timezone
 
-from example_project.events.models import Event, Membership, Organization
+from example_project.events.models import Event, Membership, Organization, Ticket, TicketTier
 from revel_recurring.models import EventSeries
+from revel_recurring.people import BookedPerson
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.lifecycle import create_recurring_series
 
@@ -121,3 +122,22 @@ def generated_from_now(series: EventSeries, *, weeks: int = 16) -> EventSeries:
     generate_series_events(series, now=timezone.now())
     series.refresh_from_db()
     return series
+
+
+def book_ticket_holder(
+    event: Any, address: str, *, name: str = "", language: str = "", timezone: str = ""
+) -> BookedPerson:
+    """A ``Ticket`` of ``address`` on ``event``'s first tier: the ``book_person`` fixture.
+
+    The tier (made if the event has none) counts the ticket in ``quantity_sold``;
+    tests/support/people.py describes the fixture every host's suite shares.
+    """
+    tier = TicketTier.objects.filter(event=event).order_by("pk").first()
+    if tier is None:
+        tier = TicketTier.objects.create(event=event, name="Door", quantity=100)
+    ticket = Ticket.objects.create(
+        tier=tier, email=address, name=name, language=language, timezone=timezone
+    )
+    return BookedPerson(
+        address=ticket.email, name=ticket.name, language=ticket.language, timezone=ticket.timezone
+    )

@@ -24,6 +24,7 @@ from django.core.management import call_command
 from example_project.events.management.commands.events_demo import ADMIN_USERNAME, DEMO_PEOPLE
 from example_project.events.models import Event, Notification, Organization, TicketTier
 from revel_recurring.models import EventSeries
+from revel_recurring.people import BookedPerson
 
 from .conftest import VIENNA
 
@@ -85,6 +86,19 @@ def test_events_demo_seeds_two_booked_dates_and_a_one_off_event_once() -> None:
         "Tue 16 Feb 2027 18:30 (Europe/Vienna): 1 sold"
     ) in first
     assert "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 3 sold" in second
+    # Among the places sold, named holders in two languages and three zones; the rest
+    # were sold at the door and name nobody.
+    assert Event.people_booked_among(dates) == {
+        dates[1].pk: [
+            BookedPerson("maria@example.com", "Maria", "de", "Europe/Vienna"),
+            BookedPerson("fiona@example.com", "Fiona", "en", "Europe/London"),
+        ],
+        dates[2].pk: [BookedPerson("jonas@example.org", "Jonas", "de", "America/New_York")],
+    }
+    assert (
+        "  ticket of maria@example.com (de, Europe/Vienna): Tue 9 Feb 2027 18:30 (Europe/Vienna)"
+        in first
+    )
     one_off = Event.objects.get(series__isnull=True)
     assert (one_off.name, one_off.is_template, one_off.status) == (
         "Saturday Long Run",

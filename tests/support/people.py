@@ -1,7 +1,8 @@
 """Booking a named person on an event, the same way on every test host.
 
 Each host's tree offers the fixture ``book_person`` (tests/default/conftest.py,
-tests/studio/conftest.py, tests/dojo/conftest.py), one signature everywhere::
+tests/studio/conftest.py, tests/dojo/conftest.py, and the example project's
+example_project/tests/conftest.py), one signature everywhere::
 
     book_person(event, address, *, name="", language="", timezone="") -> BookedPerson
 
@@ -16,7 +17,10 @@ An empty ``name``, ``language`` or ``timezone`` leaves the host's own default: e
 on the default host and the studio, German (``"de"``) for the dojo's members. On
 the studio and the dojo a person is a user found by address (case-insensitive):
 booking the same address twice books the same user, and non-empty values given the
-second time update that user. On the default host each call adds a ``SeatHolder``.
+second time update that user. On the default host each call adds a ``SeatHolder``;
+in the example project a ``Ticket`` on the event's first tier (a tier is made if it
+has none), which adds one to the tier's ``quantity_sold``
+(``book_ticket_holder`` in example_project/tests/helpers.py).
 
 The functions behind the fixture import their host's models when called: the
 settings of a suite install only that suite's host.

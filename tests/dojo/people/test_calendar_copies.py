@@ -2,7 +2,7 @@
 
 Text keys, integer statuses, a duration field instead of an end, Berlin under
 Germany's holidays. The changes and the checks are those of
-tests/default/notices/test_calendar_copies.py (tests/support/calendar_changes.py,
+tests/default/people/test_calendar_copies.py (tests/support/calendar_changes.py,
 tests/support/calendar_checks.py).
 """
 

@@ -1,7 +1,7 @@
 """A pupil's calendar copy across five changes of their lesson series (studio host).
 
 UUID keys, the studio's own field names, Berlin under Germany's holidays. The
-changes and the checks are those of tests/default/notices/test_calendar_copies.py
+changes and the checks are those of tests/default/people/test_calendar_copies.py
 (tests/support/calendar_changes.py, tests/support/calendar_checks.py).
 """
 

@@ -4,7 +4,9 @@
 and only materializes what the rolling window has newly reached. The summary
 names who the digest of the new dates reached, and which demo people it did not.
 It also sells tickets for two of the series' dates (booked dates, to try what the
-admin does with them: kept, ticked, moved "with its bookings") and creates a
+admin does with them: kept, ticked, moved "with its bookings"), some of them to
+named holders in other languages and zones (the people told when those dates
+change), and creates a
 one-off event without a series (to try "create from an event" on the admin's add
 page); both once, on the first run.
 """
@@ -30,6 +32,7 @@ from example_project.events.models import (
     NotificationPreference,
     Organization,
     SeriesFollow,
+    Ticket,
     TicketTier,
 )
 from revel_recurring import rules
@@ -54,6 +57,16 @@ ONE_OFF_SLUG = "saturday-long-run"
 SATURDAY = 5
 #: Tickets sold for the demo's booked dates: the series' second and third upcoming dates.
 SOLD = (3, 1)
+#: The named holders among them, per booked date: (e-mail, name, language, zone).
+#: Each is one of the date's SOLD places; the rest were sold at the door, to nobody
+#: the site could tell about a change.
+HOLDERS = (
+    (
+        ("maria@example.com", "Maria", "de", "Europe/Vienna"),
+        ("fiona@example.com", "Fiona", "en", "Europe/London"),
+    ),
+    (("jonas@example.org", "Jonas", "de", "America/New_York"),),
+)
 
 #: The demo's people: username -> role. They sign in with the same throwaway
 #: password as the owner to see /notifications/.
@@ -161,6 +174,13 @@ class Command(BaseCommand):
             f"{describe_instant(event.start, ZONE_NAME)}: {sold} sold" for event, sold in booked
         )
         self.stdout.write(f"Booked dates (tickets sold): {dates or 'none upcoming'}")
+        people = Event.people_booked_among([event for event, _sold in booked])
+        for event, _sold in booked:
+            for person in people.get(event.pk, ()):
+                self.stdout.write(
+                    f"  ticket of {person.address} ({person.language or 'site language'}, "
+                    f"{person.timezone or ZONE_NAME}): {describe_instant(event.start, ZONE_NAME)}"
+                )
         self.stdout.write(
             f"One-off event (no series): {one_off.name}, "
             f"{describe_instant(one_off.start, ZONE_NAME)}; start a series from it at "
@@ -269,6 +289,9 @@ def _demo_people(organization: Organization, series: EventSeries) -> None:
 def _seed_bookings(series: EventSeries, now: dt.datetime) -> list[tuple[Event, int]]:
     """Sell tickets for the second and third upcoming dates, once; the dates booked.
 
+    Some of the places go to named holders (``HOLDERS``), each a ``Ticket`` on the
+    date's tier and one of its ``quantity_sold``.
+
     Only on a series none of whose dates is booked yet, so a second run changes
     nothing (and sells nothing on the dates its window newly reached). Answers
     every upcoming booked date with its tickets sold, as the example's
@@ -281,8 +304,16 @@ def _seed_bookings(series: EventSeries, now: dt.datetime) -> list[tuple[Event, i
         .order_by("start")
     )
     if not Event.booked_among(list(series.occurrences())):
-        for event, sold in zip(upcoming[1:], SOLD, strict=False):
-            TicketTier.objects.filter(event=event).update(quantity_sold=sold)
+        for event, sold, holders in zip(upcoming[1:], SOLD, HOLDERS, strict=False):
+            tier = TicketTier.objects.filter(event=event).order_by("pk").first()
+            if tier is None:
+                continue
+            # Sold at the door first; each named ticket then adds its own place.
+            TicketTier.objects.filter(pk=tier.pk).update(quantity_sold=sold - len(holders))
+            for email, name, language, zone in holders:
+                Ticket.objects.create(
+                    tier=tier, email=email, name=name, language=language, timezone=zone
+                )
     counts = Event.count_bookings_among(upcoming)
     return [(event, counts[event.pk]) for event in upcoming if event.pk in counts]
 
