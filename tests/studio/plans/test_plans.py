@@ -178,7 +178,8 @@ def test_a_plan_reads_in_four_queries_on_the_studio_host(
     assert len(plan.stay) + len(plan.drift) == len(rows)
     assert sum(row.bookings for row in (*plan.stay, *plan.drift)) == len(rows[::9])
     # Four reads, and the template (to weigh the new dates) when there are any.
-    assert len(queries) == 4 + (len(plan.new) > 0)
+    # One more with booked drift: who would be told (people_told).
+    assert len(queries) == 4 + (len(plan.new) > 0) + bool(plan.booked_drift)
 
 
 def test_a_booked_lesson_on_an_extra_date_left_out_is_drift_kept_and_named(

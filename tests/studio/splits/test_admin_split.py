@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from django.contrib.auth.models import Permission
 from django.contrib.messages import get_messages
-from django.test import Client
+from django.test import Client, override_settings
 
 from revel_recurring import rules
 from revel_recurring.models import EventSeries
@@ -32,6 +32,7 @@ def owner(db: Any) -> Client:
     return client
 
 
+@override_settings(REVEL_RECURRING_NOTIFY_PEOPLE="none")
 def test_a_booked_lesson_moves_with_its_uuid_and_booking_and_stays_as_drift(
     owner: Client, make_series: MakeSeries, pupil: User
 ) -> None:
