@@ -51,8 +51,11 @@ class PlanActionsMixin(SeriesViewBase):
         """The plan of a change of the rule, window, holidays or extra dates; nothing is
         written."""
         series = self.get_object()
-        changes = plan_changes(self._body())
-        plan = plan_recurrence_change(series, changes)
+        body = self._body()
+        changes = plan_changes(body)
+        # The plan of the change as it applies with this ``notify``: with people told,
+        # booked dates that can move are shown moving.
+        plan = plan_recurrence_change(series, changes, notify=body.get("notify"))
         request_ = plan_request(series, "recurrence", changes)
         return Response(plan_answer(plan, plan_holidays_ahead(series, changes), request_))
 
@@ -83,7 +86,7 @@ class PlanActionsMixin(SeriesViewBase):
         digest = self._plan_hash(
             plan_request(series, "recurrence", changes),
             body,
-            plan=lambda: plan_recurrence_change(series, changes),
+            plan=lambda: plan_recurrence_change(series, changes, notify=body.get("notify")),
         )
         assert digest is not None  # the body's serializer requires a hash
         rule_changes = dict(body.get("recurrence") or {})

@@ -54,8 +54,10 @@ class SplitActionsMixin(SeriesViewBase):
     def split_plan(self, request: Request, pk: str | None = None) -> Response:
         """The plan of a split; nothing is written."""
         series = self.get_object()
-        arguments = _arguments(self._body())
-        plan = plan_split(series, **arguments)
+        body = self._body()
+        arguments = _arguments(body)
+        # As split/ applies it with this ``notify`` (booked dates move when people are told).
+        plan = plan_split(series, **arguments, notify=body.get("notify"))
         title = split_title(series, name=arguments["name"], template=arguments["template"])
         return Response(split_plan_answer(plan, title, plan_request(series, "split", arguments)))
 
@@ -81,7 +83,7 @@ class SplitActionsMixin(SeriesViewBase):
         digest = self._plan_hash(
             plan_request(series, "split", arguments),
             body,
-            plan=lambda: plan_split(series, **arguments),
+            plan=lambda: plan_split(series, **arguments, notify=body.get("notify")),
         )
         result = split_series(
             series,

@@ -144,6 +144,9 @@ class RecurrencePlanRequestSerializer(
     holidays = HolidaySettingsSerializer(
         required=False, help_text=_("The holiday settings to change (any subset).")
     )
+    # The plan shown is the one applied with the same ``notify``: with people told,
+    # booked dates that can move are planned moving.
+    notify = notify_field()
 
 
 #: What each ``cancel_drift`` value does, as the schema's enum and OPTIONS list it.
@@ -237,7 +240,6 @@ class RecurrenceApplyRequestSerializer(PlanHashMixin, RecurrencePlanRequestSeria
         )
     )
     plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
-    notify = notify_field()
     cancel_drift = serializers.ChoiceField(
         choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,
@@ -318,6 +320,7 @@ class SplitPlanRequestSerializer(
             "go on otherwise."
         ),
     )
+    notify = notify_field()
 
     def get_fields(self) -> dict[str, serializers.Field[Any, Any, Any, Any]]:
         fields = super().get_fields()
@@ -346,7 +349,6 @@ class SplitRequestSerializer(PlanHashMixin, SplitPlanRequestSerializer):
         )
     )
     plan_hash = _hash_field(_("The same as `hash`, under its earlier name; give one of the two."))
-    notify = notify_field()
     cancel_drift = serializers.ChoiceField(
         choices=[(mode, CANCEL_DRIFT_LABELS.get(mode, mode)) for mode in CANCEL_DRIFT_MODES],
         required=False,

@@ -152,3 +152,55 @@ def test_the_plans_answer_how_many_people_would_be_told(editor: APIClient, peopl
     body = {"at": iso(rows[3].starts_at), "name": "Evening yoga"}
     split_plan = editor.post(url(series, "split-plan"), body, format="json")
     assert split_plan.json()["people_told"] == 2
+
+
+def _beside(plan: dict[str, Any]) -> list[Any]:
+    """The booked dates the plan keeps where they are, a new date created beside each."""
+    return [new["beside"] for new in plan["new"] if new["beside"] is not None]
+
+
+@pytest.mark.parametrize(
+    ("plan_action", "apply_action", "extra"),
+    [
+        ("recurrence-plan", "recurrence-apply", {}),
+        ("split-plan", "split", {"at": "rows[1]", "name": "Evening yoga"}),
+    ],
+)
+def test_the_plans_take_notify_and_show_what_applying_with_it_does(
+    editor: APIClient, people: People, plan_action: str, apply_action: str, extra: dict[str, Any]
+) -> None:
+    applied = {}
+    for notify in ("none", "all"):
+        series, rows = tuesdays(people)
+        booked = rows[2]
+        body: dict[str, Any] = {"recurrence": WEDNESDAYS, **extra, "notify": notify}
+        if "at" in body:
+            body["at"] = iso(rows[1].starts_at)
+        plan = editor.post(url(series, plan_action), body, format="json").json()
+        # Nobody told: the booked Tuesday stays, its Wednesday is new beside it; everyone
+        # told: it moves like a free one and its one person is counted.
+        assert (_beside(plan), plan["people_told"]) == (
+            ([booked.pk], 0) if notify == "none" else ([], 1)
+        ), plan
+        answer = editor.post(
+            url(series, apply_action), {**body, "hash": plan["hash"]}, format="json"
+        )
+        assert answer.status_code in (200, 201), answer.json()
+        booked.refresh_from_db()
+        applied[notify] = (booked.starts_at.weekday(), PersonNotice.objects.count())
+    # As planned: the booked date stays on its Tuesday and nobody hears, or it moves to
+    # Wednesday and its person gets one message.
+    assert applied == {"none": (1, 0), "all": (2, 1)}
+
+
+@pytest.mark.parametrize("action", ["recurrence-plan", "split-plan"])
+def test_a_plan_with_an_unknown_notify_is_a_400_naming_it(
+    editor: APIClient, people: People, action: str
+) -> None:
+    series, rows = tuesdays(people)
+    body = {"recurrence": WEDNESDAYS, "notify": "some"}
+    if action == "split-plan":
+        body["at"] = iso(rows[1].starts_at)
+    answer = editor.post(url(series, action), body, format="json")
+    assert answer.status_code == 400, answer.json()
+    assert "notify" in answer.json()
