@@ -107,7 +107,7 @@ def test_options_describes_each_actions_own_body(editor: APIClient) -> None:
         "notify",
         "cancel_drift",
     }
-    assert fields("split-plan") == {"at", "recurrence", "name", "template", "holidays"}
+    assert fields("split-plan") == {"at", "recurrence", "name", "template", "holidays", "notify"}
     assert fields("pause") == set()
     drift = editor.options(f"{API}{series.pk}/recurrence-apply/").json()["actions"]["POST"]
     labels = {
