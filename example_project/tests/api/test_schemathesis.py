@@ -60,8 +60,10 @@ RANDOM = os.environ.get("REVEL_FUZZ_RANDOM") == "1"
 #: Error codes of refusals that depend on the data or on a rule no schema states. A NUL
 #: character in a text is one: the app refuses it in its own fields with the rule code,
 #: DRF in the host template's text fields with its own.
+# "blank": a text of whitespace only (a vertical tab) is trimmed to "" by DRF, which
+# the schema's minLength cannot see.
 NOT_IN_SCHEMA = frozenset(
-    {RULE_ERROR_CODE, "does_not_exist", "unique", "null_characters_not_allowed"}
+    {RULE_ERROR_CODE, "does_not_exist", "unique", "null_characters_not_allowed", "blank"}
 )
 
 
