@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import datetime as dt
 import logging
+from email.message import MIMEPart
 from email.mime.text import MIMEText
 from email.utils import formataddr
 from typing import Any
 
+import django
 from django.core.mail import EmailMessage
 from django.db import transaction
 from django.utils import timezone
@@ -27,10 +29,30 @@ from .compose import PersonMessage, compose
 logger = logging.getLogger(__name__)
 
 
-def _calendar_part(text: str, method: str) -> MIMEText:
-    part = MIMEText(text, "calendar", "utf-8")
-    part.set_param("method", method)
-    return part
+def _calendar_part(text: str, method: str, filename: str) -> MIMEPart | MIMEText:
+    """One text/calendar attachment with its METHOD as a parameter (RFC 6047).
+
+    Django 6.0 takes the modern ``MIMEPart`` and deprecates the legacy ``MIMEBase``
+    classes that Django 5.2 alone accepts, so the part is built for the running version.
+    Both carry the text in base64, so its CRLF line ends and folds (RFC 5545 3.1) reach
+    the calendar byte for byte: the modern API would rewrite a text's line ends.
+    """
+    if django.VERSION >= (6, 0):
+        modern = MIMEPart()
+        modern.set_content(
+            text.encode(),
+            maintype="text",
+            subtype="calendar",
+            cte="base64",
+            params={"method": method, "charset": "utf-8"},
+            disposition="attachment",
+            filename=filename,
+        )
+        return modern
+    legacy = MIMEText(text, "calendar", "utf-8")
+    legacy.set_param("method", method)
+    legacy.add_header("Content-Disposition", "attachment", filename=filename)
+    return legacy
 
 
 def send_email(message: PersonMessage) -> None:
@@ -44,9 +66,7 @@ def send_email(message: PersonMessage) -> None:
         headers={"Message-ID": message.message_id},
     )
     for filename, text, method in message.attachments:
-        part = _calendar_part(text, method)
-        part.add_header("Content-Disposition", "attachment", filename=filename)
-        email.attach(part)
+        email.attach(_calendar_part(text, method, filename))
     email.send(fail_silently=False)
 
 
