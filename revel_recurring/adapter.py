@@ -8,11 +8,13 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils.module_loading import import_string
 
 from .conf import recurring_settings
 from .context import once_per_feed
 from .models import EventSeries, get_event_model
+from .people import BookedPerson
 
 if TYPE_CHECKING:
     from django.db.models import QuerySet
@@ -140,6 +142,26 @@ class DefaultRecurringAdapter:
         (``"Name <address>"`` or an address), else ``DEFAULT_FROM_EMAIL``.
         """
         return parseaddr(recurring_settings.ORGANIZER or settings.DEFAULT_FROM_EMAIL)
+
+    def get_enrolled_people(self, user_keys: Sequence[str]) -> dict[str, BookedPerson]:
+        """The enrolled users ``user_keys`` (primary keys as text) as people to write to.
+
+        Asked once per batch of dates booked for enrolled users. Default: the user
+        model's e-mail field and ``get_full_name()``, in the site's language and the
+        series' zone; override it to give each their language and time zone
+        (docs/howto/enrolments.md). A user missing from the answer gets no message.
+        """
+        if not user_keys:
+            return {}
+        model = get_user_model()
+        email_field = model.get_email_field_name()
+        people = {}
+        for user in model._default_manager.filter(pk__in=list(user_keys)):
+            address = str(getattr(user, email_field, "") or "")
+            full_name = getattr(user, "get_full_name", None)
+            name = str(full_name() if callable(full_name) else "")
+            people[str(user.pk)] = BookedPerson(address=address, name=name)
+        return people
 
     def get_series_feed_url(self, series: Any) -> str:
         """Address of the series' own calendar feed (absolute: ``https://...``), or "".

@@ -183,6 +183,16 @@ class InvalidArgumentError(RecurrenceError, TypeError, ValueError):
     """A service got an argument of the wrong type or form (e.g. a naive ``now``)."""
 
 
+class EnrolmentsUnavailableError(RecurrenceError):
+    """The host books no enrolled users: its event model has no ``book_enrolled`` hook."""
+
+
+class EnrolmentDateError(RecurrenceError, ValueError):
+    """A date cannot be skipped or taken back: not of the series, past, or not enrolled."""
+
+    default_field = "occurrence"
+
+
 def messages_by_key(exc: RecurrenceError | ValidationError) -> dict[str, list[str]]:
     """``exc``'s messages keyed by input (``NON_FIELD_ERRORS`` for the whole).
 

@@ -485,6 +485,33 @@ class RecurringEventMixin(models.Model):
         """
         return {}
 
+    @classmethod
+    def book_enrolled(cls, pairs: Sequence[tuple[Self, str]]) -> Mapping[tuple[Any, str], Any]:
+        """Book each enrolled user on each event: ``(event, user key)`` -> a ``BookingAnswer``.
+
+        Called once per batch of dates created, restored or un-skipped (a run of
+        the daily pass, a new series, an enrolment made), never once per row,
+        inside the change's transaction and under the series lock. Create the
+        host's own booking or RSVP for each pair and answer
+        :meth:`BookingAnswer.booked() <revel_recurring.enrolled.BookingAnswer.booked>`,
+        ``.held()`` when the user already holds a live booking on the event (left
+        as it is), or ``.refused(reason)`` (full, closed...): a refused date is
+        reported to the user, never an error. A pair missing from the answer counts
+        as refused. The user key is the user's primary key as text. A host that
+        does not override this hook offers no enrolments (docs/howto/enrolments.md).
+        """
+        return {}
+
+    @classmethod
+    def release_enrolled(cls, pairs: Sequence[tuple[Self, str]]) -> None:
+        """Release the bookings :meth:`book_enrolled` made for these ``(event, user key)`` pairs.
+
+        Called once per batch: a user skipping a date, an enrolment ended (its
+        future dates booked through it). Delete or cancel the host's booking so
+        its waitlist can move; a pair without a booking is left alone. The
+        default does nothing.
+        """
+
 
 def _copy_plan(model: type[models.Model]) -> list[tuple[Any, bool]]:
     """``model``'s concrete fields in order, each with whether an occurrence copies it.

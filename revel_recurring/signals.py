@@ -84,3 +84,11 @@ extra_date_changed = Signal()
 #: ``operation_id`` (UUID of the SeriesOperation holding the people's messages,
 #: or None when nobody booked is told).
 series_dates_changed = Signal()
+
+#: Dates were booked for enrolled users (or could not be), once per series and
+#: batch after commit: a run of the daily pass, a new series, an enrolment made, a
+#: date restored or taken back. sender: the EventSeries class; kwargs: ``series``
+#: (EventSeries), ``booked`` and ``refused`` (dicts: user key -> list of host event
+#: primary keys), ``operation_id`` (UUID of the SeriesOperation holding the users'
+#: messages, or None when none is owed).
+enrolled_dates_booked = Signal()

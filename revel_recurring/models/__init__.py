@@ -1,9 +1,9 @@
 """RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``.
 
 The app's models, one module each (``rule``, ``series``, ``changes``, ``pending``,
-``deleted``, ``queued``, ``notices``), and the host's side: ``RecurringEventMixin`` (from
-``revel_recurring.mixins``) and ``get_event_model()`` (``event_model``). Import
-from here.
+``deleted``, ``queued``, ``notices``, ``enrolments``), and the host's side:
+``RecurringEventMixin`` (from ``revel_recurring.mixins``) and ``get_event_model()``
+(``event_model``). Import from here.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from ..mixins import RecurringEventMixin
 from ..rules import RULE_FIELDS  # kept importable from here
 from .changes import OccurrenceChange
 from .deleted import DeletedSeries
+from .enrolments import Enrolment, EnrolmentDate
 from .event_model import get_event_model
 from .notices import CalendarCopy, PersonNotice, SeriesOperation
 from .pending import PendingExdate
@@ -23,6 +24,8 @@ __all__ = [
     "RULE_FIELDS",
     "CalendarCopy",
     "DeletedSeries",
+    "Enrolment",
+    "EnrolmentDate",
     "EventSeries",
     "EventSeriesManager",
     "HolidayPolicyChoices",

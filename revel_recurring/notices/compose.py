@@ -69,7 +69,60 @@ def _line(date: dict[str, Any], zone: str) -> str:
     return _("%(after)s: unchanged; your calendar entry is renewed") % {"after": after}
 
 
+def _enrolment_subject(notice: PersonNotice) -> str:
+    booked = sum(1 for date in notice.payload["dates"] if date["kind"] == "booked")
+    values = {"series": notice.payload["series"]["name"], "count": booked}
+    if not booked:
+        return _("%(series)s: dates could not be booked for you") % values
+    return (
+        ngettext(
+            "%(series)s: %(count)d new date booked for you",
+            "%(series)s: %(count)d new dates booked for you",
+            booked,
+        )
+        % values
+    )
+
+
+def _enrolment_body(notice: PersonNotice, lines: list[str], zone: str) -> list[str]:
+    """The lines of a message to an enrolled user: the dates booked, then those refused."""
+    payload = notice.payload
+    booked = [date for date in payload["dates"] if date["kind"] == "booked"]
+    refused = [date for date in payload["dates"] if date["kind"] == "refused"]
+    values = {"series": payload["series"]["name"], "count": len(booked)}
+    if booked:
+        lines += [
+            ngettext(
+                "You are enrolled in %(series)s, so this new date is booked for you:",
+                "You are enrolled in %(series)s, so these %(count)d new dates are booked for you:",
+                len(booked),
+            )
+            % values,
+            "",
+        ]
+        lines += [f"- {_when(date['after'], zone)}" for date in booked]
+        lines += [""]
+    if refused:
+        lines += [
+            ngettext(
+                "This date of %(series)s could not be booked for you:",
+                "These dates of %(series)s could not be booked for you:",
+                len(refused),
+            )
+            % values,
+            "",
+        ]
+        lines += [
+            f"- {_when(date['after'], zone)}: {date.get('reason') or _('not available')}"
+            for date in refused
+        ]
+        lines += [""]
+    return lines
+
+
 def _subject(notice: PersonNotice) -> str:
+    if notice.payload.get("kind") == "enrolment":
+        return _enrolment_subject(notice)
     count = len(notice.payload["dates"])
     return ngettext(
         "%(series)s: %(count)d of your dates changed",
@@ -86,6 +139,21 @@ def _body(notice: PersonNotice) -> str:
     lines = [
         _("Hello %(name)s,") % {"name": notice.name} if notice.name else _("Hello,"),
         "",
+    ]
+    if payload.get("kind") == "enrolment":
+        lines = _enrolment_body(notice, lines, zone)[:-1]
+    else:
+        lines += _change_lines(payload, organizer, count, zone)
+    if payload["request"] or payload["cancel"]:
+        lines += ["", _("The attached calendar file brings your calendar up to date.")]
+    url = payload["series"].get("url")
+    if url:
+        lines += ["", _("All dates: %(url)s") % {"url": url}]
+    return "\n".join(lines)
+
+
+def _change_lines(payload: dict[str, Any], organizer: str, count: int, zone: str) -> list[str]:
+    lines = [
         ngettext(
             "%(organizer)s changed a date of %(series)s that you are booked on:",
             "%(organizer)s changed %(count)d dates of %(series)s that you are booked on:",
@@ -95,12 +163,7 @@ def _body(notice: PersonNotice) -> str:
         "",
     ]
     lines += [f"- {_line(date, zone)}" for date in payload["dates"]]
-    if payload["request"] or payload["cancel"]:
-        lines += ["", _("The attached calendar file brings your calendar up to date.")]
-    url = payload["series"].get("url")
-    if url:
-        lines += ["", _("All dates: %(url)s") % {"url": url}]
-    return "\n".join(lines)
+    return lines
 
 
 def new_message_id(operation_id: Any, address: str) -> str:

@@ -21,7 +21,7 @@ from ..people import BookedPerson
 from .changes import DateChange
 from .compose import new_message_id
 from .links import organizer_of, series_link
-from .rows import Identity
+from .rows import Identity, RowState
 
 # RFC 5545 SEQUENCE is a 32-bit signed INTEGER.
 _MAX_SEQUENCE = 2**31 - 1
@@ -40,16 +40,16 @@ class OperationFacts:
     now: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
 
 
-def _iso(value: dt.datetime | None) -> str | None:
+def iso(value: dt.datetime | None) -> str | None:
     return None if value is None else value.astimezone(dt.UTC).isoformat()
 
 
-def _base_sequence(series: EventSeries, now: dt.datetime) -> int:
+def base_sequence(series: EventSeries, now: dt.datetime) -> int:
     seconds = int((now - series.created_at).total_seconds())
     return max(0, min(seconds, _MAX_SEQUENCE))
 
 
-class _Sequences:
+class Sequences:
     """The SEQUENCE last sent per (person, identity), and the copies each row stands for."""
 
     def __init__(self, keys: Sequence[str], pks: Sequence[str], identities: set[str]) -> None:
@@ -83,24 +83,24 @@ class _Sequences:
         )
 
 
-def _entry(
+def calendar_entry(
     identity: Identity, sequence: int, row: Mapping[str, Any], start: dt.datetime
 ) -> dict[str, Any]:
     length = row["length"]
     return {
         "uid": identity.uid,
-        "recurrence_id": _iso(identity.recurrence_id),
+        "recurrence_id": iso(identity.recurrence_id),
         "sequence": sequence,
-        "start": _iso(start),
-        "end": _iso(start + dt.timedelta(seconds=length)) if length is not None else None,
+        "start": iso(start),
+        "end": iso(start + dt.timedelta(seconds=length)) if length is not None else None,
         "summary": row["summary"],
         "location": row["location"],
     }
 
 
-def _row_facts(
+def row_facts(
     adapter: DefaultRecurringAdapter,
-    changes: Sequence[DateChange],
+    changes: Sequence[DateChange | RowState],
     series: Mapping[int, EventSeries],
 ) -> dict[Any, dict[str, Any]]:
     """Summary, location and length of each changed row, read in one query."""
@@ -121,7 +121,7 @@ def _person_entries(
     person: BookedPerson,
     changes: Sequence[DateChange],
     facts: Mapping[Any, Mapping[str, Any]],
-    sequences: _Sequences,
+    sequences: Sequences,
     base: int,
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
     """The person's dates, and the REQUEST and CANCEL entries that bring their calendar along."""
@@ -144,24 +144,24 @@ def _person_entries(
                 "pk": pk,
                 "kind": change.kind,
                 "summary": row["summary"],
-                "before": _iso(change.before.start),
-                "after": None if after is None else _iso(after.start),
+                "before": iso(change.before.start),
+                "after": None if after is None else iso(after.start),
             }
         )
         gone = after is None or after.status == "cancelled"
         if holds_it and (after is None or gone or held != after.identity):
             number = sequences.next(key, held, base)
-            cancel.append(_entry(held, number, row, change.before.start))
+            cancel.append(calendar_entry(held, number, row, change.before.start))
             sequences.keep(key, held, pk, number, cancelled=True)
         if not gone:
             assert after is not None
             number = sequences.next(key, after.identity, base)
-            request.append(_entry(after.identity, number, row, after.start))
+            request.append(calendar_entry(after.identity, number, row, after.start))
             sequences.keep(key, after.identity, pk, number, cancelled=False)
     return dates, request, cancel
 
 
-def _save_copies(copies: Iterable[CalendarCopy]) -> None:
+def save_copies(copies: Iterable[CalendarCopy]) -> None:
     copies = list(copies)
     if not copies:
         return
@@ -213,12 +213,12 @@ def record_notices(
         notify=facts.notify,
         created_at=facts.now,
     )
-    row_facts = _row_facts(adapter, changes, series)
+    by_row = row_facts(adapter, changes, series)
     organizer = organizer_of(adapter, facts.series)
     link = series_link(adapter, facts.series)
     rule = facts.series.recurrence_rule if facts.series.recurrence_rule_id else None
     zone = str(rule.timezone) if rule is not None else "UTC"
-    base = _base_sequence(facts.series, facts.now)
+    base = base_sequence(facts.series, facts.now)
     keys = sorted(by_person)
     for start in range(0, len(keys), PEOPLE_PER_BATCH):
         batch = keys[start : start + PEOPLE_PER_BATCH]
@@ -230,11 +230,11 @@ def record_notices(
             for state in (change.before, change.after)
             if state is not None
         }
-        sequences = _Sequences(batch, pks, identities)
+        sequences = Sequences(batch, pks, identities)
         notices = []
         for key in batch:
             person, theirs = by_person[key]
-            dates, request, cancel = _person_entries(person, theirs, row_facts, sequences, base)
+            dates, request, cancel = _person_entries(person, theirs, by_row, sequences, base)
             notices.append(
                 PersonNotice(
                     operation=operation,
@@ -255,5 +255,5 @@ def record_notices(
                 )
             )
         PersonNotice.objects.bulk_create(notices, batch_size=500)
-        _save_copies(sequences.written.values())
+        save_copies(sequences.written.values())
     return operation

@@ -26,6 +26,7 @@ from ...host_model import RowSizer
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
+from ..toolbox.enrolled import book_enrolled_rows
 from ..toolbox.columns import update_columns
 from ..toolbox.exdates import absorb_pending_exdates
 from ..toolbox.parking import PARKING_COLUMNS, clear_parking
@@ -97,8 +98,9 @@ def generate_locked(
     window, computed once; the templates with their taken slots and pending
     exdates, read together; per series, its pending exdates folded in, then the
     plan and the built occurrences (a series without a template is disarmed);
-    one bulk INSERT of every occurrence; the host's related rows; one UPDATE of
-    the cursors; after commit, one digest per series that got occurrences.
+    one bulk INSERT of every occurrence; the host's related rows; the enrolled
+    users booked on the new dates (one host call); one UPDATE of the cursors;
+    after commit, one digest per series that got occurrences.
 
     ``chunk=True`` is the daily pass: a series whose planning raises anything but
     a database error (which breaks the transaction, so it propagates) is left out
@@ -118,6 +120,12 @@ def generate_locked(
     sizer = RowSizer(get_event_model())
     batches, failed = _build_batches(windows, now=now, backfill=backfill, chunk=chunk, sizer=sizer)
     _insert(batches, chunk=chunk, sizer=sizer)
+    # The enrolled users of every series, booked on the new dates in one host call.
+    book_enrolled_rows(
+        [occurrence for batch in batches for occurrence in batch.occurrences],
+        {batch.series.pk: batch.series for batch in batches if batch.occurrences},
+        now=now,
+    )
     write_cursors([batch.series for batch in batches])
     _digest_after_commit(batches)
     return GenerationRun(batches=batches, failed=failed)

@@ -21,6 +21,7 @@ from ...context import suppress_event_notifications
 from ...exceptions import PlanOutdatedError
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...signals import series_split
+from ..enrolments.carry import carry_enrolments
 from ..generation.floor import generate_locked
 from ..plans.apply import CancelDriftMode, cancel_mode, cancel_planned_drift, move_planned
 from ..plans.digest import hash_matches
@@ -209,6 +210,7 @@ def _split_locked(
     continuation = _save_continuation(locked, follower, prepared, at=at, staying=staying)
     model = get_event_model()
     moved = move_rows(model, locked, continuation, at=at, keep={row.id for row in staying})
+    carry_enrolments(locked, continuation, at=at, moved=moved)
     # The dates the continuation's rule does not hold: moved to their partners or
     # cancelled as ticked (the unbooked ones move anyway), the rest kept as they are.
     rescheduled, kept_in_place = move_planned(continuation, plan.drift, plan.cancelled_moves, mode)

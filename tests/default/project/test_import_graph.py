@@ -179,6 +179,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "holiday_settings",
                 "instants",
                 "mixins",
+                "enrolled",
                 "people",
                 "querysets",
                 "rules",

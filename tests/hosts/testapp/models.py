@@ -5,7 +5,8 @@ by nobody in particular (sold at the door, by a partner): the host knows how
 many, not who. A ``SeatHolder`` is one more place, taken by a named person. So an
 event is booked when a seat has ``booked > 0`` or a holder exists; its bookings
 are the sum of ``booked`` plus its holders; and the people booked on it
-(``people_booked_among``) are its holders, one per address.
+(``people_booked_among``) are its holders, one per address. An enrolled user is
+booked as a holder linked to their user (``book_enrolled``), within ``capacity``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.db import models
 from django.db.models.functions import Coalesce
 
+from revel_recurring.enrolled import BookingAnswer
 from revel_recurring.models import RecurringEventMixin
 from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
@@ -124,6 +128,56 @@ class Event(RecurringEventMixin, models.Model):
             people.setdefault(event_id, {}).setdefault(person.key, person)
         return {pk: list(named.values()) for pk, named in people.items()}
 
+    @classmethod
+    def book_enrolled(cls, pairs: Sequence[tuple[Event, str]]) -> Mapping[tuple[Any, str], Any]:
+        # A named place per (event, user), within the event's capacity: four queries.
+        if not pairs:
+            return {}
+        pks = sorted({event.pk for event, _user in pairs})
+        held = {
+            (event_id, str(user_id))
+            for event_id, user_id in SeatHolder.objects.filter(
+                event__in=pks, user__isnull=False
+            ).values_list("event_id", "user_id")
+        }
+        taken = dict(cls.count_bookings_among([event for event, _user in pairs]))
+        capacity = dict(Event.objects.filter(pk__in=pks).values_list("pk", "capacity"))
+        users = {
+            str(user.pk): user
+            for user in get_user_model().objects.filter(pk__in={u for _e, u in pairs})
+        }
+        answers: dict[tuple[Any, str], BookingAnswer] = {}
+        places = []
+        for event, user_key in pairs:
+            user = users.get(user_key)
+            if user is None:
+                answers[(event.pk, user_key)] = BookingAnswer.refused("no such user")
+            elif (event.pk, user_key) in held:
+                answers[(event.pk, user_key)] = BookingAnswer.held()
+            elif (
+                capacity.get(event.pk) is not None and taken.get(event.pk, 0) >= capacity[event.pk]
+            ):
+                answers[(event.pk, user_key)] = BookingAnswer.refused("full")
+            else:
+                taken[event.pk] = taken.get(event.pk, 0) + 1
+                held.add((event.pk, user_key))
+                places.append(
+                    SeatHolder(event_id=event.pk, user=user, address=user.email, name=user.username)
+                )
+                answers[(event.pk, user_key)] = BookingAnswer.booked()
+        SeatHolder.objects.bulk_create(places)
+        return answers
+
+    @classmethod
+    def release_enrolled(cls, pairs: Sequence[tuple[Event, str]]) -> None:
+        # One DELETE for every pair.
+        if not pairs:
+            return
+        wanted = models.Q()
+        for event, user_key in pairs:
+            wanted |= models.Q(event_id=event.pk, user_id=user_key)
+        SeatHolder.objects.filter(wanted).delete()
+
 
 class Seat(models.Model):
     event = models.ForeignKey(Event, on_delete=models.CASCADE, related_name="seats")
@@ -145,6 +199,14 @@ class SeatHolder(models.Model):
     language = models.CharField(max_length=16, blank=True, default="")
     # An IANA zone ("America/New_York"); empty: the series' zone.
     timezone = models.CharField(max_length=64, blank=True, default="")
+    # Set when the place was taken for an enrolled user (book_enrolled).
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        on_delete=models.CASCADE,
+        null=True,
+        blank=True,
+        related_name="seat_holders",
+    )
 
     def __str__(self) -> str:
         return f"{self.address} on {self.event_id}"

@@ -1,0 +1,233 @@
+"""Enrolling a user in a series, ending it, skipping one date and taking it back.
+
+Each runs in its own transaction under the series lock, like every writer of the
+series' dates, so it never races the daily pass booking the same dates: a date is
+booked once, and never lost between an enrolment and a run.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext
+
+from ...exceptions import EnrolmentDateError, EnrolmentsUnavailableError, InvalidArgumentError
+from ...models import Enrolment, EnrolmentDate, EventSeries, get_event_model
+from ..toolbox.locking import lock_series, retry_on_lock_conflict
+from ..toolbox.plumbing import load_rule, now_utc
+from ..toolbox.enrolled import (
+    EnrolmentBatch,
+    book_enrolled_rows,
+    host_enrols,
+    local_day,
+    release_dates,
+    zone_of,
+)
+
+
+@dataclass(frozen=True)
+class EnrolmentResult:
+    """An enrolment as a change left it, with the dates that change booked or released."""
+
+    enrolment: Enrolment
+    batch: EnrolmentBatch
+    released: int = 0
+
+
+def _require_host() -> None:
+    if not host_enrols():
+        raise EnrolmentsUnavailableError(
+            gettext("This site books no enrolled users: its event model has no book_enrolled hook.")
+        )
+
+
+def _user_key(user: Any) -> str:
+    key = getattr(user, "pk", user)
+    if key is None or str(key) == "":
+        raise InvalidArgumentError(gettext("An enrolment needs a saved user."), field="user")
+    return str(key)
+
+
+def _future_rows(series: EventSeries, now: dt.datetime, pks: list[str] | None = None) -> list[Any]:
+    model = get_event_model()
+    start = model.RECURRING_START_FIELD
+    rows = model._base_manager.filter(
+        series_id=series.pk, is_template=False, **{f"{start}__gt": now}
+    )
+    if pks is not None:
+        rows = rows.filter(pk__in=pks)
+    return list(rows.order_by(start))
+
+
+def enrol(
+    series: EventSeries,
+    user: Any,
+    *,
+    starts_on: dt.date | None = None,
+    ends_on: dt.date | None = None,
+    by: Any = None,
+    now: dt.datetime | None = None,
+) -> EnrolmentResult:
+    """Enrol ``user`` in ``series`` from ``starts_on`` (default: today on the series' clock).
+
+    Books them at once on every open date to come that the enrolment covers, and
+    on each date created later (generation books it). Enrolling again changes the
+    days of the existing enrolment (one per user and series). ``by`` is who did it
+    (the user or an organiser). Raises :class:`EnrolmentsUnavailableError` on a host
+    without the booking hook, :class:`InvalidArgumentError` (field ``ends_on``) for
+    an end before the start.
+    """
+    _require_host()
+    moment = now_utc(now)
+    key = _user_key(user)
+
+    def attempt() -> EnrolmentResult:
+        with transaction.atomic():
+            locked = lock_series(series.pk)
+            load_rule(locked)
+            today = local_day(moment, zone_of(locked))
+            first = starts_on or today
+            if ends_on is not None and ends_on < first:
+                raise InvalidArgumentError(
+                    gettext("The enrolment cannot end before it starts."), field="ends_on"
+                )
+            enrolment, _created = Enrolment.objects.update_or_create(
+                series=locked,
+                user_pk=key,
+                defaults={
+                    "starts_on": first,
+                    "ends_on": ends_on,
+                    "ended_at": None,
+                    "created_by_pk": "" if by is None else _user_key(by),
+                },
+            )
+            batch = book_enrolled_rows(
+                _future_rows(locked, moment), {locked.pk: locked}, now=moment, users=[key]
+            )
+            return EnrolmentResult(enrolment, batch)
+
+    return retry_on_lock_conflict(attempt, series_ids=[series.pk])
+
+
+def end_enrolment(
+    enrolment: Enrolment, *, on: dt.date | None = None, now: dt.datetime | None = None
+) -> EnrolmentResult:
+    """End ``enrolment`` after the day ``on`` (default: now) and release what it booked after.
+
+    Releases, in one host call, the dates still to come that were booked through
+    the enrolment (state "booked") and fall after ``on``; a date the user booked on
+    their own, or one already past, is left alone.
+    """
+    _require_host()
+    moment = now_utc(now)
+
+    def attempt() -> EnrolmentResult:
+        with transaction.atomic():
+            locked = lock_series(enrolment.series_id)
+            load_rule(locked)
+            zone = zone_of(locked)
+            fresh = Enrolment.objects.get(pk=enrolment.pk)
+            last = on if on is not None else local_day(moment, zone) - dt.timedelta(days=1)
+            fresh.ends_on = max(last, fresh.starts_on - dt.timedelta(days=1))
+            fresh.ended_at = moment
+            fresh.save(update_fields=["ends_on", "ended_at"])
+            pks = list(
+                EnrolmentDate.objects.filter(
+                    series_id=locked.pk,
+                    user_pk=fresh.user_pk,
+                    state=EnrolmentDate.State.BOOKED,
+                    starts_at__gt=moment,
+                ).values_list("occurrence_pk", flat=True)
+            )
+            rows = [
+                row
+                for row in _future_rows(locked, moment, pks)
+                if local_day(row.occurrence_start, zone) > fresh.ends_on
+            ]
+            release_dates(
+                [(row, fresh.user_pk) for row in rows],
+                state=EnrolmentDate.State.RELEASED,
+                now=moment,
+            )
+            return EnrolmentResult(fresh, EnrolmentBatch(), released=len(rows))
+
+    result = retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])
+    enrolment.ends_on, enrolment.ended_at = result.enrolment.ends_on, result.enrolment.ended_at
+    return result
+
+
+def _enrolled_row(enrolment: Enrolment, occurrence: Any, now: dt.datetime) -> Any:
+    """The locked series' row ``occurrence`` (an event or its key), checked for a skip."""
+    key = getattr(occurrence, "pk", occurrence)
+    rows = _future_rows(enrolment.series, now, [str(key)])
+    if not rows:
+        raise EnrolmentDateError(
+            gettext("Only a date of this series still to come can be skipped or taken back.")
+        )
+    row = rows[0]
+    if not enrolment.covers(local_day(row.occurrence_start, zone_of(enrolment.series))):
+        raise EnrolmentDateError(gettext("The enrolment does not cover this date."))
+    return row
+
+
+def skip_date(
+    enrolment: Enrolment, occurrence: Any, *, now: dt.datetime | None = None
+) -> EnrolmentDate:
+    """Skip one date: the host releases the user's booking on it (its waitlist may move).
+
+    The date stays skipped: neither generation nor a restore books it again
+    until the user takes it back (:func:`take_back_date`).
+    """
+    _require_host()
+    moment = now_utc(now)
+
+    def attempt() -> EnrolmentDate:
+        with transaction.atomic():
+            locked = lock_series(enrolment.series_id)
+            load_rule(locked)
+            fresh = Enrolment.objects.select_related("series").get(pk=enrolment.pk)
+            fresh.series = locked
+            row = _enrolled_row(fresh, occurrence, moment)
+            release_dates([(row, fresh.user_pk)], state=EnrolmentDate.State.SKIPPED, now=moment)
+            return EnrolmentDate.objects.get(user_pk=fresh.user_pk, occurrence_pk=str(row.pk))
+
+    return retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])
+
+
+def take_back_date(
+    enrolment: Enrolment, occurrence: Any, *, now: dt.datetime | None = None
+) -> EnrolmentDate:
+    """Take back a skipped date while it is open and to come: the host books it again.
+
+    The answer may be a refusal (the place went to someone on the waitlist): the
+    date's state then says so, with the host's reason.
+    """
+    _require_host()
+    moment = now_utc(now)
+
+    def attempt() -> EnrolmentDate:
+        with transaction.atomic():
+            locked = lock_series(enrolment.series_id)
+            load_rule(locked)
+            fresh = Enrolment.objects.get(pk=enrolment.pk)
+            fresh.series = locked
+            row = _enrolled_row(fresh, occurrence, moment)
+            book_enrolled_rows(
+                [row],
+                {locked.pk: locked},
+                now=moment,
+                users=[fresh.user_pk],
+                retry=(EnrolmentDate.State.SKIPPED,),
+                tell=False,
+            )
+            found = EnrolmentDate.objects.filter(
+                user_pk=fresh.user_pk, occurrence_pk=str(row.pk)
+            ).first()
+            if found is None:
+                raise EnrolmentDateError(gettext("This date is not open for bookings."))
+            return found
+
+    return retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])
