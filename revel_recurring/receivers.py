@@ -36,7 +36,7 @@ from .exceptions import TemplateProtectedError
 from .models import EventSeries, get_event_model
 from .services.toolbox.pending_exdates import record_pending_exdates
 from .services.toolbox.scheduling import rearm_disarmed_series
-from .signals import series_dates_changed
+from .signals import enrolled_dates_booked, series_dates_changed
 from .tasks import queue_people_notices
 
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
@@ -219,14 +219,20 @@ def connect_receivers() -> None:
 
 
 def queue_people_messages(sender: Any, operation_id: Any = None, **kwargs: Any) -> None:
-    """After an operation committed, queue the messages it owes the people booked on it."""
+    """After an operation committed, queue the messages it owes (people booked, users enrolled)."""
     if operation_id is None:
         return
     queue_people_notices(operation_id)
 
 
 def connect_people_messages() -> None:
-    """Connect :func:`queue_people_messages` to ``series_dates_changed`` (``AppConfig.ready()``)."""
+    """Connect :func:`queue_people_messages` to ``series_dates_changed`` and
+    ``enrolled_dates_booked`` (``AppConfig.ready()``)."""
     series_dates_changed.connect(
         queue_people_messages, sender=EventSeries, dispatch_uid="revel_recurring.people_messages"
+    )
+    enrolled_dates_booked.connect(
+        queue_people_messages,
+        sender=EventSeries,
+        dispatch_uid="revel_recurring.enrolled_messages",
     )

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core import mail
 
 from revel_recurring.models import Enrolment, EnrolmentDate, PersonNotice
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
@@ -156,3 +157,18 @@ def test_a_restored_date_books_an_enrolled_user_who_was_refused_on_it() -> None:
     restore_occurrence(series, rows[1].starts_at, notify="none", now=NOW)
 
     assert rows[1].pk in _agree(dora)
+
+
+def test_the_message_to_an_enrolled_user_is_sent_after_commit_once(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    series = weekly_series(auto_publish=True)
+    fritz = _user("fritz")
+
+    with django_capture_on_commit_callbacks(execute=True):
+        enrol(series, fritz, now=NOW)
+
+    (message,) = mail.outbox
+    assert message.to == ["fritz@example.com"]
+    assert "8 new dates booked for you" in message.subject
+    assert PersonNotice.objects.get().sent_at is not None
