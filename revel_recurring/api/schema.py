@@ -19,6 +19,7 @@ from drf_spectacular.extensions import (
     OpenApiSerializerFieldExtension,
 )
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from drf_spectacular.utils import extend_schema as spectacular_extend_schema
@@ -27,9 +28,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import __version__
+from ..models import EnrolmentDate
 from ..services.enrolments import host_enrols
 from .fields import ACCEPTED_DATETIME_PATTERN, AwareDateTimeField, StrictFieldsMixin
 from .serializers.actions import ErrorSerializer
+from .serializers.enrolments import EnrolmentStateField
 from .serializers.recurrence import RecurrenceCreateSerializer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -127,6 +130,33 @@ class AwareDateTimeFieldExtension(OpenApiSerializerFieldExtension):  # type: ign
         if direction == "request":
             schema["pattern"] = ACCEPTED_DATETIME_PATTERN
         return schema
+
+
+class EnrolmentStateFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """An enrolled date's ``state``: the component ``EnrolmentDateStateEnum``, by reference.
+
+    Registered here rather than left to drf-spectacular's enum naming, which would
+    rename the preview's ``StateEnum`` (another ``state`` property) in every document.
+    """
+
+    target_class = EnrolmentStateField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        states = EnrolmentDate.State
+        component = ResolvedComponent(  # type: ignore[no-untyped-call]
+            name="EnrolmentDateStateEnum",
+            type=ResolvedComponent.SCHEMA,
+            object="EnrolmentDateStateEnum",
+            schema={
+                "enum": list(states.values),
+                "type": "string",
+                "description": "\n".join(
+                    f"* `{value}` - {label}" for value, label in states.choices
+                ),
+            },
+        )
+        auto_schema.registry.register_on_missing(component)
+        return component.ref
 
 
 class StrictBodyExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
@@ -364,12 +394,6 @@ SCHEMA_SETTINGS = {
     # ("api_recurring_series_list", tag "api"): drf-spectacular would strip the
     # common prefix of several viewsets' paths and rename every operation.
     "SCHEMA_PATH_PREFIX": "/",
-    # An enrolled date's state has a name of its own, so the preview's slot states
-    # keep theirs ("StateEnum") beside it.
-    "ENUM_NAME_OVERRIDES": {
-        "EnrolmentDateStateEnum": "revel_recurring.models.EnrolmentDate.State",
-        "StateEnum": "revel_recurring.api.serializers.occurrences.SLOT_STATES",
-    },
     "PREPROCESSING_HOOKS": ["revel_recurring.api.schema.only_recurring_endpoints"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

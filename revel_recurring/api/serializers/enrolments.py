@@ -141,9 +141,24 @@ class OneDateSerializer(PrefilledFormMixin, StrictFieldsMixin, serializers.Seria
     occurrence = EventIdField(help_text=_("The host event's id of a date still to come."))
 
 
+class EnrolmentStateField(serializers.ChoiceField):
+    """An enrolled date's state (``EnrolmentDate.State``), read-only; its own schema
+    component (``api/schema.py``)."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        kwargs.setdefault("read_only", True)
+        super().__init__(choices=EnrolmentDate.State.choices, **kwargs)
+
+
 class EnrolmentDateSerializer(serializers.ModelSerializer[EnrolmentDate]):
     """What became of one date for the enrolled user."""
 
+    state = EnrolmentStateField(
+        help_text=_(
+            "booked (through the enrolment), held (their own booking), skipped, refused "
+            "(see reason) or released (the enrolment ended)."
+        )
+    )
     occurrence = EventIdField(
         source="occurrence_pk", read_only=True, help_text=_("The host event's id.")
     )
