@@ -1,8 +1,9 @@
 """Writing the messages owed to enrolled users: one per user per batch of dates booked.
 
 "3 new dates booked for you", with the dates that could not be booked and why,
-written in the batch's transaction as a ``SeriesOperation`` of kind "enrolment"
-with one ``PersonNotice`` per user; sent after commit by the same delivery as the
+written in the batch's transaction as one ``SeriesOperation`` of kind "enrolment"
+per series with one ``PersonNotice`` per user and series, in statements that do
+not grow with the batch's series; sent after commit by the same delivery as the
 messages to booked people. Each booked date travels as a REQUEST for the identity
 the feeds give it, and is stored as the user's calendar copy, so a later move or
 cancellation of the date replaces it in their calendar.
@@ -11,6 +12,7 @@ cancellation of the date replaces it in their calendar.
 from __future__ import annotations
 
 import datetime as dt
+import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -20,11 +22,21 @@ from ..models import EventSeries, PersonNotice, SeriesOperation
 from ..people import BookedPerson
 from .compose import new_message_id
 from .links import organizer_of, series_link
-from .records import Sequences, base_sequence, calendar_entry, iso, row_facts, save_copies
+from .records import (
+    PEOPLE_PER_BATCH,
+    Sequences,
+    base_sequence,
+    calendar_entry,
+    iso,
+    row_facts,
+    save_copies,
+)
 from .rows import RowState
 
 #: The ``SeriesOperation.kind`` of a batch of dates booked for enrolled users.
 ENROLMENT_KIND = "enrolment"
+#: The facts of a row deleted since it was booked.
+_NO_FACTS: Mapping[str, Any] = {"summary": "", "location": "", "length": None}
 
 
 @dataclass
@@ -36,75 +48,141 @@ class UserDates:
     refused: list[tuple[RowState, str]] = field(default_factory=list)
 
 
+@dataclass
+class SeriesShare:
+    """One series' share of a batch: the series and what each of its users is owed."""
+
+    series: EventSeries
+    users: Mapping[str, UserDates]
+
+
 def record_enrolment_notices(
-    series: EventSeries,
-    users: Mapping[str, UserDates],
+    shares: Sequence[SeriesShare],
     adapter: DefaultRecurringAdapter,
     *,
     now: dt.datetime,
-) -> SeriesOperation | None:
-    """Write the batch's operation and one notice per user; None when nobody is owed one."""
-    owed = {
-        key: one for key, one in users.items() if one.person.key and (one.booked or one.refused)
-    }
-    if not owed:
-        return None
-    operation = SeriesOperation.objects.create(
-        kind=ENROLMENT_KIND,
-        series=series,
-        series_name=series.name,
-        notify="all",
-        created_at=now,
-    )
-    states = {state.pk: state for one in owed.values() for state in _states(one)}
-    facts = row_facts(adapter, list(states.values()), {series.pk: series})
-    organizer = organizer_of(adapter, series)
-    link = series_link(adapter, series)
-    rule = series.recurrence_rule if series.recurrence_rule_id else None
-    zone = str(rule.timezone) if rule is not None else "UTC"
-    base = base_sequence(series, now)
-    keys = sorted({one.person.key for one in owed.values()})
-    sequences = Sequences(
-        keys,
-        sorted({str(pk) for pk in states}),
-        {state.identity.key for state in states.values()},
-    )
-    notices = []
-    for one in sorted(owed.values(), key=lambda u: u.person.key):
-        person = one.person
-        dates: list[dict[str, Any]] = []
-        request: list[dict[str, Any]] = []
-        for state in sorted(one.booked, key=lambda s: s.start):
-            row = facts.get(state.pk) or {"summary": "", "location": "", "length": None}
-            dates.append(_date(state, row, "booked", ""))
-            number = sequences.next(person.key, state.identity, base)
-            request.append(calendar_entry(state.identity, number, row, state.start))
-            sequences.keep(person.key, state.identity, str(state.pk), number, cancelled=False)
-        for state, reason in sorted(one.refused, key=lambda pair: pair[0].start):
-            row = facts.get(state.pk) or {"summary": "", "location": "", "length": None}
-            dates.append(_date(state, row, "refused", reason))
-        notices.append(
-            PersonNotice(
-                operation=operation,
-                address=person.address[:254],
-                name=person.name[:200],
-                language=person.language[:16],
-                timezone=person.timezone[:64],
-                payload={
-                    "message_id": new_message_id(operation.pk, person.address[:254]),
-                    "kind": ENROLMENT_KIND,
-                    "series": {"id": series.pk, "name": series.name, "url": link},
-                    "zone": zone,
-                    "organizer": {"address": organizer.address, "name": organizer.name},
-                    "dates": dates,
-                    "request": request,
-                    "cancel": [],
-                },
-            )
+) -> dict[int, SeriesOperation]:
+    """Write one operation per series and one notice per user and series; series pk -> operation.
+
+    A series none of whose users is owed anything gets no operation. The statements
+    do not grow with the series: one INSERT of all operations (their keys set
+    here), one read of the rows' facts, then per ``PEOPLE_PER_BATCH`` people one
+    read of their calendar copies (two statements), one INSERT of their notices and
+    one upsert of their copies.
+    """
+    owed = [
+        (share.series, mine)
+        for share in shares
+        if (
+            mine := {
+                key: one
+                for key, one in share.users.items()
+                if one.person.key and (one.booked or one.refused)
+            }
         )
-    PersonNotice.objects.bulk_create(notices, batch_size=500)
-    save_copies(sequences.written.values())
-    return operation
+    ]
+    if not owed:
+        return {}
+    operations = {
+        series.pk: SeriesOperation(
+            id=uuid.uuid4(),
+            kind=ENROLMENT_KIND,
+            series=series,
+            series_name=series.name,
+            notify="all",
+            created_at=now,
+        )
+        for series, _mine in owed
+    }
+    SeriesOperation.objects.bulk_create(operations.values(), batch_size=500)
+    states = {
+        state.pk: state for _s, mine in owed for one in mine.values() for state in _states(one)
+    }
+    facts = row_facts(adapter, list(states.values()), {series.pk: series for series, _m in owed})
+    heads = {series.pk: _Head.of(series, adapter, now) for series, _mine in owed}
+    # Every (series, user) notice, grouped by person: a batch of people reads and
+    # writes their calendar copies once, whichever series their dates are in.
+    by_person: dict[str, list[tuple[EventSeries, UserDates]]] = {}
+    for series, mine in owed:
+        for one in mine.values():
+            by_person.setdefault(one.person.key, []).append((series, one))
+    keys = sorted(by_person)
+    for start in range(0, len(keys), PEOPLE_PER_BATCH):
+        batch = keys[start : start + PEOPLE_PER_BATCH]
+        theirs = [state for key in batch for _s, one in by_person[key] for state in one.booked]
+        sequences = Sequences(
+            batch,
+            sorted({str(state.pk) for state in theirs}),
+            {state.identity.key for state in theirs},
+        )
+        notices = [
+            _notice(operations[series.pk], heads[series.pk], one, facts, sequences)
+            for key in batch
+            for series, one in by_person[key]
+        ]
+        PersonNotice.objects.bulk_create(notices, batch_size=500)
+        save_copies(sequences.written.values())
+    return operations
+
+
+@dataclass(frozen=True)
+class _Head:
+    """What every notice of one series says of it: computed once per series, no query."""
+
+    series: dict[str, Any]
+    zone: str
+    organizer: dict[str, str]
+    base: int
+
+    @classmethod
+    def of(cls, series: EventSeries, adapter: DefaultRecurringAdapter, now: dt.datetime) -> _Head:
+        rule = series.recurrence_rule if series.recurrence_rule_id else None
+        organizer = organizer_of(adapter, series)
+        return cls(
+            series={"id": series.pk, "name": series.name, "url": series_link(adapter, series)},
+            zone=str(rule.timezone) if rule is not None else "UTC",
+            organizer={"address": organizer.address, "name": organizer.name},
+            base=base_sequence(series, now),
+        )
+
+
+def _notice(
+    operation: SeriesOperation,
+    head: _Head,
+    one: UserDates,
+    facts: Mapping[Any, Mapping[str, Any]],
+    sequences: Sequences,
+) -> PersonNotice:
+    """One user's notice of one series: their dates, and a REQUEST for each booked one."""
+    person = one.person
+    dates: list[dict[str, Any]] = []
+    request: list[dict[str, Any]] = []
+    for state in sorted(one.booked, key=lambda s: s.start):
+        row = facts.get(state.pk) or _NO_FACTS
+        dates.append(_date(state, row, "booked", ""))
+        number = sequences.next(person.key, state.identity, head.base)
+        request.append(calendar_entry(state.identity, number, row, state.start))
+        sequences.keep(person.key, state.identity, str(state.pk), number, cancelled=False)
+    for state, reason in sorted(one.refused, key=lambda pair: pair[0].start):
+        row = facts.get(state.pk) or _NO_FACTS
+        dates.append(_date(state, row, "refused", reason))
+    return PersonNotice(
+        operation=operation,
+        address=person.address[:254],
+        name=person.name[:200],
+        language=person.language[:16],
+        timezone=person.timezone[:64],
+        payload={
+            "message_id": new_message_id(operation.pk, person.address[:254]),
+            "kind": ENROLMENT_KIND,
+            "series": dict(head.series),
+            "zone": head.zone,
+            "organizer": dict(head.organizer),
+            "dates": dates,
+            "request": request,
+            "cancel": [],
+        },
+    )
 
 
 def _states(one: UserDates) -> Sequence[RowState]:

@@ -25,7 +25,7 @@ from ...adapter import get_adapter
 from ...enrolled import BOOKED, HELD, REFUSED, BookingAnswer
 from ...mixins import RecurringEventMixin
 from ...models import Enrolment, EnrolmentDate, EventSeries, get_event_model
-from ...notices.enrolled import UserDates, record_enrolment_notices
+from ...notices.enrolled import SeriesShare, UserDates, record_enrolment_notices
 from ...notices.rows import states_of
 from ...signals import enrolled_dates_booked
 
@@ -200,7 +200,13 @@ def upsert_dates(records: Sequence[EnrolmentDate]) -> None:
 def tell_enrolled(
     batch: EnrolmentBatch, series: Mapping[int, EventSeries], *, now: dt.datetime
 ) -> None:
-    """One message per user and series of ``batch``; queued after commit."""
+    """One message per user and series of ``batch``; queued after commit.
+
+    The whole batch at once, whatever its series (a chunk of the daily pass): one
+    ``get_enrolled_people`` call, then :func:`record_enrolment_notices` (one
+    operation per series, one notice per user and series, in statements that do
+    not grow with the series). One ``enrolled_dates_booked`` per series, after commit.
+    """
     involved = sorted(set(batch.booked) | set(batch.refused))
     if not involved:
         return
@@ -213,12 +219,17 @@ def tell_enrolled(
         }
     )
     people = adapter.get_enrolled_people(keys)
+    rows = [
+        row
+        for pk in involved
+        for row in (
+            *(row for users in batch.booked.get(pk, {}).values() for row in users),
+            *(row for users in batch.refused.get(pk, {}).values() for row, _reason in users),
+        )
+    ]
+    states = states_of(rows, {pk: series[pk] for pk in involved})
+    shares = []
     for pk in involved:
-        one = series[pk]
-        rows = [row for users in batch.booked.get(pk, {}).values() for row in users] + [
-            row for users in batch.refused.get(pk, {}).values() for row, _reason in users
-        ]
-        states = states_of(rows, {pk: one})
         owed: dict[str, UserDates] = {}
         for user, booked in batch.booked.get(pk, {}).items():
             if user in people:
@@ -230,12 +241,15 @@ def tell_enrolled(
                 owed.setdefault(user, UserDates(people[user])).refused += [
                     (states[row.pk], reason) for row, reason in refused
                 ]
-        operation = record_enrolment_notices(one, owed, adapter, now=now)
+        shares.append(SeriesShare(series[pk], owed))
+    operations = record_enrolment_notices(shares, adapter, now=now)
+    for pk in involved:
+        operation = operations.get(pk)
         transaction.on_commit(
             partial(
                 enrolled_dates_booked.send_robust,
                 sender=EventSeries,
-                series=one,
+                series=series[pk],
                 booked={u: [r.pk for r in rs] for u, rs in batch.booked.get(pk, {}).items()},
                 refused={u: [r.pk for r, _ in rs] for u, rs in batch.refused.get(pk, {}).items()},
                 operation_id=None if operation is None else operation.pk,
@@ -263,3 +277,17 @@ def release_dates(pairs: Sequence[tuple[Any, str]], *, state: str, now: dt.datet
             for row, user in pairs
         ]
     )
+
+
+def follow_moves(starts: Mapping[str, dt.datetime]) -> None:
+    """Keep the enrolled dates' starts with their rows' after a move (row key -> new start).
+
+    A moved date is the same row: its bookings stay, only the start the app keeps
+    beside each user's state changes. One read and one UPDATE per 500 dates.
+    """
+    keys = sorted(starts)
+    for first in range(0, len(keys), 1000):
+        records = list(EnrolmentDate.objects.filter(occurrence_pk__in=keys[first : first + 1000]))
+        for record in records:
+            record.starts_at = starts[record.occurrence_pk]
+        EnrolmentDate.objects.bulk_update(records, ["starts_at"], batch_size=500)

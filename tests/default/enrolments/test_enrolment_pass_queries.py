@@ -1,0 +1,83 @@
+"""A chunk of the daily pass books enrolled users in statements that do not grow with its series.
+
+Each series of the chunk gets one new date, two users are enrolled in every series:
+the chunk books both on every new date (one host call), writes one operation per
+series and one message per user and series, and the booking (``book_enrolled_rows``,
+the host's hook and the messages included) runs as many statements for 30 series
+as for 3. (The chunk's lock is one statement per series on SQLite and MariaDB, and
+the testapp host copies its seats row by row: those are not the enrolments' and
+are left out of the count.)
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+
+from revel_recurring.models import Enrolment, EnrolmentDate, PersonNotice, SeriesOperation
+from revel_recurring.services.generation import floor
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.toolbox.enrolled import book_enrolled_rows
+from tests.support.factories import NOW, make_series
+
+pytestmark = pytest.mark.django_db
+
+WEEK = dt.timedelta(weeks=1)
+
+
+def _chunk_with_enrolments(
+    count: int, users: list[Any], monkeypatch: pytest.MonkeyPatch
+) -> tuple[int, list[int]]:
+    """``count`` series generated to their horizon, ``users`` enrolled in each; then a
+    week later one chunk of the pass: the statements of its booking, and the series' ids."""
+    ids = [make_series(name=f"Class {count}-{n}", auto_publish=True).pk for n in range(count)]
+    assert generate_series_chunk_events(ids, now=NOW).created == 8 * count
+    Enrolment.objects.bulk_create(
+        Enrolment(series_id=pk, user_pk=str(user.pk), starts_on=NOW.date())
+        for pk in ids
+        for user in users
+    )
+    counted: list[int] = []
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        with CaptureQueriesContext(connection) as queries:
+            batch = book_enrolled_rows(*args, **kwargs)
+        counted.append(len(queries))
+        return batch
+
+    monkeypatch.setattr(floor, "book_enrolled_rows", counting)
+    result = generate_series_chunk_events(ids, now=NOW + WEEK)
+    assert (result.created, result.chunked, result.fallen_back) == (count, count, 0)
+    (statements,) = counted  # one booking for the whole chunk
+    return statements, ids
+
+
+def test_a_chunk_books_enrolled_users_in_as_many_statements_for_30_series_as_for_3(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    users = [
+        get_user_model().objects.create_user(name, f"{name}@example.com", "pw")
+        for name in ("ida", "jan")
+    ]
+    small, _ = _chunk_with_enrolments(3, users, monkeypatch)
+    large, ids = _chunk_with_enrolments(30, users, monkeypatch)
+
+    assert large == small, f"3 series: {small} statements, 30 series: {large}"
+    # What the 30-series chunk wrote: both users booked on every new date, one
+    # operation per series, one message per user and series, each with its one date.
+    booked = EnrolmentDate.objects.filter(series_id__in=ids, state=EnrolmentDate.State.BOOKED)
+    assert booked.count() == 2 * 30
+    operations = SeriesOperation.objects.filter(series_id__in=ids, kind="enrolment")
+    assert sorted(operations.values_list("series_id", flat=True)) == sorted(ids)
+    notices = PersonNotice.objects.filter(operation__series_id__in=ids)
+    assert notices.count() == 2 * 30
+    assert {len(notice.payload["request"]) for notice in notices} == {1}
+    assert {
+        (notice.operation.series_id, notice.address)
+        for notice in notices.select_related("operation")
+    } == {(pk, user.email) for pk in ids for user in users}
