@@ -20,6 +20,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from django.db import connection, transaction
+from django.db.models import Case, DateTimeField, Value, When
 
 from ...adapter import get_adapter
 from ...enrolled import BOOKED, HELD, REFUSED, BookingAnswer
@@ -253,6 +254,23 @@ def tell_enrolled(
                 booked={u: [r.pk for r in rs] for u, rs in batch.booked.get(pk, {}).items()},
                 refused={u: [r.pk for r, _ in rs] for u, rs in batch.refused.get(pk, {}).items()},
                 operation_id=None if operation is None else operation.pk,
+            )
+        )
+
+
+def follow_moves(moved: Mapping[Any, dt.datetime]) -> None:
+    """Keep the enrolled dates of the moved rows at their new start (``moved``: event key
+    -> new start): the same rows, their bookings kept, so only ``starts_at`` follows.
+    One UPDATE per 500 rows; nothing on a host that books no enrolled users."""
+    if not moved or not host_enrols():
+        return
+    keys = sorted(moved, key=str)
+    for start in range(0, len(keys), 500):
+        part = keys[start : start + 500]
+        EnrolmentDate.objects.filter(occurrence_pk__in=[str(pk) for pk in part]).update(
+            starts_at=Case(
+                *(When(occurrence_pk=str(pk), then=Value(moved[pk])) for pk in part),
+                output_field=DateTimeField(),
             )
         )
 

@@ -31,7 +31,7 @@ from ...notices.changes import DateChange, date_changes
 from ...notices.records import OperationFacts, record_notices
 from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
 from ...signals import series_dates_changed
-from .enrolled import book_enrolled_rows
+from .enrolled import book_enrolled_rows, follow_moves
 
 logger = logging.getLogger(__name__)
 
@@ -78,6 +78,14 @@ class DatesOperation:
         series = _fresh_series({row.series_id for row in rows} | set(self.series))
         after = states_of(rows, series)
         self.changes = date_changes(self.before, after)
+        # A moved date is the same row, its bookings kept: its enrolled dates follow.
+        follow_moves(
+            {
+                change.pk: change.after.start
+                for change in self.changes
+                if change.after is not None and change.after.start != change.before.start
+            }
+        )
         self._book_restored(rows, series)
         if not self.changes or self.facts.notify == "none":
             return
