@@ -141,6 +141,7 @@ def test_events_demo_occurrences_are_tuesdays_1830_vienna_across_dst() -> None:
     assert {start.astimezone(dt.UTC).hour for start in starts} == {17, 16}
 
 
+@pytest.mark.own_database
 def test_demo_script_without_serving(tmp_path: Path) -> None:
     env = dict(os.environ, NOSERVE="1", PORT="8001", EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"))
 
@@ -197,6 +198,7 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.own_database
 def test_demo_serves_on_the_port_it_is_given(tmp_path: Path) -> None:
     port = _free_port()
     env = dict(
