@@ -159,10 +159,14 @@ class DriftSerializer(serializers.Serializer[Any]):
     )
 
 
+#: What became of a slot of the preview (named in the schema as ``StateEnum``).
+SLOT_STATES = ("materialized", "excluded", "pending")
+
+
 class PreviewSlotSerializer(serializers.Serializer[Any]):
     start = AwareDateTimeField(help_text=_("The rule's slot, UTC."))
     local_start = serializers.DateTimeField(help_text=_("The same instant in the rule's zone."))
-    state = serializers.ChoiceField(choices=("materialized", "excluded", "pending"))
+    state = serializers.ChoiceField(choices=SLOT_STATES)
     excluded_because = serializers.ChoiceField(
         choices=[(reason.value, reason.value) for reason in ExclusionReason],
         allow_null=True,
