@@ -149,6 +149,14 @@ def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
 class DriftSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     occurrences = OccurrenceSerializer(many=True)
+    enrolled = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=_(
+            "How many enrolled users each drifted date holds, by the date's id (dates "
+            "without any left out): booked through their enrolment or by a booking of "
+            "their own. `cancel-stale/` releases none of them."
+        ),
+    )
 
 
 #: What became of a slot of the preview (named in the schema as ``StateEnum``).
