@@ -242,7 +242,9 @@ def tell_enrolled(
                     (states[row.pk], reason) for row, reason in refused
                 ]
         shares.append(SeriesShare(series[pk], owed))
-    operations = record_enrolment_notices(shares, adapter, now=now)
+    operations = record_enrolment_notices(
+        shares, adapter, now=now, loaded={row.pk: row for row in rows}
+    )
     for pk in involved:
         operation = operations.get(pk)
         transaction.on_commit(
