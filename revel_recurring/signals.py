@@ -86,9 +86,10 @@ extra_date_changed = Signal()
 series_dates_changed = Signal()
 
 #: Dates were booked for enrolled users (or could not be), once per series and
-#: batch after commit: a run of the daily pass, a new series, an enrolment made, a
-#: date restored or taken back. sender: the EventSeries class; kwargs: ``series``
-#: (EventSeries), ``booked`` and ``refused`` (dicts: user key -> list of host event
-#: primary keys), ``operation_id`` (UUID of the SeriesOperation holding the users'
-#: messages, or None when none is owed).
+#: batch after commit: a run of the daily pass, a split's continuation, an enrolment
+#: made, a date restored (a date taken back is answered to its caller: no signal).
+#: sender: the EventSeries class; kwargs: ``series`` (EventSeries), ``booked`` and
+#: ``refused`` (dicts: user key -> list of host event primary keys),
+#: ``operation_id`` (UUID of the SeriesOperation holding the users' messages, or
+#: None when the adapter named none of them).
 enrolled_dates_booked = Signal()

@@ -10,17 +10,21 @@ Prints which backends ran and whether the browser tests (marker ``browser``)
 can run: they need Chromium at /usr/bin/chromium (or REVEL_TEST_CHROMIUM) and
 skip themselves without it. Exits non-zero if any run failed.
 
-Each backend, MariaDB included, runs ``tests/default/`` with ``tests.settings``,
-``tests/studio/`` (the second host: UUID primary keys, custom user model) with
-``tests.settings_studio``, ``tests/dojo/`` (the third host: text keys without a
-default, an integer status, a duration, German) with ``tests.settings_dojo`` and
-``example_project/`` with ``example_project.settings``.
+Each backend runs ``tests/default/`` with ``tests.settings`` (the pass named after
+the backend) and, in a second pass (``<backend>-hosts``), ``tests/studio/`` (the second
+host: UUID primary keys, custom user model) with ``tests.settings_studio``,
+``tests/dojo/`` (the third host: text keys without a default, an integer status, a
+duration, German) with ``tests.settings_dojo`` and ``example_project/`` with
+``example_project.settings``. What does not vary with the backend runs on one
+(docs/decisions/0058-one-backend-for-what-does-not-vary.md): the browser tests on
+PostgreSQL only, the tests with a SQLite file of their own (marker ``own_database``)
+in the SQLite passes only, and the example project not on MariaDB.
 Arguments other than ``--backend`` go to pytest unchanged, e.g. ``make test ARGS="-k dst -x"``.
 ``--backend sqlite`` / ``--backend postgresql`` run one backend only (the tox
 envs use that); ``postgresql`` then fails instead of skipping when no server
 is reachable.
 
-``--coverage`` (``make test`` passes it) runs the SQLite pass under the coverage package: line
+``--coverage`` (``make test`` passes it) runs the SQLite passes under the coverage package: line
 coverage of ``revel_recurring`` over the four suites, one data file each in
 ``test-output/coverage/``, combined after the passes and reported with the floor of
 ``[tool.coverage.report] fail_under`` in pyproject.toml (a pass of its own in the
@@ -35,9 +39,10 @@ only that pass; it needs the ``notebooks`` extra.
 
 The passes run side by side, ``--jobs`` at a time (default: the machine's cores, at
 most 4; ``REVEL_TEST_JOBS`` sets it too). They share nothing: each backend has its
-own database server or an in-memory SQLite, and each pass gets its own Redis
-database for the worker tests (``REVEL_TEST_REDIS_URL``'s number, minus the pass's
-position). With more than one job, each pass writes to
+own database server or an in-memory SQLite (a backend's two passes use two test
+databases of their own), and each pass gets its own Redis database for the worker
+tests (``REVEL_TEST_REDIS_URL``'s number, minus the pass's position). The longest
+passes start first. With more than one job, each pass writes to
 ``test-output/passes/<pass>.log`` (follow it with ``tail -f``) and the whole log is
 printed when the pass ends; ``--jobs 1`` runs them one after the other with live output.
 """
@@ -62,6 +67,8 @@ LOCAL_PG = "postgres://postgres@127.0.0.1:5432/test"
 LOCAL_MARIADB = "mysql://root@127.0.0.1:3306/test"
 
 # (settings module, test paths); a pair is skipped while its paths do not exist.
+# Each backend runs them as two passes: the app's own suite (the first) and the hosts
+# (the rest), so that the passes, two at a time, end close together.
 SUITES = (
     # The smallest host (tests/hosts/testapp); each host's tree holds the same concern
     # folders, and tests/conftest.py keeps each settings module to its own host's tree.
@@ -75,6 +82,20 @@ SUITES = (
 
 # The browser tests (marker ``browser``) drive this Chromium; they skip themselves without it.
 CHROMIUM = Path(os.environ.get("REVEL_TEST_CHROMIUM", "/usr/bin/chromium"))
+
+# What each backend leaves out (docs/decisions/0058-one-backend-for-what-does-not-vary.md):
+# the browser tests run on PostgreSQL only (what a person sees is drawn from the
+# services, which every backend runs), the tests of the demo and of fresh projects on
+# their own SQLite file (marker ``own_database``) in the SQLite pass only, and the
+# example project (SQLite by default, PostgreSQL in production) not on MariaDB.
+BROWSER_BACKEND = "postgresql"
+LEFT_OUT_MARKERS = {
+    "postgresql": ("own_database",),
+    "mariadb": ("browser", "own_database"),
+    "sqlite": ("browser",),
+}
+EXAMPLE_SETTINGS = "example_project.settings"
+NOT_ON = {"mariadb": (EXAMPLE_SETTINGS,)}
 
 # pytest's "no tests were collected": not a failure for a suite still being written.
 NO_TESTS_COLLECTED = 5
@@ -236,6 +257,69 @@ def default_jobs() -> int:
     return max(1, min(4, os.cpu_count() or 1))
 
 
+def marker_args(backend: str, extra: list[str]) -> list[str]:
+    """``-m`` leaving out what ``backend`` does not run; none when the caller chose with ``-m``."""
+    markers = LEFT_OUT_MARKERS.get(backend, ())
+    if not markers or "-m" in extra:
+        return []
+    return ["-m", " and ".join(f"not {marker}" for marker in markers)]
+
+
+# Rough seconds of each pass on an idle two-core machine: the longest start first.
+PASS_WEIGHTS = {
+    "postgresql-hosts": 350,
+    "sqlite-hosts": 340,
+    "postgresql": 220,
+    "mariadb": 200,
+    "sqlite": 170,
+    "mariadb-hosts": 80,
+}
+
+
+def order_passes(passes: list[Pass]) -> list[Pass]:
+    """The longest passes first, so that the short ones fill in beside them."""
+    return sorted(passes, key=lambda one: -PASS_WEIGHTS.get(one[0], 0))
+
+
+def backend_passes(
+    backend: str,
+    label: str,
+    env: dict[str, str | None],
+    coverage: bool,
+    extra: list[str],
+) -> list[Pass]:
+    """One backend's two passes: the app's own suite, and the hosts' suites.
+
+    Each pass gets its own Redis database for the worker tests (two passes side by side
+    must never share a queue, or one pass's worker would run the other's tasks).
+    """
+    suites = tuple(suite for suite in SUITES if suite[0] not in NOT_ON.get(backend, ()))
+    arguments = [*extra, *marker_args(backend, extra)]
+    position = {"postgresql": 0, "mariadb": 2, "sqlite": 4}[backend]
+    found: list[Pass] = []
+    for offset, (name, group, title) in enumerate(
+        ((backend, suites[:1], label), (f"{backend}-hosts", suites[1:], f"{label} (hosts)"))
+    ):
+        if not group:
+            continue
+        pass_env = {**env, "REVEL_TEST_REDIS_URL": redis_url_for(position + offset)}
+        found.append((name, _pass_body(title, pass_env, arguments, group, coverage)))
+    return found
+
+
+def _pass_body(
+    title: str,
+    env: dict[str, str | None],
+    arguments: list[str],
+    suites: tuple[tuple[str, list[str]], ...],
+    coverage: bool,
+) -> Callable[[IO[str] | None], bool]:
+    def body(out: IO[str] | None) -> bool:
+        return run(title, env, arguments, suites=suites, out=out, coverage=coverage)
+
+    return body
+
+
 def run_passes(passes: list[Pass], jobs: int) -> dict[str, bool]:
     """Run the passes ``jobs`` at a time; each one's log is printed whole when it ends."""
     if jobs == 1 or len(passes) == 1:
@@ -271,30 +355,24 @@ def main(argv: list[str]) -> int:
     jobs = options.jobs if options.jobs is not None else default_jobs()
     print(browser_notice(), flush=True)
     results: dict[str, bool] = {}
-    passes: list[Pass] = []
-    # The longest passes first, so that the short ones fill in beside them.
+    backends: list[tuple[str, str, dict[str, str | None], bool]] = []
     url = postgres_url() if options.backend in ("auto", "postgresql") else None
     if url:
-        pg_env = {"DATABASE_URL": url, "REVEL_TEST_REDIS_URL": redis_url_for(0)}
-        passes.append(("postgresql", lambda out: run("PostgreSQL", pg_env, extra, out=out)))
+        backends.append(("postgresql", "PostgreSQL", {"DATABASE_URL": url}, False))
     elif options.backend == "postgresql":
         results["postgresql"] = False
         print("PostgreSQL: asked for, but no DATABASE_URL and nothing on 127.0.0.1:5432")
     maria = mariadb_url() if options.backend in ("auto", "mariadb") else None
     if maria:
-        maria_env = {"DATABASE_URL": maria, "REVEL_TEST_REDIS_URL": redis_url_for(1)}
-        passes.append(("mariadb", lambda out: run("MariaDB", maria_env, extra, out=out)))
+        backends.append(("mariadb", "MariaDB", {"DATABASE_URL": maria}, False))
     elif options.backend == "mariadb":
         results["mariadb"] = False
         print("MariaDB: asked for, but no REVEL_TEST_MARIADB_URL and nothing on 127.0.0.1:3306")
     if options.backend in ("auto", "sqlite"):
-        sqlite_env = {"DATABASE_URL": None, "REVEL_TEST_REDIS_URL": redis_url_for(2)}
-        measured = options.coverage
-        if measured:
+        if options.coverage:
             start_coverage()
-        passes.append(
-            ("sqlite", lambda out: run("SQLite", sqlite_env, extra, out=out, coverage=measured))
-        )
+        backends.append(("sqlite", "SQLite", {"DATABASE_URL": None}, options.coverage))
+    passes = order_passes([one for backend in backends for one in backend_passes(*backend, extra)])
     if options.backend in ("auto", "notebooks") and NOTEBOOKS.exists():
         passes.append(("notebooks", lambda out: run_notebooks(extra, out=out)))
     results.update(run_passes(passes, jobs))
@@ -302,7 +380,11 @@ def main(argv: list[str]) -> int:
         results["coverage"] = report_coverage(whole=not extra)
     if options.backend == "auto" and not url:
         print("PostgreSQL: not run (no DATABASE_URL and nothing on 127.0.0.1:5432)")
-    order = ("sqlite", "coverage", "postgresql", "mariadb", "notebooks")
+    order = [
+        name
+        for backend in ("sqlite", "coverage", "postgresql", "mariadb")
+        for name in (backend, f"{backend}-hosts")
+    ] + ["notebooks"]
     summary = ", ".join(f"{name} ({_verdict(results[name])})" for name in order if name in results)
     print(f"\nPasses run ({jobs} at a time): {summary}")
     print(browser_notice())

@@ -162,8 +162,9 @@ class TicketInline(admin.TabularInline):
 
     model = Ticket
     extra = 0
-    fields = ("email", "name", "language", "timezone", "created_at")
-    readonly_fields = ("created_at",)
+    fields = ("email", "name", "language", "timezone", "user", "enrolled", "created_at")
+    readonly_fields = ("enrolled", "created_at")
+    raw_id_fields = ("user",)
 
 
 @admin.register(TicketTier)

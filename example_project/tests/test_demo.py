@@ -18,12 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.core import mail
 from django.core.management import call_command
 
 from example_project.events.management.commands.events_demo import ADMIN_USERNAME, DEMO_PEOPLE
 from example_project.events.models import Event, Notification, Organization, TicketTier
-from revel_recurring.models import EventSeries
+from revel_recurring.models import Enrolment, EventSeries
 from revel_recurring.people import BookedPerson
 
 from .conftest import VIENNA
@@ -67,7 +68,11 @@ def test_events_demo_summary_names_who_was_told_and_who_not() -> None:
     assert sorted(not_told) == ["clara", "felix", "nora"]
     assert "Digest (public audience): 8 new date(s) told to 6 people" in output
     assert sorted(n.recipient.username for n in Notification.objects.all()) == sorted(told)
-    assert sorted(m.to[0] for m in mail.outbox) == sorted(f"{u}@example.com" for u in told)
+    # Each told once, and sam once more: the message of the enrolment the demo seeds.
+    enrolled = [m for m in mail.outbox if m.to == ["Sam <sam@example.com>"]]
+    assert [m.subject for m in enrolled] == ["Tuesday Evening Run: 2 new dates booked for you"]
+    digests = [m.to[0] for m in mail.outbox if m not in enrolled]
+    assert sorted(digests) == sorted(f"{u}@example.com" for u in told)
 
 
 @pytest.mark.django_db
@@ -79,22 +84,32 @@ def test_events_demo_seeds_two_booked_dates_and_a_one_off_event_once() -> None:
     second = run_demo_command("2027-02-08T09:00:00+01:00")
 
     counts = Event.count_bookings_among(list(series.occurrences()))
-    assert counts == {dates[1].pk: 3, dates[2].pk: 1}
+    # The places sold plus sam's, enrolled on the two booked dates only.
+    assert counts == {dates[1].pk: 4, dates[2].pk: 2}
     assert Event.booked_among(dates) == {dates[1].pk, dates[2].pk}
     assert (
-        "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 3 sold; "
-        "Tue 16 Feb 2027 18:30 (Europe/Vienna): 1 sold"
+        "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 4 sold; "
+        "Tue 16 Feb 2027 18:30 (Europe/Vienna): 2 sold"
     ) in first
-    assert "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 3 sold" in second
+    assert "Booked dates (tickets sold): Tue 9 Feb 2027 18:30 (Europe/Vienna): 4 sold" in second
     # Among the places sold, named holders in two languages and three zones; the rest
     # were sold at the door and name nobody.
     assert Event.people_booked_among(dates) == {
         dates[1].pk: [
             BookedPerson("maria@example.com", "Maria", "de", "Europe/Vienna"),
             BookedPerson("fiona@example.com", "Fiona", "en", "Europe/London"),
+            BookedPerson("sam@example.com", "Sam"),
         ],
-        dates[2].pk: [BookedPerson("jonas@example.org", "Jonas", "de", "America/New_York")],
+        dates[2].pk: [
+            BookedPerson("jonas@example.org", "Jonas", "de", "America/New_York"),
+            BookedPerson("sam@example.com", "Sam"),
+        ],
     }
+    (enrolment,) = Enrolment.objects.all()
+    assert (enrolment.user_pk, enrolment.ends_on) == (
+        str(get_user_model().objects.get(username="sam").pk),
+        dt.date(2027, 2, 16),
+    )
     assert (
         "  ticket of maria@example.com (de, Europe/Vienna): Tue 9 Feb 2027 18:30 (Europe/Vienna)"
         in first
@@ -141,6 +156,7 @@ def test_events_demo_occurrences_are_tuesdays_1830_vienna_across_dst() -> None:
     assert {start.astimezone(dt.UTC).hour for start in starts} == {17, 16}
 
 
+@pytest.mark.own_database
 def test_demo_script_without_serving(tmp_path: Path) -> None:
     env = dict(os.environ, NOSERVE="1", PORT="8001", EXAMPLE_DB_PATH=str(tmp_path / "demo.sqlite3"))
 
@@ -174,7 +190,7 @@ def test_demo_script_without_serving(tmp_path: Path) -> None:
         one_off = db.execute(
             "SELECT name FROM events_event WHERE series_id IS NULL AND is_template = 0"
         ).fetchall()
-    assert [count for _, count in sold] == [3, 1]
+    assert [count for _, count in sold] == [4, 2]
     assert one_off == [("Saturday Long Run",)]
     assert "Booked dates (tickets sold): Tue " in result.stdout
     assert "One-off event (no series): Saturday Long Run, Sat " in result.stdout
@@ -197,6 +213,7 @@ def _free_port() -> int:
         return port
 
 
+@pytest.mark.own_database
 def test_demo_serves_on_the_port_it_is_given(tmp_path: Path) -> None:
     port = _free_port()
     env = dict(

@@ -183,6 +183,7 @@ def _settings_in_subprocess(**env: str) -> dict[str, object]:
     return result
 
 
+@pytest.mark.own_database
 def test_settings_default_to_sqlite_and_eager_celery() -> None:
     values = _settings_in_subprocess()
 
@@ -191,6 +192,7 @@ def test_settings_default_to_sqlite_and_eager_celery() -> None:
     assert values["eager"] is True
 
 
+@pytest.mark.own_database
 def test_settings_follow_database_url_and_broker_url() -> None:
     values = _settings_in_subprocess(
         DATABASE_URL="postgres://postgres@127.0.0.1:5432/example",

@@ -16,16 +16,17 @@ from django.utils.translation import gettext
 
 from ...exceptions import EnrolmentDateError, EnrolmentsUnavailableError, InvalidArgumentError
 from ...models import Enrolment, EnrolmentDate, EventSeries, get_event_model
-from ..toolbox.locking import lock_series, retry_on_lock_conflict
-from ..toolbox.plumbing import load_rule, now_utc
 from ..toolbox.enrolled import (
     EnrolmentBatch,
     book_enrolled_rows,
+    bookable,
     host_enrols,
     local_day,
     release_dates,
     zone_of,
 )
+from ..toolbox.locking import lock_series, retry_on_lock_conflict
+from ..toolbox.plumbing import load_rule, now_utc
 
 
 @dataclass(frozen=True)
@@ -134,12 +135,12 @@ def end_enrolment(
             fresh.ends_on = max(last, fresh.starts_on - dt.timedelta(days=1))
             fresh.ended_at = moment
             fresh.save(update_fields=["ends_on", "ended_at"])
+            # By the rows' starts now: a booked date may have moved since it was booked.
             pks = list(
                 EnrolmentDate.objects.filter(
                     series_id=locked.pk,
                     user_pk=fresh.user_pk,
                     state=EnrolmentDate.State.BOOKED,
-                    starts_at__gt=moment,
                 ).values_list("occurrence_pk", flat=True)
             )
             rows = [
@@ -215,6 +216,8 @@ def take_back_date(
             fresh = Enrolment.objects.get(pk=enrolment.pk)
             fresh.series = locked
             row = _enrolled_row(fresh, occurrence, moment)
+            if not bookable(get_event_model(), row, moment):
+                raise EnrolmentDateError(gettext("This date is not open for bookings."))
             book_enrolled_rows(
                 [row],
                 {locked.pk: locked},
@@ -223,11 +226,6 @@ def take_back_date(
                 retry=(EnrolmentDate.State.SKIPPED,),
                 tell=False,
             )
-            found = EnrolmentDate.objects.filter(
-                user_pk=fresh.user_pk, occurrence_pk=str(row.pk)
-            ).first()
-            if found is None:
-                raise EnrolmentDateError(gettext("This date is not open for bookings."))
-            return found
+            return EnrolmentDate.objects.get(user_pk=fresh.user_pk, occurrence_pk=str(row.pk))
 
     return retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])

@@ -26,8 +26,8 @@ from ...host_model import RowSizer
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
-from ..toolbox.enrolled import book_enrolled_rows
 from ..toolbox.columns import update_columns
+from ..toolbox.enrolled import book_enrolled_rows
 from ..toolbox.exdates import absorb_pending_exdates
 from ..toolbox.parking import PARKING_COLUMNS, clear_parking
 from ..toolbox.scheduling import GenerationWindow, generation_window

@@ -286,3 +286,17 @@ def release_dates(pairs: Sequence[tuple[Any, str]], *, state: str, now: dt.datet
             for row, user in pairs
         ]
     )
+
+
+def follow_moves(starts: Mapping[str, dt.datetime]) -> None:
+    """Keep the enrolled dates' starts with their rows' after a move (row key -> new start).
+
+    A moved date is the same row: its bookings stay, only the start the app keeps
+    beside each user's state changes. One read and one UPDATE per 500 dates.
+    """
+    keys = sorted(starts)
+    for first in range(0, len(keys), 1000):
+        records = list(EnrolmentDate.objects.filter(occurrence_pk__in=keys[first : first + 1000]))
+        for record in records:
+            record.starts_at = starts[record.occurrence_pk]
+        EnrolmentDate.objects.bulk_update(records, ["starts_at"], batch_size=500)

@@ -31,7 +31,7 @@ from ...notices.changes import DateChange, date_changes
 from ...notices.records import OperationFacts, record_notices
 from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
 from ...signals import series_dates_changed
-from .enrolled import book_enrolled_rows
+from .enrolled import book_enrolled_rows, follow_moves
 
 logger = logging.getLogger(__name__)
 
@@ -78,7 +78,7 @@ class DatesOperation:
         series = _fresh_series({row.series_id for row in rows} | set(self.series))
         after = states_of(rows, series)
         self.changes = date_changes(self.before, after)
-        self._book_restored(rows, series)
+        self._enrolled_follow(rows, series)
         if not self.changes or self.facts.notify == "none":
             return
         model = get_event_model()
@@ -89,12 +89,19 @@ class DatesOperation:
             return
         self.record = record_notices(self.facts, self.changes, people, series, get_adapter())
 
-    def _book_restored(self, rows: list[Any], series: dict[int, EventSeries]) -> None:
-        """Book the enrolled users on the dates the operation restored (one host call).
-
-        Those holding the date already (through the enrolment, their own booking)
-        or who skipped it are left alone.
+    def _enrolled_follow(self, rows: list[Any], series: dict[int, EventSeries]) -> None:
+        """Enrolled users follow the operation: the starts of moved dates kept beside their
+        states, and the users booked on the dates it restored (one host call); those
+        holding a restored date already (through the enrolment, their own booking) or
+        who skipped it are left alone.
         """
+        follow_moves(
+            {
+                str(change.pk): change.after.start
+                for change in self.changes
+                if change.after is not None and change.after.start != change.before.start
+            }
+        )
         restored = {change.pk for change in self.changes if change.kind == "restored"}
         if restored:
             book_enrolled_rows(

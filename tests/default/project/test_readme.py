@@ -14,6 +14,8 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[3]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 DOCS = ROOT / "docs"
@@ -145,6 +147,7 @@ def fresh_project(tmp_path: Path, files: dict[str, str]) -> Callable[..., str]:
     return run
 
 
+@pytest.mark.own_database
 def test_readme_quickstart_pasted_into_a_fresh_project_makes_a_series(tmp_path: Path) -> None:
     files = pasted_files(README)
     assert set(files) == {"mysite/settings.py", "events/models.py"}
@@ -171,6 +174,7 @@ def test_readme_quickstart_pasted_into_a_fresh_project_makes_a_series(tmp_path: 
     assert shape == "{(0, 18, 0)}"
 
 
+@pytest.mark.own_database
 def test_quickstart_snippets_pasted_into_a_fresh_project_make_a_working_site(
     tmp_path: Path,
 ) -> None:
@@ -201,6 +205,7 @@ def test_quickstart_snippets_pasted_into_a_fresh_project_make_a_working_site(
     assert re.findall(r"^answers .*$", answered, re.M) == ["answers 200 200 403"]
 
 
+@pytest.mark.own_database
 def test_spectacular_validates_the_site_schema_of_a_quickstart_project(tmp_path: Path) -> None:
     # The whole site's document, built by drf-spectacular's command from the host's
     # settings: with the quickstart's REST_FRAMEWORK (DRF's own DEFAULT_SCHEMA_CLASS)

@@ -6,7 +6,7 @@ names who the digest of the new dates reached, and which demo people it did not.
 It also sells tickets for two of the series' dates (booked dates, to try what the
 admin does with them: kept, ticked, moved "with its bookings"), some of them to
 named holders in other languages and zones (the people told when those dates
-change), and creates a
+change), enrols ``sam`` on those two dates (a ticket each), and creates a
 one-off event without a series (to try "create from an event" on the admin's add
 page); both once, on the first run.
 """
@@ -39,6 +39,7 @@ from revel_recurring import rules
 from revel_recurring.instants import InvalidInstantError, describe_instant, parse_aware_instant
 from revel_recurring.models import EventSeries, RecurrenceRule
 from revel_recurring.notifications import SeriesDigest
+from revel_recurring.services.enrolments import enrol
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.signals import series_events_generated
 
@@ -67,6 +68,9 @@ HOLDERS = (
     ),
     (("jonas@example.org", "Jonas", "de", "America/New_York"),),
 )
+
+#: The demo person enrolled on the booked dates (a two-week course): one ticket each.
+ENROLLED = "sam"
 
 #: The demo's people: username -> role. They sign in with the same throwaway
 #: password as the owner to see /notifications/.
@@ -290,7 +294,8 @@ def _seed_bookings(series: EventSeries, now: dt.datetime) -> list[tuple[Event, i
     """Sell tickets for the second and third upcoming dates, once; the dates booked.
 
     Some of the places go to named holders (``HOLDERS``), each a ``Ticket`` on the
-    date's tier and one of its ``quantity_sold``.
+    date's tier and one of its ``quantity_sold``, and ``ENROLLED`` is enrolled on
+    both dates (``_seed_enrolment``).
 
     Only on a series none of whose dates is booked yet, so a second run changes
     nothing (and sells nothing on the dates its window newly reached). Answers
@@ -314,8 +319,22 @@ def _seed_bookings(series: EventSeries, now: dt.datetime) -> list[tuple[Event, i
                 Ticket.objects.create(
                     tier=tier, email=email, name=name, language=language, timezone=zone
                 )
+        _seed_enrolment(series, upcoming[1:3], now)
     counts = Event.count_bookings_among(upcoming)
     return [(event, counts[event.pk]) for event in upcoming if event.pk in counts]
+
+
+def _seed_enrolment(series: EventSeries, dates: list[Event], now: dt.datetime) -> None:
+    """Enrol ``ENROLLED`` on ``dates`` (the booked ones): a ticket of each, told once.
+
+    The enrolment runs from the first date's day to the last one's on the series'
+    clock, so it books the dates that are booked already and no other; its tickets
+    (``Ticket.enrolled``) count among the places sold.
+    """
+    if not dates:
+        return
+    days = [event.start.astimezone(ZONE).date() for event in dates]
+    enrol(series, _demo_user(ENROLLED), starts_on=days[0], ends_on=days[-1], now=now)
 
 
 def _one_off_event(organization: Organization, now: dt.datetime) -> Event:
