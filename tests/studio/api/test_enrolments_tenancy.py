@@ -8,8 +8,6 @@ be enrolled in it. Ids are UUID strings throughout.
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
 from rest_framework.test import APIClient
 
