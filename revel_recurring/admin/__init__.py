@@ -3,8 +3,10 @@
 Registered on Django's default admin site when ``django.contrib.admin`` is
 installed (autodiscovery imports this module), with the read-only records of
 queued bulk actions (``QueuedActionAdmin``) and of who was told of a change of
-their dates (``SeriesOperationAdmin``). A site with its own AdminSite registers
-``EventSeriesAdmin`` (and the other two) there itself.
+their dates (``SeriesOperationAdmin``), and, on a site whose event model books
+enrolled users (``book_enrolled``), the enrolments (``EnrolmentAdmin``). A site
+with its own AdminSite registers ``EventSeriesAdmin`` (and the others) there
+itself, the enrolments through ``register_enrolments(site)``.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from __future__ import annotations
 from django.contrib import admin
 
 from ..models import EventSeries, QueuedAction, SeriesOperation
+from .enrolments import EnrolmentAdmin, register_enrolments
 from .notices import SeriesOperationAdmin
 from .queued import QueuedActionAdmin
 from .series import EventSeriesAdmin
@@ -19,5 +22,12 @@ from .series import EventSeriesAdmin
 admin.site.register(EventSeries, EventSeriesAdmin)
 admin.site.register(QueuedAction, QueuedActionAdmin)
 admin.site.register(SeriesOperation, SeriesOperationAdmin)
+register_enrolments(admin.site)
 
-__all__ = ["EventSeriesAdmin", "QueuedActionAdmin", "SeriesOperationAdmin"]
+__all__ = [
+    "EnrolmentAdmin",
+    "EventSeriesAdmin",
+    "QueuedActionAdmin",
+    "SeriesOperationAdmin",
+    "register_enrolments",
+]

@@ -135,6 +135,8 @@ class PlanLine:
     #: For a date that moves: where to, for a person (the rule's zone), and when (UTC).
     moves_to: str = ""
     moves_to_start: dt.datetime | None = None
+    #: How many enrolled users it holds (an existing date) or would book (a new one).
+    enrolled: int = 0
 
     @classmethod
     def of(cls, row: PlannedOccurrence, fate: str, zone: str | None = None) -> PlanLine:
@@ -149,8 +151,17 @@ class PlanLine:
                 row.is_modified,
                 moves_to=_where_to(row, zone),
                 moves_to_start=row.moves_to,
+                enrolled=row.enrolled,
             )
-        return cls(row.start, row.display, fate, row.id, row.bookings, row.is_modified)
+        return cls(
+            row.start,
+            row.display,
+            fate,
+            row.id,
+            row.bookings,
+            row.is_modified,
+            enrolled=row.enrolled,
+        )
 
 
 def _where_to(row: PlannedOccurrence, zone: str | None) -> str:
@@ -226,6 +237,7 @@ def plan_page(
                 if date.shifted_from is not None
                 else ""
             ),
+            enrolled=date.enrolled,
         )
         for date in plan.new
     ]

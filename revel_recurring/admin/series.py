@@ -32,6 +32,7 @@ from .changelist import ParkedFilter, SeriesChangeList, answers_an_action
 from .clock import current_time as _now
 from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
+from .enrolments import enrolled_context, with_enrolled_notes
 from .forms import EventSeriesAddForm, EventSeriesForm
 from .holidays import HOLIDAY_FIELDSET
 from .operations import adopted_text, generated_text
@@ -201,7 +202,11 @@ class EventSeriesAdmin(
             rows, truncated = upcoming_rows(
                 series, admin_site=self.admin_site, now=now, excluded=excluded
             )
+            enrolments = enrolled_context(series, admin_site=self.admin_site, request=request)
+            if enrolments["offers_enrolments"]:
+                rows = with_enrolled_notes(series, rows)
             context.update(
+                enrolments,
                 upcoming=rows,
                 upcoming_truncated=truncated,
                 free_slots=free_slots(series, now=now, excluded=excluded),

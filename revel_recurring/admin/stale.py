@@ -29,7 +29,7 @@ from ..exceptions import QueueUnavailableError
 from ..host_model import bulky_fields, parse_event_pks
 from ..models import EventSeries, QueuedAction, get_event_model
 from ..services.bulk import StaleChoice
-from ..services.drift import drifted_ids_by_series
+from ..services.drift import drifted_ids_by_series, enrolled_on_drift
 from ..services.plans.told import count_people
 from ..services.queued_actions import drop_queued_action
 from ..tasks import cancel_stale_chunk, send_fan_out, send_series_chunk
@@ -62,13 +62,15 @@ QUEUED_CANCELLATION = ngettext_lazy(
 
 @dataclass(frozen=True)
 class StaleGroup:
-    """One listed series: its first stale dates (event, label, bookings, status), and the count.
+    """One listed series: its first stale dates (event, label, bookings, status, enrolled
+    users), and the count.
 
-    ``bookings`` is 0 for a date without bookings.
+    ``bookings`` is 0 for a date without bookings, ``enrolled`` for one without an
+    enrolled user.
     """
 
     series: EventSeries
-    rows: list[tuple[Any, str, int, str]]
+    rows: list[tuple[Any, str, int, str, int]]
     total: int
 
     @property
@@ -124,6 +126,9 @@ class CancelStaleMixin(_Base):
         booked_now = {pk for pk, count in counts.items() if count}
         # Who would be told: the people on the booked dates listed (one more question).
         people = count_people([events[pk] for pk in booked_now if pk in events])
+        # The enrolled users on the booked dates, beside their bookings: one aggregate
+        # query (none on a site without enrolments).
+        enrolled = enrolled_on_drift([series.pk for series in listed], booked_now)
         groups = []
         for series in listed:
             own = [pk for pk in drifted[series.pk] if pk in events]
@@ -135,6 +140,7 @@ class CancelStaleMixin(_Base):
                     local_label(series, events[pk].occurrence_start),
                     counts.get(pk, 0),
                     model.status_label(getattr(events[pk], model.RECURRING_STATUS_FIELD)),
+                    enrolled.get(str(pk), 0),
                 )
                 for pk in own
                 if pk in chosen
@@ -150,6 +156,7 @@ class CancelStaleMixin(_Base):
             "groups": groups,
             "any_drifted": bool(stale) or unscanned > 0,
             "any_booked": any(row[2] for group in groups for row in group.rows),
+            "enrolled_on_dates": sum(row[4] for group in groups for row in group.rows),
             "stale_dates": sum(len(drifted[series.pk]) for series in stale),
             "stale_series": len(stale),
             "scanned": len(scanned),

@@ -63,6 +63,10 @@ class UpcomingRow:
     #: What a holiday did to the date, in the active language ("Skipped: ...",
     #: "Moved from ... (...)"); "" when no holiday falls on its slot.
     holiday_note: str = ""
+    #: The enrolled users who skipped the date, and those it could not be booked for
+    #: (with the site's reason), as the page names them (``admin/enrolments.py``).
+    skipped_by: tuple[str, ...] = ()
+    refused_for: tuple[str, ...] = ()
 
     @property
     def slot(self) -> str:

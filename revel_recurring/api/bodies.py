@@ -21,6 +21,11 @@ from . import serializers as s
 from .errors import ErrorKeys, create_keys, field_keys, split_keys, update_keys
 from .plans import PlanOutdatedSerializer
 from .schema import error_responses
+from .serializers.enrolments import (
+    EnrolmentCreateSerializer,
+    EnrolmentEndSerializer,
+    OneDateSerializer,
+)
 from .templates import template_serializer_class
 
 SerializerClass = type[BaseSerializer[Any]]
@@ -85,7 +90,15 @@ ACTION_BODIES: dict[str, ActionBody] = {
     "split_plan": ActionBody(s.SplitPlanRequestSerializer, split_keys),
     "split": ActionBody(s.SplitRequestSerializer, split_keys, _PLANNED, PLAN_OUTDATED),
     "template": ActionBody(template_serializer_class),
+    "enrolments": ActionBody(EnrolmentCreateSerializer, codes=(400, 403, 404, 415)),
+}
+
+#: The body of each action of the enrolment viewset (``api/enrolments.py``) that reads one.
+ENROLMENT_BODIES: dict[str, ActionBody] = {
+    "end": ActionBody(EnrolmentEndSerializer, codes=(400, 404, 415)),
+    "skip": ActionBody(OneDateSerializer, codes=(400, 404, 415)),
+    "take_back": ActionBody(OneDateSerializer, codes=(400, 404, 415)),
 }
 
 
-__all__ = ["ACTION_BODIES", "PLAN_OUTDATED", "ActionBody"]
+__all__ = ["ACTION_BODIES", "ENROLMENT_BODIES", "PLAN_OUTDATED", "ActionBody"]

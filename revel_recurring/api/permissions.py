@@ -2,7 +2,8 @@
 
 The viewset's queryset is ``get_visible_series(user)``, so a series outside it is
 a 404 on every route. Writes need the series in ``get_editable_series(user)``
-(else 403), creating needs ``can_create_series(user)``, and anonymous requests
+(else 403), but for the view's ``self_service_actions`` (enrolling oneself), which
+decide themselves; creating needs ``can_create_series(user)``, and anonymous requests
 are refused before anything else (401 or 403, by the host's authentication).
 """
 
@@ -32,5 +33,8 @@ class SeriesPermission(BasePermission):
 
     def has_object_permission(self, request: Request, view: APIView, obj: Any) -> bool:
         if request.method in SAFE_METHODS:
+            return True
+        if getattr(view, "action", None) in getattr(view, "self_service_actions", ()):
+            # A user's own enrolment in a series they may see: the action decides.
             return True
         return get_adapter().get_editable_series(request.user).filter(pk=obj.pk).exists()

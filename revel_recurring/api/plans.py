@@ -57,6 +57,14 @@ class PlannedOccurrenceSerializer(serializers.Serializer[Any]):
     )
     bookings = serializers.IntegerField(help_text=_("How many bookings it holds."))
     booked = serializers.BooleanField(help_text=_("`bookings` > 0."))
+    enrolled = serializers.IntegerField(
+        help_text=_(
+            "How many enrolled users are on it (booked through their enrolment, or "
+            "holding a booking of their own), among `bookings`. A move keeps them (the "
+            "same row) and so does a cancellation; 0 on a site without enrolments. Not "
+            "covered by `hash`."
+        )
+    )
     moves_to = AwareDateTimeField(
         allow_null=True,
         help_text=_(
@@ -98,10 +106,19 @@ class PlannedDateSerializer(serializers.Serializer[Any]):
             "at all when it moves (`all`). Null for any other new date."
         ),
     )
+    enrolled = serializers.IntegerField(
+        help_text=_(
+            "How many enrolled users creating the date would book (their enrolment "
+            "covers its day); 0 for a date created as a draft. Not covered by `hash`."
+        )
+    )
 
 
 class ExcludedDateSerializer(PlannedDateSerializer):
     """A date of the new rule that an exclusion skips."""
+
+    # A skipped date books nobody.
+    enrolled = None  # type: ignore[assignment]
 
     reason = serializers.ChoiceField(
         choices=[(reason.value, reason.value) for reason in ExcludedBecause],
@@ -164,6 +181,18 @@ class RecurrencePlanSerializer(serializers.Serializer[RecurrencePlan]):
             "split: on every booked date that changes series) would get one message each "
             "with `notify=all`; 0 when the site does not say who is booked. Not covered "
             "by `hash`."
+        )
+    )
+    enrolled = serializers.IntegerField(
+        help_text=_(
+            "How many users are enrolled in the series from today on (for a split: the "
+            "enrolments the continuation takes on from the split date); 0 on a site "
+            "without enrolments. Not covered by `hash`."
+        )
+    )
+    enrolled_new = serializers.IntegerField(
+        help_text=_(
+            "How many distinct enrolled users the `new` dates would book. Not covered by `hash`."
         )
     )
     hash = serializers.CharField(

@@ -14,7 +14,8 @@ then refuses ("This field may not be null."). An action's input serializer takes
 - ``add-date/``: the first day after the next date that can be an extra date, at
   the series' time;
 - ``cancel-stale/``: the drifted dates by id, booked ones left alone;
-- ``generate/``, ``pause/``, ``resume/``: ``{}``;
+- ``generate/``, ``pause/``, ``resume/``, ``enrolments/`` (enrol yourself from
+  today): ``{}``;
 - ``cancel-occurrence/``, ``restore-occurrence/``, ``remove-date/``: no date is
   chosen for the person; the optional fields with their defaults, and the answer
   names the one field to fill in;
@@ -168,6 +169,8 @@ _ON_SERIES: dict[str, Callable[[EventSeries, dt.datetime], dict[str, Any]]] = {
     "cancel_occurrence": lambda series, now: {"include_booked": False},
     "restore_occurrence": lambda series, now: {},
     "remove_date": lambda series, now: {},
+    # Enrol yourself from today, until further notice.
+    "enrolments": lambda series, now: {},
 }
 
 

@@ -19,6 +19,7 @@ from drf_spectacular.extensions import (
     OpenApiSerializerFieldExtension,
 )
 from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.plumbing import ResolvedComponent
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse
 from drf_spectacular.utils import extend_schema as spectacular_extend_schema
@@ -27,8 +28,11 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 
 from .. import __version__
+from ..models import EnrolmentDate
+from ..services.enrolments import host_enrols
 from .fields import ACCEPTED_DATETIME_PATTERN, AwareDateTimeField, StrictFieldsMixin
 from .serializers.actions import ErrorSerializer
+from .serializers.enrolments import EnrolmentStateField
 from .serializers.recurrence import RecurrenceCreateSerializer
 
 F = TypeVar("F", bound=Callable[..., Any])
@@ -58,22 +62,46 @@ def extend_schema(**kwargs: Any) -> Callable[[F], F]:
 
 
 def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
-    """drf-spectacular preprocessing hook: keep the views of ``revel_recurring.api``."""
+    """drf-spectacular preprocessing hook: keep the views of ``revel_recurring.api``.
+
+    The enrolment routes only where the host books enrolled users (its event model
+    has ``book_enrolled``): elsewhere they answer 404, and the document leaves them out.
+    """
+    enrols = host_enrols()
     return [
         endpoint
         for endpoint in endpoints
         if isinstance(getattr(endpoint[3], "cls", None), type)
-        and _is_series_viewset(endpoint[3].cls)
+        and _is_recurring_view(endpoint[3].cls)
+        and (enrols or not _is_enrolment_route(endpoint[3]))
     ]
 
 
 # issubclass(cls, SeriesViewSet) by name: viewsets.py imports this module for its
-# schema decorations, so importing viewsets here would make the two a cycle.
+# schema decorations, so importing viewsets here would make the two a cycle (and
+# the same for the enrolment viewset).
 _SERIES_VIEWSET = "revel_recurring.api.viewsets.SeriesViewSet"
+_ENROLMENT_VIEWSET = "revel_recurring.api.enrolments.EnrolmentViewSet"
 
 
 def _is_series_viewset(cls: type) -> bool:
     return any(f"{base.__module__}.{base.__qualname__}" == _SERIES_VIEWSET for base in cls.__mro__)
+
+
+def _is_enrolment_viewset(cls: type) -> bool:
+    return any(
+        f"{base.__module__}.{base.__qualname__}" == _ENROLMENT_VIEWSET for base in cls.__mro__
+    )
+
+
+def _is_recurring_view(cls: type) -> bool:
+    return _is_series_viewset(cls) or _is_enrolment_viewset(cls)
+
+
+def _is_enrolment_route(callback: Any) -> bool:
+    """The enrolment viewset's routes and the series' ``enrolments/`` action."""
+    actions = getattr(callback, "actions", None) or {}
+    return _is_enrolment_viewset(callback.cls) or "enrolments" in actions.values()
 
 
 # The schema states what the server refuses, so a client (and schemathesis' data
@@ -102,6 +130,33 @@ class AwareDateTimeFieldExtension(OpenApiSerializerFieldExtension):  # type: ign
         if direction == "request":
             schema["pattern"] = ACCEPTED_DATETIME_PATTERN
         return schema
+
+
+class EnrolmentStateFieldExtension(OpenApiSerializerFieldExtension):  # type: ignore[no-untyped-call]
+    """An enrolled date's ``state``: the component ``EnrolmentDateStateEnum``, by reference.
+
+    Registered here rather than left to drf-spectacular's enum naming, which would
+    rename the preview's ``StateEnum`` (another ``state`` property) in every document.
+    """
+
+    target_class = EnrolmentStateField
+
+    def map_serializer_field(self, auto_schema: Any, direction: Any) -> dict[str, Any]:
+        states = EnrolmentDate.State
+        component = ResolvedComponent(  # type: ignore[no-untyped-call]
+            name="EnrolmentDateStateEnum",
+            type=ResolvedComponent.SCHEMA,
+            object="EnrolmentDateStateEnum",
+            schema={
+                "enum": list(states.values),
+                "type": "string",
+                "description": "\n".join(
+                    f"* `{value}` - {label}" for value, label in states.choices
+                ),
+            },
+        )
+        auto_schema.registry.register_on_missing(component)
+        return component.ref
 
 
 class StrictBodyExtension(OpenApiSerializerExtension):  # type: ignore[no-untyped-call]
@@ -335,6 +390,10 @@ SCHEMA_SETTINGS = {
     ),
     "VERSION": __version__,
     "COMPONENT_SPLIT_REQUEST": True,
+    # The operation ids and the tag as they were while series/ was the only resource
+    # ("api_recurring_series_list", tag "api"): drf-spectacular would strip the
+    # common prefix of several viewsets' paths and rename every operation.
+    "SCHEMA_PATH_PREFIX": "/",
     "PREPROCESSING_HOOKS": ["revel_recurring.api.schema.only_recurring_endpoints"],
     "POSTPROCESSING_HOOKS": [
         "drf_spectacular.hooks.postprocess_schema_enums",

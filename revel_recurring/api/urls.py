@@ -1,6 +1,7 @@
 """Mount with ``path("api/recurring/", include("revel_recurring.api.urls"))``.
 
-Routes: ``series/`` and its actions (router basename ``series``), the OpenAPI
+Routes: ``series/`` and its actions (router basename ``series``), ``enrolments/``
+(basename ``enrolment``; a 404 on a site without the ``book_enrolled`` hook), the OpenAPI
 schema at ``schema/`` and Swagger UI at ``docs/`` (assets from
 drf-spectacular-sidecar, served as static files: no CDN).
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 from django.urls import include, path
 from rest_framework.routers import DefaultRouter
 
+from .enrolments import EnrolmentViewSet
 from .schema import RecurringSchemaView, RecurringSwaggerView
 from .viewsets import SeriesViewSet
 
@@ -20,6 +22,7 @@ app_name = "revel_recurring"
 router = DefaultRouter()
 router.include_format_suffixes = False
 router.register("series", SeriesViewSet, basename="series")
+router.register("enrolments", EnrolmentViewSet, basename="enrolment")
 
 urlpatterns = [
     path("schema/", RecurringSchemaView.as_view(), name="schema"),

@@ -2,7 +2,7 @@
 
 No domain logic lives here. The actions come from small mixins in
 :mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, splits,
-template); this module holds the series' own routes and names each action's
+template, enrolments); this module holds the series' own routes and names each action's
 input serializer once, in :mod:`revel_recurring.api.bodies` beside the keys of its
 errors: :meth:`SeriesViewSet.get_serializer_class` reads it for the views' ``_body()``
 and drf-spectacular, :meth:`SeriesViewSet.handle_exception` (the only place a service
@@ -37,6 +37,7 @@ from ..services.editing import update_series
 from ..services.extra_dates import EXTRA_DATES_KEY
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
+from .actions.enrolments import EnrolmentActionsMixin
 from .actions.extra_dates import ExtraDateActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
@@ -91,6 +92,7 @@ class SeriesViewSet(
     PlanActionsMixin,
     SplitActionsMixin,
     TemplateActionMixin,
+    EnrolmentActionsMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,

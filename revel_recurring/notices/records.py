@@ -13,7 +13,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.db import connection
+from django.db import connection, connections, router
 
 from ..adapter import DefaultRecurringAdapter
 from ..models import CalendarCopy, EventSeries, PersonNotice, SeriesOperation, get_event_model
@@ -27,6 +27,9 @@ from .rows import Identity, RowState
 _MAX_SEQUENCE = 2**31 - 1
 #: People read and written per batch of calendar copies (bounded IN lists).
 PEOPLE_PER_BATCH = 500
+#: (person, identity) pairs per read of :meth:`Sequences.of_pairs` (two parameters each;
+#: SQLite before 3.32 takes at most 999).
+PAIRS_PER_READ = 450
 
 
 @dataclass
@@ -53,16 +56,51 @@ class Sequences:
     """The SEQUENCE last sent per (person, identity), and the copies each row stands for."""
 
     def __init__(self, keys: Sequence[str], pks: Sequence[str], identities: set[str]) -> None:
+        """Read the copies of ``keys`` under ``identities``, and those standing for rows ``pks``."""
         self.sent: dict[tuple[str, str], int] = {}
         self.held: dict[tuple[str, str], Identity] = {}
-        for copy in CalendarCopy.objects.filter(address__in=keys, identity__in=identities):
-            self.sent[(copy.address, copy.identity)] = copy.sequence
+        self.written: dict[tuple[str, str], CalendarCopy] = {}
+        for address, identity, sequence in CalendarCopy.objects.filter(
+            address__in=keys, identity__in=identities
+        ).values_list("address", "identity", "sequence"):
+            self.sent[(address, identity)] = sequence
         for copy in CalendarCopy.objects.filter(
             address__in=keys, occurrence_pk__in=pks, cancelled=False
         ):
             self.sent[(copy.address, copy.identity)] = copy.sequence
             self.held[(copy.address, copy.occurrence_pk)] = Identity(copy.uid, copy.recurrence_id)
-        self.written: dict[tuple[str, str], CalendarCopy] = {}
+
+    @classmethod
+    def of_pairs(cls, pairs: Iterable[tuple[str, Identity]]) -> Sequences:
+        """The SEQUENCEs last sent of exactly these (person, identity) pairs; no copies by row.
+
+        For a writer that sends each row under the identity the feeds give it now
+        and never asks what a person holds a row as (:attr:`held`). One statement
+        per ``PAIRS_PER_READ`` pairs, a row-value ``IN`` that the unique index on
+        (address, identity) answers by probes, where ``address IN (...) AND
+        identity IN (...)`` leads PostgreSQL's planner to read the whole table.
+        """
+        sequences = cls((), (), set())
+        wanted = sorted({(key, identity.key) for key, identity in pairs})
+        alias = router.db_for_write(CalendarCopy)
+        quote = connections[alias].ops.quote_name
+        table = quote(CalendarCopy._meta.db_table)
+        columns = {field.name: str(field.column) for field in CalendarCopy._meta.concrete_fields}
+        address, identity, sequence = (
+            quote(columns[name]) for name in ("address", "identity", "sequence")
+        )
+        with connections[alias].cursor() as cursor:
+            for start in range(0, len(wanted), PAIRS_PER_READ):
+                part = wanted[start : start + PAIRS_PER_READ]
+                rows = ", ".join(["(%s, %s)"] * len(part))
+                cursor.execute(
+                    f"SELECT {address}, {identity}, {sequence} FROM {table} "
+                    f"WHERE ({address}, {identity}) IN ({rows})",
+                    [value for pair in part for value in pair],
+                )
+                for key, name, number in cursor.fetchall():
+                    sequences.sent[(key, name)] = number
+        return sequences
 
     def next(self, key: str, identity: Identity, base: int) -> int:
         number = max(self.sent.get((key, identity.key), -1) + 1, base)
@@ -102,11 +140,26 @@ def row_facts(
     adapter: DefaultRecurringAdapter,
     changes: Sequence[DateChange | RowState],
     series: Mapping[int, EventSeries],
+    *,
+    loaded: Mapping[Any, Any] | None = None,
 ) -> dict[Any, dict[str, Any]]:
-    """Summary, location and length of each changed row, read in one query."""
+    """Summary, location and length of each changed row, read in one query.
+
+    ``loaded`` (primary key -> host event) are rows the caller holds with every
+    column (the occurrences a generation run just inserted): they are not read again.
+    """
     model = get_event_model()
+    held = {
+        pk: event
+        for pk, event in (loaded or {}).items()
+        if event.pk is not None and not event.get_deferred_fields()
+    }
+    wanted = [c.pk for c in changes if c.pk not in held]
+    events = [held[c.pk] for c in changes if c.pk in held]
+    if wanted:
+        events += list(model._base_manager.filter(pk__in=wanted).order_by())
     facts: dict[Any, dict[str, Any]] = {}
-    for event in model._base_manager.filter(pk__in=[c.pk for c in changes]).order_by():
+    for event in events:
         one = series.get(event.series_id or 0) or series[next(iter(series))]
         duration = event.occurrence_duration()
         facts[event.pk] = {

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any
 
 from django.db.models import Q
@@ -26,7 +27,7 @@ class Identity:
     uid: str
     recurrence_id: dt.datetime | None
 
-    @property
+    @cached_property
     def key(self) -> str:
         """The identity as one text (``CalendarCopy.identity``)."""
         rid = "" if self.recurrence_id is None else self.recurrence_id.strftime("%Y%m%dT%H%M%SZ")

@@ -26,6 +26,7 @@ from ..models import EventSeries, RecurrenceRule, get_event_model
 from ..querysets import upcoming_occurrences
 from ..signals import occurrence_cancelled
 from .toolbox.bookings import BookedDate, booked_date, booked_ids
+from .toolbox.enrolled_counts import enrolled_on
 from .toolbox.exdates import absorb_pending_exdates, merge_exdates
 from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
 from .toolbox.operation import dates_operation, notify_mode
@@ -119,6 +120,17 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     """
     rule = series.recurrence_rule if series.recurrence_rule_id is not None else None
     return [pk for pk, _ in _drifted(series, rule, now_utc(now))]
+
+
+def enrolled_on_drift(series_ids: Collection[int], ids: Collection[Any]) -> dict[str, int]:
+    """How many enrolled users each drifted date of ``ids`` books (by id as text; dates
+    without any left out), beside its bookings: one aggregate query for all the series
+    ``series_ids`` (none on a host that books no enrolled users).
+
+    Cancelling a stale date releases none of them: a cancellation keeps its bookings,
+    an enrolled user's among them, and restoring the date finds them in place.
+    """
+    return enrolled_on(series_ids, ids)
 
 
 @dataclass(frozen=True)
@@ -238,4 +250,5 @@ __all__ = [
     "cancel_stale_occurrences",
     "detect_cadence_drift",
     "drifted_ids_by_series",
+    "enrolled_on_drift",
 ]

@@ -72,6 +72,16 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
             for a in ("drift", "ical", "occurrences", "preview", "template")
         ),
         (detail + "template/", "patch"),
+        # Enrolments: the example's events answer book_enrolled.
+        (detail + "enrolments/", "get"),
+        (detail + "enrolments/", "post"),
+        ("/api/recurring/enrolments/", "get"),
+        ("/api/recurring/enrolments/{id}/", "get"),
+        ("/api/recurring/enrolments/{id}/dates/", "get"),
+        *(
+            ("/api/recurring/enrolments/{id}/" + a + "/", "post")
+            for a in ("end", "skip", "take-back")
+        ),
     }
     assert set(operations) == expected
     for (path, method), operation in operations.items():
@@ -228,6 +238,8 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "excluded",
         "cancelled_moves",
         "people_told",
+        "enrolled",
+        "enrolled_new",
         "hash",
     }
     assert set(components["PlannedOccurrence"]["properties"]) == {
@@ -240,6 +252,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "is_modified",
         "bookings",
         "booked",
+        "enrolled",
         "moves_to",
         "new_slot",
     }

@@ -13,7 +13,7 @@ from ... import changelog
 from ...host_model import bulky_fields
 from ...models import get_event_model
 from ...services.cancellation import cancel_occurrence, restore_occurrence
-from ...services.drift import cancel_stale_occurrences, detect_cadence_drift
+from ...services.drift import cancel_stale_occurrences, detect_cadence_drift, enrolled_on_drift
 from ...slots import upcoming_slots
 from ..filters import OccurrenceFilter
 from ..pagination import OccurrencePagination
@@ -97,7 +97,10 @@ class OccurrenceActionsMixin(SeriesViewBase):
         rows = occurrence_rows(
             (events[pk] for pk in ids if pk in events), drifted=events.keys(), series=series
         )
-        return Response({"count": len(rows), "occurrences": occurrence_data(rows)})
+        enrolled = enrolled_on_drift([series.pk], ids)
+        return Response(
+            {"count": len(rows), "occurrences": occurrence_data(rows), "enrolled": enrolled}
+        )
 
     @extend_schema(
         summary=(

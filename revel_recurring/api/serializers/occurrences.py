@@ -149,12 +149,24 @@ def occurrence_data(rows: Iterable[OccurrenceRow]) -> Any:
 class DriftSerializer(serializers.Serializer[Any]):
     count = serializers.IntegerField()
     occurrences = OccurrenceSerializer(many=True)
+    enrolled = serializers.DictField(
+        child=serializers.IntegerField(),
+        help_text=_(
+            "How many enrolled users each drifted date holds, by the date's id (dates "
+            "without any left out): booked through their enrolment or by a booking of "
+            "their own. `cancel-stale/` releases none of them."
+        ),
+    )
+
+
+#: What became of a slot of the preview (named in the schema as ``StateEnum``).
+SLOT_STATES = ("materialized", "excluded", "pending")
 
 
 class PreviewSlotSerializer(serializers.Serializer[Any]):
     start = AwareDateTimeField(help_text=_("The rule's slot, UTC."))
     local_start = serializers.DateTimeField(help_text=_("The same instant in the rule's zone."))
-    state = serializers.ChoiceField(choices=("materialized", "excluded", "pending"))
+    state = serializers.ChoiceField(choices=SLOT_STATES)
     excluded_because = serializers.ChoiceField(
         choices=[(reason.value, reason.value) for reason in ExclusionReason],
         allow_null=True,

@@ -20,12 +20,14 @@ from ..generation.floor import CURSOR_COLUMNS, generate_locked
 from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
+from ..toolbox.enrolled_counts import flag_enrolments
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
 from ..toolbox.operation import dates_operation, notify_mode, people_told, planning_for
 from ..toolbox.plumbing import mirror_columns, now_utc
 from .changes import Changes, split_changes
 from .compute import compute_change, compute_plan
 from .digest import hash_matches
+from .enrolled import with_enrolled
 from .judging import judge, judge_rows
 from .moving import lock_movers, write_moves
 from .result import AppliedPlan, PlannedOccurrence, RecurrencePlan
@@ -75,7 +77,7 @@ def plan_recurrence_change(
     """
     moment = now_utc(now)
     requested = split_changes(changes)
-    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    fresh = flag_enrolments(EventSeries.objects.select_related("recurrence_rule")).get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     state = read_plan_state(fresh, now=moment)
     with planning_for(notify):
@@ -83,6 +85,8 @@ def plan_recurrence_change(
     # Applying refuses a run over the generation byte budget: so does the plan
     # (one more query, only when the plan creates dates).
     check_planned_size(fresh, count=len(plan.new))
+    # The enrolled users the dates concern: two reads, none without enrolments.
+    plan = with_enrolled(plan, fresh, now=moment, books_new=fresh.auto_publish)
     # How many people would be told: one more question to the host, only when it
     # says who is booked and a booked date would move or be cancelled (nobody
     # under "none").

@@ -53,6 +53,10 @@ class PlannedOccurrence:
     #: The slot a date moving to a partner takes (UTC; its ``recurrence_id`` after the
     #: move). None for a date that keeps its slot (a holiday move) or does not move.
     new_slot: dt.datetime | None = None
+    #: How many enrolled users are on it (booked through their enrolment, or holding a
+    #: booking of their own it found): among ``bookings``, and kept by a move or a
+    #: cancellation alike (:mod:`.enrolled`). Not hashed.
+    enrolled: int = 0
 
     @property
     def booked(self) -> bool:
@@ -75,6 +79,9 @@ class PlannedDate:
     #: For a new date that a booked drifted date would move to if ticked: that date's
     #: id. Created beside it when it stays (the default); not created when it moves.
     beside: Any = None
+    #: How many enrolled users a new date would book (their enrolment covers its day;
+    #: 0 for a date created as a draft). Not hashed.
+    enrolled: int = 0
 
 
 @dataclass(frozen=True)
@@ -122,6 +129,12 @@ class RecurrencePlan:
     #: split: on every booked date that changes series) would get a message, each
     #: one (:mod:`.told`); 0 when the host does not say who is booked. Not hashed.
     people_told: int = 0
+    #: How many users are enrolled in the series from today on (a split: the enrolments
+    #: the continuation takes on from the split date), and how many distinct ones of
+    #: them the ``new`` dates would book (:mod:`.enrolled`). Not hashed: applying books
+    #: whoever is enrolled then, and cancels or moves no date because of an enrolment.
+    enrolled: int = 0
+    enrolled_new: int = 0
 
     @property
     def booked_drift(self) -> tuple[PlannedOccurrence, ...]:

@@ -25,11 +25,14 @@ from ..enrolments.carry import carry_enrolments
 from ..generation.floor import generate_locked
 from ..plans.apply import CancelDriftMode, cancel_mode, cancel_planned_drift, move_planned
 from ..plans.digest import hash_matches
+from ..plans.enrolled import with_enrolled
 from ..plans.result import PlannedOccurrence, RecurrencePlan, plan_rows
 from ..plans.state import read_plan_state
 from ..plans.told import with_people_told
 from ..templates import save_template
 from ..toolbox.bookings import BookedDate
+from ..toolbox.enrolled import local_day, zone_of
+from ..toolbox.enrolled_counts import flag_enrolments
 from ..toolbox.exdates import (
     absorb_pending_exdates,
     drop_exdates,
@@ -167,7 +170,7 @@ def plan_split(
     request = read_request(
         at=at, recurrence=recurrence, template=template, name=name, holidays=holidays
     )
-    fresh = EventSeries.objects.select_related("recurrence_rule").get(pk=series.pk)
+    fresh = flag_enrolments(EventSeries.objects.select_related("recurrence_rule")).get(pk=series.pk)
     rule = fresh.recurrence_rule if fresh.recurrence_rule_id is not None else None
     if rule is None:
         raise no_rule(fresh)
@@ -176,6 +179,14 @@ def plan_split(
     state = read_plan_state(fresh, now=moment)
     with planning_for(notify):
         plan = split_plan(fresh, rule, state, prepared, request, now=moment)
+    # The enrolments the continuation takes on: those reaching the split day.
+    plan = with_enrolled(
+        plan,
+        fresh,
+        day=local_day(request.at, zone_of(fresh)),
+        now=moment,
+        books_new=prepared.continuation.auto_publish,
+    )
     if notify_mode(notify) == "none":
         return plan
     return with_people_told(plan, state, split=True)

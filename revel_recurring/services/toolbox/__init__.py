@@ -20,6 +20,9 @@ steps those verbs take in common, and none of them imports a verb
 - :mod:`.operation`: one operation on dates, its rows read before and after, the
   people booked on what it changed told once (the verbs that move, cancel or
   restore dates wrap their writes in it);
+- :mod:`.enrolled`: the enrolled users booked on dates as they are created or restored,
+  one host call per batch; :mod:`.enrolled_counts`: how many enrolled users a plan's or
+  a page's dates concern, in two reads;
 - :mod:`.columns`: many rows' own values in one UPDATE;
 - :mod:`.row_validation`: the host's ``full_clean()`` answer for many rows in few queries,
   its unique checks for the whole set in :mod:`.unique_checks`.

@@ -154,9 +154,13 @@ def _states_held(pairs: Sequence[tuple[Any, str]]) -> dict[tuple[str, str], str]
     pks = sorted({str(row.pk) for row, _user in pairs})
     held: dict[tuple[str, str], str] = {}
     for start in range(0, len(pks), 1000):
-        for user, pk, state in EnrolmentDate.objects.filter(
-            user_pk__in=users, occurrence_pk__in=pks[start : start + 1000]
-        ).values_list("user_pk", "occurrence_pk", "state"):
+        for user, pk, state in (
+            EnrolmentDate.objects.filter(
+                user_pk__in=users, occurrence_pk__in=pks[start : start + 1000]
+            )
+            .order_by()  # the model's ordering joins the series for its name
+            .values_list("user_pk", "occurrence_pk", "state")
+        ):
             held[(user, pk)] = state
     return held
 
@@ -219,14 +223,17 @@ def tell_enrolled(
         }
     )
     people = adapter.get_enrolled_people(keys)
-    rows = [
-        row
-        for pk in involved
-        for row in (
-            *(row for users in batch.booked.get(pk, {}).values() for row in users),
-            *(row for users in batch.refused.get(pk, {}).values() for row, _reason in users),
-        )
-    ]
+    # Each row once, however many users it was booked or refused for.
+    rows = list(
+        {
+            row.pk: row
+            for pk in involved
+            for row in (
+                *(row for users in batch.booked.get(pk, {}).values() for row in users),
+                *(row for users in batch.refused.get(pk, {}).values() for row, _reason in users),
+            )
+        }.values()
+    )
     states = states_of(rows, {pk: series[pk] for pk in involved})
     shares = []
     for pk in involved:
@@ -242,7 +249,9 @@ def tell_enrolled(
                     (states[row.pk], reason) for row, reason in refused
                 ]
         shares.append(SeriesShare(series[pk], owed))
-    operations = record_enrolment_notices(shares, adapter, now=now)
+    operations = record_enrolment_notices(
+        shares, adapter, now=now, loaded={row.pk: row for row in rows}
+    )
     for pk in involved:
         operation = operations.get(pk)
         transaction.on_commit(

@@ -19,7 +19,15 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
-from revel_recurring.models import Enrolment, EnrolmentDate, PersonNotice, SeriesOperation
+from revel_recurring.models import (
+    CalendarCopy,
+    Enrolment,
+    EnrolmentDate,
+    PersonNotice,
+    SeriesOperation,
+)
+from revel_recurring.notices.records import Sequences
+from revel_recurring.notices.rows import Identity
 from revel_recurring.services.generation import floor
 from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.toolbox.enrolled import book_enrolled_rows
@@ -81,3 +89,35 @@ def test_a_chunk_books_enrolled_users_in_as_many_statements_for_30_series_as_for
         (notice.operation.series_id, notice.address)
         for notice in notices.select_related("operation")
     } == {(pk, user.email) for pk in ids for user in users}
+
+
+def test_the_sequences_of_a_batch_are_read_for_exactly_its_person_and_identity_pairs() -> None:
+    slot = dt.datetime(2026, 3, 9, 9, tzinfo=dt.UTC)
+    first, second = Identity("series-1@x", slot), Identity("series-2@x", slot)
+    CalendarCopy.objects.bulk_create(
+        CalendarCopy(
+            address=address,
+            uid=identity.uid,
+            recurrence_id=identity.recurrence_id,
+            identity=identity.key,
+            occurrence_pk="7",
+            sequence=sequence,
+        )
+        for address, identity, sequence in (
+            ("ida@example.com", first, 41),
+            ("ida@example.com", second, 5),
+            ("jan@example.com", first, 12),
+        )
+    )
+
+    sequences = Sequences.of_pairs(
+        [("ida@example.com", first), ("jan@example.com", second), ("jan@example.com", first)]
+    )
+
+    # Ida's copy of the second identity is not asked for; Jan holds no copy of it.
+    assert sequences.sent == {
+        ("ida@example.com", first.key): 41,
+        ("jan@example.com", first.key): 12,
+    }
+    assert sequences.next("ida@example.com", first, 3) == 42
+    assert sequences.next("jan@example.com", second, 3) == 3
