@@ -5,6 +5,7 @@ booked for them, never two of a kind for one change."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from email.utils import getaddresses
 from typing import Any
@@ -189,3 +190,27 @@ def test_a_split_carries_the_enrolments_and_books_the_continuations_new_dates(
         ("ben@example.com", "change"): 1,
         ("ben@example.com", "enrolment"): 1,
     }
+
+
+def test_enrolling_in_a_series_already_split_goes_on_with_the_continuation() -> None:
+    """The split came first: Dora's enrolment in the original covers the continuation's
+    dates too, as the split would have carried it; Emil's, from after the split day, is
+    the continuation's alone."""
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    done = split_series(series, at=rows[3].starts_at, recurrence={"weekdays": [0, 3]}, now=NOW)
+    dora, emil = _users("dora", "emil")
+
+    first = enrol(series, dora, now=NOW).enrolment
+    later = enrol(series, emil, starts_on=day_of(series, rows[5]), now=NOW).enrolment
+
+    both = {row.pk for row in Event.objects.filter(is_template=False)}
+    assert _agree(dora) == both
+    assert first.series_id == series.pk
+    assert first.ends_on == day_of(series, rows[3]) - dt.timedelta(days=1)
+    assert later.series_id == done.continuation.pk
+    assert _agree(emil) == {
+        row.pk
+        for row in Event.objects.filter(series=done.continuation, starts_at__gte=rows[5].starts_at)
+    }
+    assert not Enrolment.objects.filter(series=series, user_pk=str(emil.pk)).exists()
