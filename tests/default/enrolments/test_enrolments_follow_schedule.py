@@ -11,7 +11,6 @@ from email.utils import getaddresses
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core import mail
 
 from revel_recurring.models import Enrolment, EnrolmentDate, EventSeries
@@ -21,14 +20,9 @@ from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrenc
 from revel_recurring.services.splits import split_series
 from tests.hosts.testapp.models import Event, SeatHolder
 from tests.support.factories import NOW, occurrences, weekly_series
-from tests.support.plan_enrolments import check_split_plan_counts, day_of
+from tests.support.plan_enrolments import check_split_plan_counts, day_of, make_users
 
 pytestmark = pytest.mark.django_db
-
-
-def _users(*names: str) -> tuple[Any, ...]:
-    model = get_user_model()
-    return tuple(model.objects.create_user(name, f"{name}@example.com", "pw") for name in names)
 
 
 def _places(user: Any) -> set[Any]:
@@ -74,7 +68,7 @@ def test_a_planned_move_keeps_the_enrolled_places_and_tells_each_user_once_of_ea
     its places kept) and the Fridays are new, booked for the enrolled users."""
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    anna, ben = _users("anna", "ben")
+    anna, ben = make_users("anna", "ben")
     enrol(series, anna, now=NOW)
     skip_date(enrol(series, ben, now=NOW).enrolment, rows[2], now=NOW)
     before = {user.pk: _agree(user) for user in (anna, ben)}
@@ -109,7 +103,7 @@ def test_a_patch_of_the_rule_moves_the_enrolled_dates_with_their_places(
 ) -> None:
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    (anna,) = _users("anna")
+    (anna,) = make_users("anna")
     enrol(series, anna, now=NOW)
 
     sent = _messages(
@@ -134,7 +128,7 @@ def test_a_split_carries_the_enrolments_and_books_the_continuations_new_dates(
     the Thursdays book them as their enrolments cover them."""
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    anna, ben, cleo = users = _users("anna", "ben", "cleo")
+    anna, ben, cleo = users = make_users("anna", "ben", "cleo")
     recurrence = {"weekdays": [0, 3]}
     plan = check_split_plan_counts(series, users, recurrence=recurrence, now=NOW)
     before = {user.pk: _agree(user) for user in users}
@@ -199,7 +193,7 @@ def test_enrolling_in_a_series_already_split_goes_on_with_the_continuation() -> 
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
     done = split_series(series, at=rows[3].starts_at, recurrence={"weekdays": [0, 3]}, now=NOW)
-    dora, emil = _users("dora", "emil")
+    dora, emil = make_users("dora", "emil")
 
     first = enrol(series, dora, now=NOW).enrolment
     later = enrol(series, emil, starts_on=day_of(series, rows[5]), now=NOW).enrolment
