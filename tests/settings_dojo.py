@@ -91,5 +91,11 @@ CELERY_BROKER_URL = os.environ.get("CELERY_BROKER_URL", "memory://")
 CELERY_RESULT_BACKEND = os.environ.get("CELERY_RESULT_BACKEND", "cache+memory://")
 # The real-worker test runs a worker with REVEL_TEST_CELERY_EAGER=0.
 CELERY_TASK_ALWAYS_EAGER = os.environ.get("REVEL_TEST_CELERY_EAGER", "1") == "1"
+# A worker process sends e-mail to the test's own SMTP server (tests/support/smtp.py,
+# tests/support/enrolments.py); in the test process pytest-django sets the in-memory one.
+if os.environ.get("REVEL_TEST_SMTP_PORT"):
+    EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    EMAIL_HOST = "127.0.0.1"
+    EMAIL_PORT = int(os.environ["REVEL_TEST_SMTP_PORT"])
 # Fixtures are dated: feeds show ten years of their past here.
 REVEL_RECURRING_FEED_PAST_DAYS = 3650

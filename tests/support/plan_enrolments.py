@@ -13,11 +13,45 @@ from collections.abc import Mapping
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+
 from revel_recurring.models import EnrolmentDate, EventSeries, get_event_model
 from revel_recurring.services.enrolments import end_enrolment, enrol, skip_date
 from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
 from revel_recurring.services.plans.result import RecurrencePlan
 from revel_recurring.services.splits import plan_split
+
+
+def make_users(*names: str) -> tuple[Any, ...]:
+    """Users of the host's user model, one per name (``name@example.com``)."""
+    model = get_user_model()
+    made = []
+    for name in names:
+        fields = {"email": f"{name}@example.com"}
+        if model.USERNAME_FIELD != "email":
+            fields[model.USERNAME_FIELD] = name
+        made.append(model.objects.create_user(password="pw", **fields))
+    return tuple(made)
+
+
+def check_plans_count_enrolled_users(series: EventSeries, split_series: EventSeries) -> None:
+    """Both checks on the real clock, for a host whose series are made for today: a
+    cadence plan of ``series`` and a split plan of ``split_series`` (weekly, adding the
+    day after next to its weekday)."""
+    now = timezone.now()
+    check_cadence_plan_counts(series, make_users("anna", "ben", "cleo"), now=now)
+    weekday = (
+        upcoming(split_series, now)[0]
+        .occurrence_start.astimezone(ZoneInfo(str(split_series.recurrence_rule.timezone)))
+        .weekday()
+    )
+    check_split_plan_counts(
+        split_series,
+        make_users("dora", "emil", "fritz"),
+        recurrence={"weekdays": sorted({weekday, (weekday + 2) % 7})},
+        now=now,
+    )
 
 
 def upcoming(series: EventSeries, now: dt.datetime) -> list[Any]:
@@ -135,7 +169,9 @@ __all__ = [
     "booked_users",
     "by_id",
     "check_cadence_plan_counts",
+    "check_plans_count_enrolled_users",
     "check_split_plan_counts",
     "day_of",
+    "make_users",
     "upcoming",
 ]

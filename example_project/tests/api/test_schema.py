@@ -238,6 +238,8 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "excluded",
         "cancelled_moves",
         "people_told",
+        "enrolled",
+        "enrolled_new",
         "hash",
     }
     assert set(components["PlannedOccurrence"]["properties"]) == {
@@ -250,6 +252,7 @@ def test_the_schema_documents_the_change_plan_endpoints(schema: dict[str, Any]) 
         "is_modified",
         "bookings",
         "booked",
+        "enrolled",
         "moves_to",
         "new_slot",
     }

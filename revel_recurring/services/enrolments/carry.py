@@ -1,4 +1,9 @@
-"""Enrolments across a split: the continuation takes them on from the split date."""
+"""Enrolments across a split: the continuation takes them on from the split date.
+
+:func:`carry_enrolments` hands the original's enrolments on when the split is made;
+:func:`locked_continuations` lets an enrolment made in the original afterwards (a user
+who enrolled while the split was written, say) go on with the continuation as well.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +11,11 @@ import datetime as dt
 from collections.abc import Sequence
 from typing import Any
 
+from ... import rules
 from ...models import Enrolment, EnrolmentDate, EventSeries
 from ..toolbox.enrolled import local_day, zone_of
+from ..toolbox.locking import lock_several_series
+from ..toolbox.plumbing import load_rule
 
 
 def carry_enrolments(
@@ -52,3 +60,44 @@ def carry_enrolments(
             series=original, occurrence_pk__in=keys[start : start + 1000]
         ).update(series=continuation)
     return len(carried)
+
+
+def locked_continuations(locked: EventSeries) -> list[tuple[EventSeries, dt.date]]:
+    """The continuations split off ``locked`` (its own, that one's, ...), each locked, with
+    the day it takes over from on ``locked``'s wall clock (its rule's first date).
+
+    ``locked``'s lock is held already; continuations are created after their original,
+    so theirs are taken after it in ascending order, as a split takes both. A chain a
+    split lengthened while the locks were taken is read again.
+    """
+    held = {locked.pk}
+    while True:
+        chain = _chain(locked.pk)
+        missing = sorted(set(chain) - held)
+        if not missing:
+            break
+        held.update(one.pk for one in lock_several_series(missing))
+    zone = zone_of(locked)
+    found: list[tuple[EventSeries, dt.date]] = []
+    for pk in chain:
+        one = EventSeries.objects.get(pk=pk)
+        rule = load_rule(one)
+        if rule is None:
+            break
+        found.append((one, local_day(rules.to_utc(rule.dtstart), zone)))
+    return found
+
+
+def _chain(series_id: int) -> list[int]:
+    """The ids of the continuations after ``series_id``, in link order (one query a link)."""
+    chain: list[int] = []
+    current = series_id
+    while (
+        nxt := EventSeries.objects.filter(split_from_id=current)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+        .first()
+    ) is not None and nxt not in chain:
+        chain.append(nxt)
+        current = nxt
+    return chain

@@ -27,6 +27,7 @@ from ..toolbox.enrolled import (
 )
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
 from ..toolbox.plumbing import load_rule, now_utc
+from .carry import locked_continuations
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,9 @@ def enrol(
 
     Books them at once on every open date to come that the enrolment covers, and
     on each date created later (generation books it). Enrolling again changes the
-    days of the existing enrolment (one per user and series). ``by`` is who did it
+    days of the existing enrolment (one per user and series). In a series that was
+    split, the days from the split day on go to the continuation, as the split
+    carries the enrolments it finds (the answer is the first enrolment made). ``by`` is who did it
     (the user or an organiser). Raises :class:`EnrolmentsUnavailableError` on a host
     without the booking hook, :class:`InvalidArgumentError` (field ``ends_on``) for
     an end before the start.
@@ -95,22 +98,47 @@ def enrol(
                 raise InvalidArgumentError(
                     gettext("The enrolment cannot end before it starts."), field="ends_on"
                 )
-            enrolment, _created = Enrolment.objects.update_or_create(
-                series=locked,
-                user_pk=key,
-                defaults={
-                    "starts_on": first,
-                    "ends_on": ends_on,
-                    "ended_at": None,
-                    "created_by_pk": "" if by is None else _user_key(by),
-                },
-            )
-            batch = book_enrolled_rows(
-                _future_rows(locked, moment), {locked.pk: locked}, now=moment, users=[key]
-            )
-            return EnrolmentResult(enrolment, batch)
+            made: list[EnrolmentResult] = []
+            for half, half_first, half_end in _halves(locked, first, ends_on):
+                enrolment, _created = Enrolment.objects.update_or_create(
+                    series=half,
+                    user_pk=key,
+                    defaults={
+                        "starts_on": half_first,
+                        "ends_on": half_end,
+                        "ended_at": None,
+                        "created_by_pk": "" if by is None else _user_key(by),
+                    },
+                )
+                batch = book_enrolled_rows(
+                    _future_rows(half, moment), {half.pk: half}, now=moment, users=[key]
+                )
+                made.append(EnrolmentResult(enrolment, batch))
+            return made[0]
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
+
+
+def _halves(
+    locked: EventSeries, first: dt.date, last: dt.date | None
+) -> list[tuple[EventSeries, dt.date, dt.date | None]]:
+    """Where an enrolment of ``locked`` from ``first`` to ``last`` goes: ``locked`` and, when
+    it was split, each continuation from its first day on (as the split carries one).
+
+    A series never split: ``locked`` alone. An enrolment starting on or after a split day
+    goes to the continuation alone; one ending before it stays in ``locked``.
+    """
+    halves = [(locked, first, last)]
+    for continuation, day in locked_continuations(locked):
+        series, start, end = halves[-1]
+        if end is not None and end < day:
+            break
+        if start >= day:
+            halves.pop()
+        else:
+            halves[-1] = (series, start, day - dt.timedelta(days=1))
+        halves.append((continuation, max(start, day), end))
+    return halves
 
 
 def end_enrolment(
@@ -177,10 +205,13 @@ def _enrolled_row(enrolment: Enrolment, occurrence: Any, now: dt.datetime) -> An
 def skip_date(
     enrolment: Enrolment, occurrence: Any, *, now: dt.datetime | None = None
 ) -> EnrolmentDate:
-    """Skip one date: the host releases the user's booking on it (its waitlist may move).
+    """Skip one date: the host releases the booking the enrolment made on it (its waitlist
+    may move).
 
-    The date stays skipped: neither generation nor a restore books it again
-    until the user takes it back (:func:`take_back_date`).
+    A booking the user made on their own (the date is ``held``) is theirs to cancel
+    as they made it: the date is marked skipped and the booking left alone. The date
+    stays skipped: neither generation nor a restore books it again until the user
+    takes it back (:func:`take_back_date`).
     """
     _require_host()
     moment = now_utc(now)
@@ -192,7 +223,15 @@ def skip_date(
             fresh = Enrolment.objects.select_related("series").get(pk=enrolment.pk)
             fresh.series = locked
             row = _enrolled_row(fresh, occurrence, moment)
-            release_dates([(row, fresh.user_pk)], state=EnrolmentDate.State.SKIPPED, now=moment)
+            own = EnrolmentDate.objects.filter(
+                user_pk=fresh.user_pk, occurrence_pk=str(row.pk), state=EnrolmentDate.State.HELD
+            ).exists()
+            release_dates(
+                [(row, fresh.user_pk)],
+                state=EnrolmentDate.State.SKIPPED,
+                now=moment,
+                keep={(fresh.user_pk, str(row.pk))} if own else (),
+            )
             return EnrolmentDate.objects.get(user_pk=fresh.user_pk, occurrence_pk=str(row.pk))
 
     return retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])

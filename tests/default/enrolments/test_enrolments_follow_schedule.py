@@ -5,12 +5,12 @@ booked for them, never two of a kind for one change."""
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import Counter
 from email.utils import getaddresses
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.core import mail
 
 from revel_recurring.models import Enrolment, EnrolmentDate, EventSeries
@@ -20,14 +20,9 @@ from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrenc
 from revel_recurring.services.splits import split_series
 from tests.hosts.testapp.models import Event, SeatHolder
 from tests.support.factories import NOW, occurrences, weekly_series
-from tests.support.plan_enrolments import check_split_plan_counts, day_of
+from tests.support.plan_enrolments import check_split_plan_counts, day_of, make_users
 
 pytestmark = pytest.mark.django_db
-
-
-def _users(*names: str) -> tuple[Any, ...]:
-    model = get_user_model()
-    return tuple(model.objects.create_user(name, f"{name}@example.com", "pw") for name in names)
 
 
 def _places(user: Any) -> set[Any]:
@@ -73,7 +68,7 @@ def test_a_planned_move_keeps_the_enrolled_places_and_tells_each_user_once_of_ea
     its places kept) and the Fridays are new, booked for the enrolled users."""
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    anna, ben = _users("anna", "ben")
+    anna, ben = make_users("anna", "ben")
     enrol(series, anna, now=NOW)
     skip_date(enrol(series, ben, now=NOW).enrolment, rows[2], now=NOW)
     before = {user.pk: _agree(user) for user in (anna, ben)}
@@ -108,7 +103,7 @@ def test_a_patch_of_the_rule_moves_the_enrolled_dates_with_their_places(
 ) -> None:
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    (anna,) = _users("anna")
+    (anna,) = make_users("anna")
     enrol(series, anna, now=NOW)
 
     sent = _messages(
@@ -133,7 +128,7 @@ def test_a_split_carries_the_enrolments_and_books_the_continuations_new_dates(
     the Thursdays book them as their enrolments cover them."""
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
-    anna, ben, cleo = users = _users("anna", "ben", "cleo")
+    anna, ben, cleo = users = make_users("anna", "ben", "cleo")
     recurrence = {"weekdays": [0, 3]}
     plan = check_split_plan_counts(series, users, recurrence=recurrence, now=NOW)
     before = {user.pk: _agree(user) for user in users}
@@ -189,3 +184,27 @@ def test_a_split_carries_the_enrolments_and_books_the_continuations_new_dates(
         ("ben@example.com", "change"): 1,
         ("ben@example.com", "enrolment"): 1,
     }
+
+
+def test_enrolling_in_a_series_already_split_goes_on_with_the_continuation() -> None:
+    """The split came first: Dora's enrolment in the original covers the continuation's
+    dates too, as the split would have carried it; Emil's, from after the split day, is
+    the continuation's alone."""
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    done = split_series(series, at=rows[3].starts_at, recurrence={"weekdays": [0, 3]}, now=NOW)
+    dora, emil = make_users("dora", "emil")
+
+    first = enrol(series, dora, now=NOW).enrolment
+    later = enrol(series, emil, starts_on=day_of(series, rows[5]), now=NOW).enrolment
+
+    both = {row.pk for row in Event.objects.filter(is_template=False)}
+    assert _agree(dora) == both
+    assert first.series_id == series.pk
+    assert first.ends_on == day_of(series, rows[3]) - dt.timedelta(days=1)
+    assert later.series_id == done.continuation.pk
+    assert _agree(emil) == {
+        row.pk
+        for row in Event.objects.filter(series=done.continuation, starts_at__gte=rows[5].starts_at)
+    }
+    assert not Enrolment.objects.filter(series=series, user_pk=str(emil.pk)).exists()

@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from django.contrib.auth import get_user_model
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
@@ -22,6 +21,7 @@ from tests.support.plan_enrolments import (
     check_cadence_plan_counts,
     check_split_plan_counts,
     day_of,
+    make_users,
 )
 
 pytestmark = pytest.mark.django_db
@@ -29,14 +29,9 @@ pytestmark = pytest.mark.django_db
 API = "/api/recurring/series/"
 
 
-def _users(*names: str) -> tuple[Any, ...]:
-    model = get_user_model()
-    return tuple(model.objects.create_user(name, f"{name}@example.com", "pw") for name in names)
-
-
 def test_a_cadence_plan_counts_the_enrolled_users_on_each_date_and_new_date() -> None:
     check_cadence_plan_counts(
-        weekly_series(auto_publish=True), _users("anna", "ben", "cleo"), now=NOW
+        weekly_series(auto_publish=True), make_users("anna", "ben", "cleo"), now=NOW
     )
 
 
@@ -44,7 +39,7 @@ def test_a_split_plan_counts_the_enrolments_the_continuation_takes_on() -> None:
     # Mondays; the continuation adds Thursdays.
     check_split_plan_counts(
         weekly_series(auto_publish=True),
-        _users("anna", "ben", "cleo"),
+        make_users("anna", "ben", "cleo"),
         recurrence={"weekdays": [0, 3]},
         now=NOW,
     )
@@ -52,7 +47,7 @@ def test_a_split_plan_counts_the_enrolments_the_continuation_takes_on() -> None:
 
 def test_new_dates_created_as_drafts_book_nobody() -> None:
     series = weekly_series(auto_publish=False)
-    (anna,) = _users("anna")
+    (anna,) = make_users("anna")
     enrol(series, anna, now=NOW)
 
     plan = plan_recurrence_change(series, {"generation_window_weeks": 10}, now=NOW)
@@ -69,7 +64,7 @@ def test_counting_enrolled_users_reads_twice_whatever_the_users_and_dates() -> N
     counts = []
     for users, weeks in ((0, 10), (1, 10), (6, 40)):
         series = weekly_series(auto_publish=True, name=f"Yoga {users}")
-        for user in _users(*(f"u{users}x{n}" for n in range(users))):
+        for user in make_users(*(f"u{users}x{n}" for n in range(users))):
             enrol(series, user, now=NOW)
         with CaptureQueriesContext(connection) as queries:
             plan = plan_recurrence_change(series, {"generation_window_weeks": weeks}, now=NOW)
@@ -83,7 +78,7 @@ def test_counting_enrolled_users_reads_twice_whatever_the_users_and_dates() -> N
 def test_the_api_plans_and_drift_show_the_enrolled_users(admin_user: Any) -> None:
     series = generated_series(name="Yoga", auto_publish=True)
     rows = occurrences(series)
-    anna, ben = _users("anna", "ben")
+    anna, ben = make_users("anna", "ben")
     enrol(series, anna, now=timezone.now())
     enrol(series, ben, starts_on=day_of(series, rows[4]), now=timezone.now())
     api = APIClient()
@@ -116,7 +111,7 @@ def test_the_admin_plan_and_stale_pages_show_the_enrolled_users(admin_client: An
     dates name theirs, and say that cancelling releases none."""
     series = generated_series(name="Yoga", auto_publish=True)
     rows = occurrences(series)
-    (anna,) = _users("anna")
+    (anna,) = make_users("anna")
     enrol(series, anna, now=timezone.now())
 
     plan_page = admin_client.post(change_url(series), form_data(series, weekdays=["1", "3"]))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from django.db.models import QuerySet
@@ -9,6 +10,8 @@ from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
+from revel_recurring.people import BookedPerson
+from tests.hosts.enrolled import people_of
 
 from .models import Training, User
 
@@ -33,3 +36,7 @@ class DojoAdapter(DefaultRecurringAdapter):
 
     def get_staff_and_owners(self, series: EventSeries, template: Training) -> QuerySet[User]:
         return User.objects.filter(is_staff=True, is_active=True).order_by("email")
+
+    def get_enrolled_people(self, user_keys: Sequence[str]) -> dict[str, BookedPerson]:
+        # Each user in their own language and time zone, in one query.
+        return people_of(user_keys, name_field="name")

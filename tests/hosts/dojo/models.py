@@ -19,9 +19,11 @@ from django.contrib.auth.models import PermissionsMixin
 from django.db import models
 from django.utils.text import slugify
 
+from revel_recurring.enrolled import BookingAnswer
 from revel_recurring.models import RecurringEventMixin
 from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
+from tests.hosts.enrolled import book_in_bulk, release_in_bulk
 
 
 class UserManager(BaseUserManager["User"]):
@@ -88,6 +90,8 @@ class Training(RecurringEventMixin, models.Model):
     duration = models.DurationField("Dauer", default=dt.timedelta(minutes=90))
     status = models.IntegerField("Status", choices=Status.choices, default=Status.ENTWURF)
     mat = models.CharField("Matte", max_length=100, blank=True, default="")
+    # Places on the mat; empty: unlimited. Enrolled members are booked within it.
+    capacity = models.PositiveIntegerField("Plätze", null=True, blank=True)
     changed_at = models.DateTimeField(auto_now=True)
 
     objects = RecurringEventQuerySet["Training"].as_manager()
@@ -177,6 +181,19 @@ class Training(RecurringEventMixin, models.Model):
             person = BookedPerson(address=email, name=name, language=language, timezone=zone)
             people.setdefault(training_id, {}).setdefault(person.key, person)
         return {pk: list(named.values()) for pk, named in people.items()}
+
+    @classmethod
+    def book_enrolled(
+        cls, pairs: Sequence[tuple[Training, str]]
+    ) -> Mapping[tuple[Any, str], BookingAnswer]:
+        # A Booking per (training, member) within the places on the mat: five queries.
+        return book_in_bulk(
+            pairs, booking=Booking, event_field="training", user_field="member", full="ausgebucht"
+        )
+
+    @classmethod
+    def release_enrolled(cls, pairs: Sequence[tuple[Training, str]]) -> None:
+        release_in_bulk(pairs, booking=Booking, event_field="training", user_field="member")
 
 
 class Booking(models.Model):

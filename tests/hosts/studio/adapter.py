@@ -11,6 +11,8 @@ from django.urls import reverse
 
 from revel_recurring.adapter import DefaultRecurringAdapter
 from revel_recurring.models import EventSeries
+from revel_recurring.people import BookedPerson
+from tests.hosts.enrolled import people_of
 
 from .models import Lesson, School, User
 
@@ -71,3 +73,7 @@ class StudioAdapter(DefaultRecurringAdapter):
 
     def get_staff_and_owners(self, series: EventSeries, template: Lesson) -> QuerySet[User]:
         return User.objects.filter(schools=template.school_id, is_active=True).order_by("email")
+
+    def get_enrolled_people(self, user_keys: Sequence[str]) -> dict[str, BookedPerson]:
+        # Each user in their own language and time zone, in one query.
+        return people_of(user_keys, name_field="full_name")

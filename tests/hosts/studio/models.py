@@ -10,9 +10,11 @@ from django.contrib.auth.base_user import AbstractBaseUser, BaseUserManager
 from django.contrib.auth.models import PermissionsMixin
 from django.db import models
 
+from revel_recurring.enrolled import BookingAnswer
 from revel_recurring.models import RecurringEventMixin
 from revel_recurring.people import BookedPerson
 from revel_recurring.querysets import RecurringEventQuerySet
+from tests.hosts.enrolled import book_in_bulk, release_in_bulk
 
 
 class UserManager(BaseUserManager["User"]):
@@ -106,6 +108,8 @@ class Lesson(RecurringEventMixin, models.Model):
     )
     # Unbounded and copied onto every lesson: what the size budget and deferred reads are for.
     notes = models.TextField(blank=True, default="")
+    # Pupils a lesson takes; empty: unlimited. Enrolled pupils are booked within it.
+    capacity = models.PositiveIntegerField(null=True, blank=True)
     changed_at = models.DateTimeField(auto_now=True)
 
     objects = RecurringEventQuerySet["Lesson"].as_manager()
@@ -173,6 +177,19 @@ class Lesson(RecurringEventMixin, models.Model):
             person = BookedPerson(address=email, name=name, language=language, timezone=zone)
             people.setdefault(lesson_id, {}).setdefault(person.key, person)
         return {pk: list(named.values()) for pk, named in people.items()}
+
+    @classmethod
+    def book_enrolled(
+        cls, pairs: Sequence[tuple[Lesson, str]]
+    ) -> Mapping[tuple[Any, str], BookingAnswer]:
+        # A Booking per (lesson, pupil) within the lesson's capacity: five queries.
+        return book_in_bulk(
+            pairs, booking=Booking, event_field="lesson", user_field="pupil", full="full"
+        )
+
+    @classmethod
+    def release_enrolled(cls, pairs: Sequence[tuple[Lesson, str]]) -> None:
+        release_in_bulk(pairs, booking=Booking, event_field="lesson", user_field="pupil")
 
 
 class Booking(models.Model):
