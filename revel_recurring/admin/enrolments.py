@@ -28,11 +28,13 @@ from django.core.exceptions import ValidationError
 from django.db.models import QuerySet
 from django.http import HttpRequest
 from django.urls import reverse
+from django.utils.html import format_html, format_html_join
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 from ..adapter import get_adapter
 from ..exceptions import RecurrenceError
+from ..instants import describe_instant
 from ..models import Enrolment, EnrolmentDate, EventSeries
 from ..services.enrolments import (
     EnrolmentResult,
@@ -40,6 +42,7 @@ from ..services.enrolments import (
     enrol,
     host_enrols,
 )
+from ..services.toolbox.bookings import series_zone
 from .clock import current_time
 from .errors import add_service_error
 from .upcoming import UpcomingRow
@@ -51,6 +54,8 @@ else:
 
 #: At most this many enrolled users are named on the series page.
 ENROLLED_LISTED = 100
+#: At most this many dates are listed on an enrolment's page.
+DATES_LISTED = 100
 
 
 def _person_label(key: str, people: dict[str, Any]) -> str:
@@ -284,7 +289,39 @@ class EnrolmentAdmin(_Base):
         "created_at",
         "created_by_pk",
         "ended_at",
+        "dates",
     )
+
+    @admin.display(description=gettext_lazy("dates"))
+    def dates(self, obj: Enrolment) -> str:
+        """What became of each date for the user, first the next ones (two queries)."""
+        rows = list(
+            EnrolmentDate.objects.filter(series_id=obj.series_id, user_pk=obj.user_pk)
+            .order_by("starts_at", "pk")
+            .values_list("starts_at", "state", "reason")[:DATES_LISTED]
+        )
+        if not rows:
+            return "—"
+        zone = series_zone(
+            EventSeries.objects.select_related("recurrence_rule").get(pk=obj.series_id)
+        )
+        labels = dict(EnrolmentDate.State.choices)
+        return format_html(
+            '<ul class="revel-enrolled-dates">{}</ul>',
+            format_html_join(
+                "",
+                "<li>{}: {}</li>",
+                (
+                    (
+                        describe_instant(start, zone),
+                        f"{labels.get(state, state)} ({reason})"
+                        if reason
+                        else labels.get(state, state),
+                    )
+                    for start, state, reason in rows
+                ),
+            ),
+        )
 
     def get_queryset(self, request: HttpRequest) -> QuerySet[Enrolment]:
         visible = get_adapter().get_visible_series(request.user).values("pk")
@@ -399,6 +436,7 @@ def register_enrolments(site: AdminSite) -> bool:
 
 
 __all__ = [
+    "DATES_LISTED",
     "ENROLLED_LISTED",
     "EnrolledRow",
     "EnrolmentAddForm",

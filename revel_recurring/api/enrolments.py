@@ -40,6 +40,8 @@ from ..models import Enrolment, EnrolmentDate, EventSeries
 from ..services.enrolments import end_enrolment, host_enrols, skip_date, take_back_date
 from .bodies import ENROLMENT_BODIES
 from .errors import RULE_ERROR_CODE, translate
+from .fields import FORM_BODY
+from .metadata import ActionMetadata
 from .pagination import StrictPagination
 from .schema import READ_ERRORS, error_responses, extend_schema
 from .serializers.enrolments import (
@@ -138,6 +140,9 @@ class EnrolmentViewSet(
     permission_classes = [EnrolmentPermission]
     parser_classes = [JSONParser]
     pagination_class = EnrolmentPagination
+    metadata_class = ActionMetadata
+    #: Each action's body (read by ``get_serializer_class``, ``handle_exception`` and OPTIONS).
+    action_bodies = ENROLMENT_BODIES
     lookup_value_regex = "[^/]+"
     #: The request's body as the action's serializer validated it (``handle_exception``).
     validated_body: dict[str, Any] = {}
@@ -159,6 +164,13 @@ class EnrolmentViewSet(
     def get_serializer_class(self) -> type[serializers.BaseSerializer[Any]]:
         body = ENROLMENT_BODIES.get(self.action or "")
         return body.serializer_class() if body is not None else EnrolmentSerializer
+
+    def get_serializer_context(self) -> dict[str, Any]:
+        # The browsable API's form of end/ holds a body that works as it stands ({}:
+        # ended from today); skip/ and take-back/ leave the date for the person to name.
+        context = dict(super().get_serializer_context())
+        context[FORM_BODY] = lambda: {} if self.action == "end" else None
+        return context
 
     def handle_exception(self, exc: Exception) -> Response:
         # As the series viewset: the only place a service error gets its status.

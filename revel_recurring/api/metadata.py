@@ -4,7 +4,8 @@ DRF's ``SimpleMetadata`` builds the description of a POST with the serializer of
 view's current action, which for an OPTIONS request is ``metadata``: every action of
 the series viewset then described the series' fields. Here the view's action is the
 one the method runs (``add_date`` for a POST to ``add-date/``), so OPTIONS shows its
-input serializer (:mod:`revel_recurring.api.bodies`); one that reads no body
+input serializer (:mod:`revel_recurring.api.bodies`; a view's own ``action_bodies``,
+as the enrolment viewset's, else ``ACTION_BODIES``); one that reads no body
 (``pause/``, ``resume/``) shows no fields.
 """
 
@@ -39,7 +40,7 @@ class ActionMetadata(SimpleMetadata):
                 if method == "PUT":
                     view.get_object()
                 # An action that reads no body (pause/, resume/) takes no fields.
-                reads = view.action in ACTION_BODIES
+                reads = view.action in getattr(view, "action_bodies", ACTION_BODIES)
                 described[method] = self.get_serializer_info(view.get_serializer()) if reads else {}
             except (APIException, PermissionDenied, Http404):
                 continue

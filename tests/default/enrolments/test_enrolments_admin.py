@@ -16,6 +16,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.admin import register_enrolments
+from revel_recurring.instants import describe_instant
 from revel_recurring.models import Enrolment, EventSeries
 from revel_recurring.services.enrolments import enrol, skip_date
 from tests.hosts.testapp.models import Event, SeatHolder
@@ -101,6 +102,9 @@ def test_adding_and_ending_an_enrolment_go_through_the_services(
     assert listed.status_code == 200
     assert list(listed.context["cl"].result_list) == [enrolment]
 
+    page = admin_client.get(f"{ENROLMENTS}{enrolment.pk}/change/").content.decode()
+    assert page.count("</li>", page.index("revel-enrolled-dates")) >= len(rows)
+    assert f"<li>{describe_instant(rows[0].starts_at, 'Europe/Vienna')}: booked</li>" in page
     last_day = rows[0].starts_at.astimezone(VIENNA).date()
     ended = admin_client.post(
         f"{ENROLMENTS}{enrolment.pk}/change/",

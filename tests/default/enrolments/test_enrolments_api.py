@@ -156,6 +156,13 @@ def test_bad_input_is_a_400_naming_the_field(django_user_model: Any) -> None:
     assert errors(f"{API}enrolments/{enrolment['id']}/take-back/", {}) == ["occurrence"]
     assert errors(f"{API}enrolments/{enrolment['id']}/end/", {"on": "yesterday"}) == ["on"]
     assert boss.get(f"{API}enrolments/not-an-id/").status_code == 404
+    # OPTIONS describes each route's own body.
+    assert list(boss.options(skip).json()["actions"]["POST"]) == ["occurrence"]
+    assert list(boss.options(on_series).json()["actions"]["POST"]) == [
+        "user",
+        "starts_on",
+        "ends_on",
+    ]
     assert Enrolment.objects.count() == 1
 
 
