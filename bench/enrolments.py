@@ -14,8 +14,7 @@ the same snapshot two ways, in alternation, best run of each kept:
 - **with enrolments**: the bench's ``book_enrolled`` books each enrolled user on
   each new date, one row per (user, date) written with ``bulk_create`` into a
   table of its own with a foreign key to the event and to the user and a unique
-  constraint on the pair (after one read of the bookings the dates already
-  hold); the app writes each (user, date)'s ``EnrolmentDate``, one operation per
+  constraint on the pair; the app writes each (user, date)'s ``EnrolmentDate``, one operation per
   series and one message per user and series with their calendar copies.
 
 After each pass the script asserts what it wrote: every due series got its date,
@@ -80,31 +79,21 @@ def booking_model() -> Any:
 
 
 def book_enrolled_hook(booking: Any) -> Any:
-    """The bench's ``book_enrolled``: one read of the pairs' bookings, one bulk INSERT."""
+    """The bench's ``book_enrolled``: one booking row per (user, date), one bulk INSERT.
+
+    The app leaves out the pairs a user already holds (its ``EnrolmentDate`` rows),
+    so the hook writes every pair it is given; the unique constraint would refuse
+    a second booking of a pair and roll the chunk back.
+    """
     from revel_recurring.enrolled import BookingAnswer
 
     def book_enrolled(
         cls: Any, pairs: Sequence[tuple[Any, str]]
     ) -> Mapping[tuple[Any, str], BookingAnswer]:
-        if not pairs:
-            return {}
-        held = {
-            (event_id, str(user_id))
-            for event_id, user_id in booking.objects.filter(
-                event_id__in={event.pk for event, _user in pairs}
-            ).values_list("event_id", "user_id")
-        }
-        answers: dict[tuple[Any, str], BookingAnswer] = {}
-        rows = []
-        for event, user in pairs:
-            if (event.pk, user) in held:
-                answers[(event.pk, user)] = BookingAnswer.held()
-                continue
-            held.add((event.pk, user))
-            rows.append(booking(event_id=event.pk, user_id=int(user)))
-            answers[(event.pk, user)] = BookingAnswer.booked()
-        booking.objects.bulk_create(rows)
-        return answers
+        booking.objects.bulk_create(
+            [booking(event_id=event.pk, user_id=int(user)) for event, user in pairs]
+        )
+        return {(event.pk, user): BookingAnswer.booked() for event, user in pairs}
 
     return classmethod(book_enrolled)
 

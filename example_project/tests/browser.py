@@ -85,6 +85,17 @@ def submit_login(page: Any) -> None:
     page.wait_for_url(lambda url: "/admin/login/" not in url)
 
 
+def open_series_page(page: Any, base_url: str, series_pk: int, password: str) -> None:
+    """Sign in as ``admin`` with ``password`` and open the series' change page (its
+    upcoming dates drawn)."""
+    change = f"/admin/revel_recurring/eventseries/{series_pk}/change/"
+    page.goto(f"{base_url}/admin/login/?next={change}")
+    page.fill("#id_username", "admin")
+    page.fill("#id_password", password)
+    submit_login(page)
+    page.wait_for_selector("#revel-upcoming")
+
+
 def screenshot(page: Any, name: str) -> Path:
     path = SCREENSHOTS / f"{name}.png"
     page.screenshot(path=str(path), full_page=True)

@@ -15,35 +15,30 @@ from django.utils import timezone
 
 from revel_recurring.models import EventSeries
 from revel_recurring.services.enrolments import enrol
-from revel_recurring.services.generation import generate_series_events
 
-from .browser import browser_page, screenshot, submit_login
+from .browser import browser_page, open_series_page, screenshot
 from .test_browser_admin import PASSWORD, superuser, yoga
+from .test_browser_split import generated_yoga
 
-__all__ = ["browser_page", "superuser", "yoga"]  # the fixtures, imported for pytest
+# The fixtures, imported for pytest.
+__all__ = ["browser_page", "generated_yoga", "superuser", "yoga"]
 
 pytestmark = [pytest.mark.browser, pytest.mark.django_db(transaction=True)]
 
 
 # Data fixtures come before browser_page: see browser.read_db.
 @pytest.fixture
-def enrolled_yoga(yoga: EventSeries, django_user_model: Any) -> EventSeries:
-    generate_series_events(yoga)
+def enrolled_yoga(generated_yoga: EventSeries, django_user_model: Any) -> EventSeries:
     regular = django_user_model.objects.create_user("lena", "lena@example.com")
-    enrol(yoga, regular, now=timezone.now())
-    return yoga
+    enrol(generated_yoga, regular, now=timezone.now())
+    return generated_yoga
 
 
 def test_the_split_plan_counts_the_enrolled_regular(
     live_server: Any, superuser: Any, enrolled_yoga: EventSeries, browser_page: Any
 ) -> None:
     series, page = enrolled_yoga, browser_page
-    change = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
-    page.goto(f"{live_server.url}/admin/login/?next={change}")
-    page.fill("#id_username", "admin")
-    page.fill("#id_password", PASSWORD)
-    submit_login(page)
-    page.wait_for_selector("#revel-upcoming")
+    open_series_page(page, live_server.url, series.pk, PASSWORD)
     page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
     page.wait_for_selector("#revel-split-form")
     page.check("#id_weekdays_3")

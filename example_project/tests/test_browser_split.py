@@ -19,7 +19,7 @@ from example_project.events.models import Event
 from revel_recurring.models import EventSeries
 from revel_recurring.services.generation import generate_series_events
 
-from .browser import browser_page, read_db, screenshot, submit_login
+from .browser import browser_page, open_series_page, read_db, screenshot
 from .test_browser_admin import PASSWORD, superuser, yoga
 
 __all__ = ["browser_page", "superuser", "yoga"]  # the fixtures, imported for pytest
@@ -39,12 +39,7 @@ def test_a_new_name_alone_renames_the_dates_and_the_halves_link_each_other(
     live_server: Any, superuser: Any, generated_yoga: EventSeries, browser_page: Any
 ) -> None:
     series, page = generated_yoga, browser_page
-    change = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
-    page.goto(f"{live_server.url}/admin/login/?next={change}")
-    page.fill("#id_username", "admin")
-    page.fill("#id_password", PASSWORD)
-    submit_login(page)
-    page.wait_for_selector("#revel-upcoming")
+    open_series_page(page, live_server.url, series.pk, PASSWORD)
     page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
 
     page.wait_for_selector("#revel-split-form")
@@ -103,12 +98,7 @@ def test_a_split_to_a_later_time_moves_the_dates_with_ticks_and_links_the_halves
             .values_list("pk", "start")
         )
     )
-    change = f"/admin/revel_recurring/eventseries/{series.pk}/change/"
-    page.goto(f"{live_server.url}/admin/login/?next={change}")
-    page.fill("#id_username", "admin")
-    page.fill("#id_password", PASSWORD)
-    submit_login(page)
-    page.wait_for_selector("#revel-upcoming")
+    open_series_page(page, live_server.url, series.pk, PASSWORD)
     page.locator("#revel-upcoming a.revel-split-link").nth(1).click()
 
     page.wait_for_selector("#revel-split-form")

@@ -3,7 +3,8 @@
 Each host's ``enrolments`` folder (tests/default, tests/studio, tests/dojo) has a
 conftest with the fixture ``enrolment_host`` (an :class:`EnrolmentHost`: how that
 host makes series and users, which events it holds a booking on for a user, how
-it fills a date) and a thin test file calling the checks here. Every check
+it fills a date) and a test file whose class inherits the tests of
+:class:`EnrolmentTests`, which call the checks here. Every check
 compares, after each step, the events the host holds a booking on for the user
 with the app's ``EnrolmentDate`` rows in state booked or held (:func:`agree`).
 
@@ -11,7 +12,7 @@ The checks run on the real clock: a host's series starts on a coming weekday and
 its first window is generated (published dates), as its ``make_series`` does.
 :func:`check_daily_pass_on_worker` runs the daily pass on a real Celery worker on
 Redis (tests/support/worker_process.py) against this test's database, so it needs
-PostgreSQL or MariaDB and a ``transaction=True`` test (:data:`WORKER_MARKS`).
+PostgreSQL or MariaDB and a ``transaction=True`` test (:func:`on_a_worker`).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 from django.core import mail
-from django.db import connection
+from django.db import models
 from django.utils import timezone
 
 from revel_recurring.models import Enrolment, EnrolmentDate, EventSeries, PersonNotice
@@ -35,26 +36,15 @@ from revel_recurring.services.enrolments import end_enrolment, enrol, skip_date,
 from revel_recurring.services.generation import generate_series_events
 from tests.support.moves import rows_of
 from tests.support.smtp import mail_server
-from tests.support.worker_process import celery_worker, redis_answers, wait_until
-
-#: The marks of a test running :func:`check_daily_pass_on_worker`.
-WORKER_MARKS = [
-    pytest.mark.redis,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor not in ("postgresql", "mysql"),
-        reason="the worker needs a database server (PostgreSQL or MariaDB)",
-    ),
-    pytest.mark.skipif(not redis_answers(), reason="no Redis on 127.0.0.1:6379"),
-]
+from tests.support.worker_process import SERVER_WORKER_MARKS, celery_worker, wait_until
 
 Capture = Callable[..., Any]
 Test = Callable[..., None]
 
 
 def on_a_worker(test: Test) -> Test:
-    """Mark ``test`` with :data:`WORKER_MARKS`."""
-    for mark in WORKER_MARKS:
+    """Mark ``test`` as one running a worker (``SERVER_WORKER_MARKS``)."""
+    for mark in SERVER_WORKER_MARKS:
         test = mark(test)
     return test
 
@@ -80,6 +70,24 @@ class EnrolmentHost:
     full: str
     person: tuple[str, str]
     settings: str
+
+
+def booking_host(
+    booking: type[models.Model], *, event_field: str, user_field: str, **rest: Any
+) -> EnrolmentHost:
+    """An :class:`EnrolmentHost` whose bookings are ``booking`` rows (foreign keys
+    ``event_field`` and ``user_field``) on events with a nullable ``capacity``."""
+    events = booking._meta.get_field(event_field).related_model
+    assert isinstance(events, type)
+
+    def bookings(user: Any) -> list[Any]:
+        rows = booking._default_manager.filter(**{user_field: user})
+        return list(rows.values_list(f"{event_field}_id", flat=True))
+
+    def make_full(row: Any) -> None:
+        events._default_manager.filter(pk=row.pk).update(capacity=0)
+
+    return EnrolmentHost(bookings=bookings, make_full=make_full, **rest)
 
 
 def _dates(user: Any, *states: str) -> list[str]:
@@ -216,3 +224,29 @@ def check_daily_pass_on_worker(host: EnrolmentHost, tmp_path: Path, monkeypatch:
     assert sorted(date["pk"] for date in latest.payload["dates"]) == keys(rows[len(first) :])
     (message,) = server.to(dora.email)
     assert str(message.parsed()["Message-ID"]).strip() == message_id(latest)
+
+
+class EnrolmentTests:
+    """The tests every host runs: ``class TestEnrolments(EnrolmentTests): ...`` in its folder."""
+
+    @pytest.mark.django_db
+    def test_enrol_skip_take_back_and_end(self, enrolment_host: EnrolmentHost) -> None:
+        check_enrol_skip_take_back_and_end(enrolment_host)
+
+    @pytest.mark.django_db
+    def test_a_full_date_is_refused_and_reported(
+        self, enrolment_host: EnrolmentHost, django_capture_on_commit_callbacks: Capture
+    ) -> None:
+        check_full_date_refused_and_reported(enrolment_host, django_capture_on_commit_callbacks)
+
+    @pytest.mark.django_db
+    def test_a_cancelled_and_restored_date_is_booked_once(
+        self, enrolment_host: EnrolmentHost
+    ) -> None:
+        check_cancelled_and_restored_date_booked_once(enrolment_host)
+
+    @on_a_worker
+    def test_the_daily_pass_on_a_worker_books_the_new_dates(
+        self, enrolment_host: EnrolmentHost, tmp_path: Path, monkeypatch: Any
+    ) -> None:
+        check_daily_pass_on_worker(enrolment_host, tmp_path, monkeypatch)

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+import pytest
 from celery import Celery, current_app
 from django.db import connection
 
@@ -32,6 +33,19 @@ def redis_answers() -> bool:
             return True
     except OSError:
         return False
+
+
+#: The marks of a test that runs a worker on PostgreSQL or MariaDB (not SQLite: the
+#: worker is another process and needs a database server to share this test's).
+SERVER_WORKER_MARKS = [
+    pytest.mark.redis,
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(
+        connection.vendor not in ("postgresql", "mysql"),
+        reason="the worker needs a database server (PostgreSQL or MariaDB)",
+    ),
+    pytest.mark.skipif(not redis_answers(), reason="no Redis on 127.0.0.1:6379"),
+]
 
 
 def database_url() -> str:

@@ -205,10 +205,13 @@ def _enrolled_row(enrolment: Enrolment, occurrence: Any, now: dt.datetime) -> An
 def skip_date(
     enrolment: Enrolment, occurrence: Any, *, now: dt.datetime | None = None
 ) -> EnrolmentDate:
-    """Skip one date: the host releases the user's booking on it (its waitlist may move).
+    """Skip one date: the host releases the booking the enrolment made on it (its waitlist
+    may move).
 
-    The date stays skipped: neither generation nor a restore books it again
-    until the user takes it back (:func:`take_back_date`).
+    A booking the user made on their own (the date is ``held``) is theirs to cancel
+    as they made it: the date is marked skipped and the booking left alone. The date
+    stays skipped: neither generation nor a restore books it again until the user
+    takes it back (:func:`take_back_date`).
     """
     _require_host()
     moment = now_utc(now)
@@ -220,7 +223,15 @@ def skip_date(
             fresh = Enrolment.objects.select_related("series").get(pk=enrolment.pk)
             fresh.series = locked
             row = _enrolled_row(fresh, occurrence, moment)
-            release_dates([(row, fresh.user_pk)], state=EnrolmentDate.State.SKIPPED, now=moment)
+            own = EnrolmentDate.objects.filter(
+                user_pk=fresh.user_pk, occurrence_pk=str(row.pk), state=EnrolmentDate.State.HELD
+            ).exists()
+            release_dates(
+                [(row, fresh.user_pk)],
+                state=EnrolmentDate.State.SKIPPED,
+                now=moment,
+                keep={(fresh.user_pk, str(row.pk))} if own else (),
+            )
             return EnrolmentDate.objects.get(user_pk=fresh.user_pk, occurrence_pk=str(row.pk))
 
     return retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])

@@ -250,7 +250,8 @@ def _checked_plan(
                 "plan and apply that one."
             )
             % {"series": locked.name},
-            plan=plan,
+            # The fresh plan as a person reads it: its enrolled users counted too.
+            plan=with_enrolled(plan, locked, now=now, books_new=locked.auto_publish),
         )
     return plan, extra_dates
 

@@ -213,7 +213,15 @@ def _split_locked(
     state = read_plan_state(locked, now=now)
     plan = split_plan(locked, rule, state, prepared, request, now=now)
     if plan_hash is not None:
-        _check_hash(locked, plan, plan_hash, bookings_seen=mode not in ("none", "unbooked"))
+        _check_hash(
+            locked,
+            plan,
+            plan_hash,
+            bookings_seen=mode not in ("none", "unbooked"),
+            day=local_day(at, zone_of(locked)),
+            books_new=prepared.continuation.auto_publish,
+            now=now,
+        )
 
     # Everything is validated: write.
     absorb_pending_exdates(locked)
@@ -306,12 +314,21 @@ def _prepare_planned(
 
 
 def _check_hash(
-    locked: EventSeries, plan: RecurrencePlan, plan_hash: str, *, bookings_seen: bool
+    locked: EventSeries,
+    plan: RecurrencePlan,
+    plan_hash: str,
+    *,
+    bookings_seen: bool,
+    day: dt.date,
+    books_new: bool,
+    now: dt.datetime,
 ) -> None:
-    """``PlanOutdatedError`` with the fresh ``plan`` unless its hash is ``plan_hash``
+    """``PlanOutdatedError`` with the fresh ``plan`` (its enrolled users counted from the
+    split ``day``) unless its hash is ``plan_hash``
     (:func:`~revel_recurring.services.plans.digest.hash_matches`: which drifted dates
     are booked counts only when the split may move or cancel booked ones)."""
     if not hash_matches(plan.hash, plan_hash, bookings_seen=bookings_seen):
+        plan = with_enrolled(plan, locked, day=day, now=now, books_new=books_new)
         raise PlanOutdatedError(
             gettext(
                 "%(series)s changed since this split was planned; review the fresh "

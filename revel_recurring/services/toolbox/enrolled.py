@@ -266,12 +266,24 @@ def tell_enrolled(
         )
 
 
-def release_dates(pairs: Sequence[tuple[Any, str]], *, state: str, now: dt.datetime) -> None:
-    """Release the host's bookings of ``pairs`` (one host call) and mark the dates ``state``."""
+def release_dates(
+    pairs: Sequence[tuple[Any, str]],
+    *,
+    state: str,
+    now: dt.datetime,
+    keep: Collection[tuple[str, str]] = (),
+) -> None:
+    """Release the host's bookings of ``pairs`` (one host call) and mark the dates ``state``.
+
+    ``keep`` names the (user key, row key) pairs whose booking is the user's own
+    (held): marked too, never handed to ``release_enrolled``.
+    """
     if not pairs:
         return
     model = get_event_model()
-    model.release_enrolled(list(pairs))
+    released = [(row, user) for row, user in pairs if (user, str(row.pk)) not in keep]
+    if released:
+        model.release_enrolled(released)
     upsert_dates(
         [
             EnrolmentDate(

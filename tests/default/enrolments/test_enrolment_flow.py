@@ -15,7 +15,7 @@ from django.core import mail
 
 from revel_recurring.models import EnrolmentDate, PersonNotice
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
-from revel_recurring.services.enrolments import enrol, skip_date
+from revel_recurring.services.enrolments import end_enrolment, enrol, skip_date
 from tests.hosts.testapp.models import Event, SeatHolder
 from tests.support.factories import NOW, occurrences, weekly_series
 
@@ -97,3 +97,19 @@ def test_the_message_to_an_enrolled_user_is_sent_after_commit_once(
     assert message.to == ["fritz@example.com"]
     assert "8 new dates booked for you" in message.subject
     assert PersonNotice.objects.get().sent_at is not None
+
+
+def test_a_date_booked_by_the_user_is_held_kept_on_a_skip_and_on_the_end() -> None:
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    gina = _user("gina")
+    SeatHolder.objects.create(event=rows[2], user=gina, address="gina@example.com")
+
+    enrolment = enrol(series, gina, now=NOW).enrolment
+    assert _dates(gina, EnrolmentDate.State.HELD) == [str(rows[2].pk)]
+    skip_date(enrolment, rows[2], now=NOW)
+    end_enrolment(enrolment, now=NOW)
+
+    # Her own place stays hers: the enrolment released only what it booked.
+    assert _holders(gina) == [rows[2].pk]
+    assert _dates(gina, EnrolmentDate.State.SKIPPED) == [str(rows[2].pk)]

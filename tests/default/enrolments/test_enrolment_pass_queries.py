@@ -6,7 +6,8 @@ series and one message per user and series, and the booking (``book_enrolled_row
 the host's hook and the messages included) runs as many statements for 30 series
 as for 3. (The chunk's lock is one statement per series on SQLite and MariaDB, and
 the testapp host copies its seats row by row: those are not the enrolments' and
-are left out of the count.)
+are left out of the count.) The calendar copies behind the messages' SEQUENCEs are
+read for exactly the (person, identity) pairs sent, in one statement.
 """
 
 from __future__ import annotations

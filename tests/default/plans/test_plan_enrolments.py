@@ -11,8 +11,11 @@ from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 from rest_framework.test import APIClient
 
+from revel_recurring.exceptions import PlanOutdatedError
+from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.enrolments import enrol
-from revel_recurring.services.plans import plan_recurrence_change
+from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
+from revel_recurring.services.splits import plan_split, split_series
 from tests.support.admin import change_url, form_data, generated_series
 from tests.support.drift import drift_without_partners
 from tests.support.factories import NOW, occurrences, weekly_series
@@ -133,3 +136,34 @@ def test_the_admin_plan_and_stale_pages_show_the_enrolled_users(admin_client: An
     assert upcoming
     assert text.count('class="revel-badge-enrolled" data-enrolled="1"') == len(upcoming)
     assert 'id="revel-stale-enrolled"' in text
+
+
+def test_the_fresh_plan_of_an_outdated_apply_counts_the_enrolled_users() -> None:
+    """The 409's plan is the one a person reviews next: it counts them as the first did."""
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    (anna,) = make_users("anna")
+    enrol(series, anna, now=NOW)
+    window = {"generation_window_weeks": 10}
+    seen = plan_recurrence_change(series, window, now=NOW)
+    split_seen = plan_split(series, at=rows[3].starts_at, recurrence={"weekdays": [0, 3]}, now=NOW)
+    cancel_occurrence(series, rows[1].starts_at, include_booked=True, notify="none", now=NOW)
+
+    with pytest.raises(PlanOutdatedError) as applied:
+        apply_recurrence_plan(series, seen.hash, window, now=NOW)
+    with pytest.raises(PlanOutdatedError) as split:
+        split_series(
+            series,
+            at=rows[3].starts_at,
+            recurrence={"weekdays": [0, 3]},
+            plan_hash=split_seen.hash.replace(split_seen.hash[0], "x", 1),
+            now=NOW,
+        )
+
+    fresh = applied.value.plan
+    assert fresh is not None
+    assert (fresh.enrolled, fresh.enrolled_new) == (1, 1)
+    assert [row.enrolled for row in fresh.stay[:3]] == [1, 1, 1]
+    again = split.value.plan
+    assert again is not None
+    assert (again.enrolled, again.enrolled_new) == (1, 1)

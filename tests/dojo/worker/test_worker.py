@@ -8,25 +8,20 @@ from __future__ import annotations
 import datetime as dt
 from pathlib import Path
 
-import pytest
-from django.db import connection
 from django.test import Client, override_settings
 
 from revel_recurring.models import EventSeries, QueuedAction, QueuedActionFailure
 from tests.dojo.conftest import MakeSeries, trainings
 from tests.hosts.dojo.models import Booking, Training, User
 from tests.support.queued import CHANGELIST, select_all
-from tests.support.worker_process import celery_worker, redis_answers, sending_through, wait_until
+from tests.support.worker_process import (
+    SERVER_WORKER_MARKS,
+    celery_worker,
+    sending_through,
+    wait_until,
+)
 
-pytestmark = [
-    pytest.mark.redis,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor not in ("postgresql", "mysql"),
-        reason="the worker needs a database server (PostgreSQL or MariaDB)",
-    ),
-    pytest.mark.skipif(not redis_answers(), reason="no Redis on 127.0.0.1:6379"),
-]
+pytestmark = SERVER_WORKER_MARKS
 
 
 def test_the_daily_pass_on_a_real_worker_gives_every_training_its_slug(

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-from django.db import connection
 from django.test import Client, override_settings
 
 from revel_recurring.models import EventSeries, QueuedAction, QueuedActionFailure
@@ -17,19 +15,16 @@ from tests.hosts.studio.models import Booking, Lesson, User
 from tests.studio.bookings.test_admin_bookings import owner
 from tests.studio.conftest import MakeSeries
 from tests.support.queued import CHANGELIST, select_all
-from tests.support.worker_process import celery_worker, redis_answers, sending_through, wait_until
+from tests.support.worker_process import (
+    SERVER_WORKER_MARKS,
+    celery_worker,
+    sending_through,
+    wait_until,
+)
 
 __all__ = ["owner"]  # the fixture, used by name
 
-pytestmark = [
-    pytest.mark.redis,
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(
-        connection.vendor not in ("postgresql", "mysql"),
-        reason="the worker needs a database server (PostgreSQL or MariaDB)",
-    ),
-    pytest.mark.skipif(not redis_answers(), reason="no Redis on 127.0.0.1:6379"),
-]
+pytestmark = SERVER_WORKER_MARKS
 
 
 @override_settings(REVEL_RECURRING_ADMIN_INLINE_LIMIT=2, REVEL_RECURRING_GENERATION_CHUNK_SIZE=2)
