@@ -1,12 +1,13 @@
 """A chunk of the daily pass books enrolled users in statements that do not grow with its series.
 
 Each series of the chunk gets one new date, two users are enrolled in every series:
-the chunk books both on every new date (one host call), writes one operation per
-series and one message per user and series, and the booking (``book_enrolled_rows``,
-the host's hook and the messages included) runs as many statements for 30 series
-as for 3. (The chunk's lock is one statement per series on SQLite and MariaDB, and
-the testapp host copies its seats row by row: those are not the enrolments' and
-are left out of the count.) The calendar copies behind the messages' SEQUENCEs are
+the chunk books both on every new date (one host call) and leaves their messages
+owed; after its commit, ``tell_untold`` writes one operation per series and one
+message per user and series. The booking (``book_enrolled_rows``, the host's hook
+included) and the telling each run as many statements for 30 series as for 3.
+(The chunk's lock is one statement per series on SQLite and MariaDB, and the
+testapp host copies its seats row by row: those are not the enrolments' and are
+left out of the count.) The calendar copies behind the messages' SEQUENCEs are
 read for exactly the (person, identity) pairs sent, in one statement.
 """
 
@@ -31,7 +32,7 @@ from revel_recurring.notices.records import Sequences
 from revel_recurring.notices.rows import Identity
 from revel_recurring.services.generation import floor
 from revel_recurring.services.generation.chunks import generate_series_chunk_events
-from revel_recurring.services.toolbox.enrolled import book_enrolled_rows
+from revel_recurring.services.toolbox.enrolled import book_enrolled_rows, tell_untold
 from tests.support.factories import NOW, make_series
 
 pytestmark = pytest.mark.django_db
@@ -41,7 +42,7 @@ WEEK = dt.timedelta(weeks=1)
 
 def _chunk_with_enrolments(
     count: int, users: list[Any], monkeypatch: pytest.MonkeyPatch
-) -> tuple[int, list[int]]:
+) -> tuple[tuple[int, int], list[int]]:
     """``count`` series generated to their horizon, ``users`` enrolled in each; then a
     week later one chunk of the pass: the statements of its booking, and the series' ids."""
     ids = [make_series(name=f"Class {count}-{n}", auto_publish=True).pk for n in range(count)]
@@ -63,7 +64,11 @@ def _chunk_with_enrolments(
     result = generate_series_chunk_events(ids, now=NOW + WEEK)
     assert (result.created, result.chunked, result.fallen_back) == (count, count, 0)
     (statements,) = counted  # one booking for the whole chunk
-    return statements, ids
+    assert not PersonNotice.objects.filter(operation__series_id__in=ids).exists()
+    with CaptureQueriesContext(connection) as telling:
+        assert tell_untold(ids, now=NOW + WEEK) == len(users) * count
+    assert tell_untold(ids, now=NOW + WEEK) == 0, "a date is told once"
+    return (statements, len(telling)), ids
 
 
 def test_a_chunk_books_enrolled_users_in_as_many_statements_for_30_series_as_for_3(
