@@ -126,7 +126,7 @@ def generate_series_chunk(
     result = generate_series_chunk_events(series_ids, now=_parse_now(now))
     # The chunk committed: the messages it owes its enrolled users are written apart.
     if has_untold(series_ids):
-        queue_enrolled_messages(series_ids)
+        queue_enrolled_messages(series_ids, now=now)
     requeued = []
     for series_id, exc in sorted(result.failures.items()):
         if is_transient_db_error(exc):
@@ -440,10 +440,13 @@ def tell_enrolled_users(series_ids: list[int], now: str | None = None) -> dict[s
             return {"told": told}
 
 
-def queue_enrolled_messages(series_ids: list[int]) -> None:
-    """Queue ``tell_enrolled_users``; a broker that refuses is logged (the daily pass retries)."""
+def queue_enrolled_messages(series_ids: list[int], *, now: str | None = None) -> None:
+    """Queue ``tell_enrolled_users``; a broker that refuses is logged (the daily pass retries).
+
+    ``now`` (ISO 8601, aware) is the pass's clock, passed on as the other tasks pass it.
+    """
     try:
-        tell_enrolled_users.delay(list(series_ids))
+        tell_enrolled_users.delay(list(series_ids), now=now)
     except OperationalError:
         logger.warning(
             "revel_recurring could not queue the messages to enrolled users of %s series; "
@@ -456,5 +459,5 @@ def queue_untold_enrolments(*, now: dt.datetime) -> int:
     """Queue the messages still owed to enrolled users an hour on, 500 series a task."""
     series_ids = untold_series(older_than=UNSENT_GRACE, now=now)
     for first in range(0, len(series_ids), 500):
-        queue_enrolled_messages(series_ids[first : first + 500])
+        queue_enrolled_messages(series_ids[first : first + 500], now=now.isoformat())
     return len(series_ids)

@@ -33,6 +33,7 @@ from revel_recurring.notices.rows import Identity
 from revel_recurring.services.generation import floor
 from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.toolbox.enrolled import book_enrolled_rows, tell_untold
+from revel_recurring.tasks import queue_untold_enrolments
 from tests.support.factories import NOW, make_series
 
 pytestmark = pytest.mark.django_db
@@ -127,3 +128,29 @@ def test_the_sequences_of_a_batch_are_read_for_exactly_its_person_and_identity_p
     }
     assert sequences.next("ida@example.com", first, 3) == 42
     assert sequences.next("jan@example.com", second, 3) == 3
+
+
+def test_the_daily_pass_tells_what_a_chunk_left_owed_an_hour_on_and_once() -> None:
+    # A chunk committed and its task never ran (a broker down, a worker lost): the
+    # dates stay owed until the next daily pass queues their task again (eager here).
+    user = get_user_model().objects.create_user("kai", "kai@example.com", "pw")
+    ids = [make_series(name=f"Owed {n}", auto_publish=True).pk for n in range(2)]
+    generate_series_chunk_events(ids, now=NOW)
+    Enrolment.objects.bulk_create(
+        Enrolment(series_id=pk, user_pk=str(user.pk), starts_on=NOW.date()) for pk in ids
+    )
+    generate_series_chunk_events(ids, now=NOW + WEEK)
+    owed = EnrolmentDate.objects.filter(series_id__in=ids, told_at__isnull=True)
+    assert owed.count() == 2
+
+    # On the pass's clock: the dates were written when the chunk ran.
+    owed.update(updated_at=NOW + WEEK)
+    hour = dt.timedelta(hours=1)
+    assert queue_untold_enrolments(now=NOW + WEEK + hour / 2) == 0, "not before an hour"
+    assert queue_untold_enrolments(now=NOW + WEEK + 2 * hour) == 2
+
+    assert not owed.exists()
+    notices = PersonNotice.objects.filter(operation__series_id__in=ids, address="kai@example.com")
+    assert notices.count() == 2
+    assert queue_untold_enrolments(now=NOW + WEEK + 3 * hour) == 0
+    assert notices.count() == 2
