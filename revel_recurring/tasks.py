@@ -40,6 +40,7 @@ from .services.generation import generate_series_events
 from .services.generation.chunks import generate_series_chunk_events
 from .services.generation.dispatch import dispatch_due_chunks, dispatch_due_series
 from .services.queued_actions import purge_queued_actions, record_queued_outcome
+from .services.toolbox.enrolled import UNTOLD_PER_CALL, has_untold, tell_untold, untold_series
 from .services.toolbox.parking import park_failed_series
 from .transient import is_transient_db_error
 
@@ -86,12 +87,14 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
     (``skipped``: active series disarmed because they have no template). It also
     removes the records of queued admin actions older than
-    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``, and queues again the messages to
-    booked people that are still unsent an hour after their operation.
+    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``, queues again the messages to
+    booked people that are still unsent an hour after their operation, and the
+    messages still owed to enrolled users an hour after their dates were booked.
     """
     moment = _parse_now(now)
     purge_queued_actions(now=moment)
     queue_unsent_people_notices(now=moment or timezone.now())
+    queue_untold_enrolments(now=moment or timezone.now())
     if recurring_settings.GENERATION_CHUNK_SIZE == 1:
         result = dispatch_due_series(
             lambda series_id: generate_series.delay(series_id, now=now), now=moment
@@ -121,6 +124,9 @@ def generate_series_chunk(
     record; a requeued series adds its own when its task ends.
     """
     result = generate_series_chunk_events(series_ids, now=_parse_now(now))
+    # The chunk committed: the messages it owes its enrolled users are written apart.
+    if has_untold(series_ids):
+        queue_enrolled_messages(series_ids, now=now)
     requeued = []
     for series_id, exc in sorted(result.failures.items()):
         if is_transient_db_error(exc):
@@ -413,3 +419,45 @@ def queue_unsent_people_notices(*, now: dt.datetime) -> int:
     for operation_id in operations:
         queue_people_notices(operation_id)
     return len(operations)
+
+
+@shared_task(name="revel_recurring.tell_enrolled_users", acks_late=True, reject_on_worker_lost=True)
+def tell_enrolled_users(series_ids: list[int], now: str | None = None) -> dict[str, int]:
+    """Write the messages the daily pass owes the enrolled users of ``series_ids``.
+
+    Queued by ``generate_series_chunk`` once its chunk committed, and by the daily
+    pass for dates still owed an hour on. One message per user and series, naming
+    the dates booked for them and those that could not be (see
+    :func:`~revel_recurring.services.toolbox.enrolled.tell_untold`); their sending is
+    queued after this task's commit. Returns ``{"told": n}`` (dates).
+    """
+    moment = _parse_now(now) or timezone.now()
+    told = 0
+    while True:
+        step = tell_untold(series_ids, now=moment)
+        told += step
+        if step < UNTOLD_PER_CALL:
+            return {"told": told}
+
+
+def queue_enrolled_messages(series_ids: list[int], *, now: str | None = None) -> None:
+    """Queue ``tell_enrolled_users``; a broker that refuses is logged (the daily pass retries).
+
+    ``now`` (ISO 8601, aware) is the pass's clock, passed on as the other tasks pass it.
+    """
+    try:
+        tell_enrolled_users.delay(list(series_ids), now=now)
+    except OperationalError:
+        logger.warning(
+            "revel_recurring could not queue the messages to enrolled users of %s series; "
+            "the daily pass will queue them",
+            len(series_ids),
+        )
+
+
+def queue_untold_enrolments(*, now: dt.datetime) -> int:
+    """Queue the messages still owed to enrolled users an hour on, 500 series a task."""
+    series_ids = untold_series(older_than=UNSENT_GRACE, now=now)
+    for first in range(0, len(series_ids), 500):
+        queue_enrolled_messages(series_ids[first : first + 500], now=now.isoformat())
+    return len(series_ids)

@@ -86,6 +86,9 @@ class EnrolmentDate(models.Model):
         pgettext_lazy("model field", "reason"), max_length=200, blank=True, default=""
     )
     updated_at = models.DateTimeField(pgettext_lazy("model field", "updated at"), auto_now=True)
+    # When the user's message naming this date was written; None: still owed (a date
+    # the daily pass booked, told by ``revel_recurring.tell_enrolled_users`` after it).
+    told_at = models.DateTimeField(pgettext_lazy("model field", "told at"), null=True, blank=True)
 
     class Meta:
         verbose_name = _("enrolled date")
@@ -99,6 +102,7 @@ class EnrolmentDate(models.Model):
         indexes = [
             models.Index(fields=["occurrence_pk"], name="revel_enrolment_date_row"),
             models.Index(fields=["series", "user_pk"], name="revel_enrolment_date_user"),
+            models.Index(fields=["told_at", "series"], name="revel_enrolment_date_untold"),
         ]
 
     def __str__(self) -> str:

@@ -112,7 +112,11 @@ def test_drift_lists_and_cancel_stale_cancels_only_what_still_drifts(
 ) -> None:
     client, series = client_for(world.a.owner), world.a.series
     old = occurrences_of(series)
-    assert client.get(url(series, "drift")).json() == {"count": 0, "occurrences": []}
+    assert client.get(url(series, "drift")).json() == {
+        "count": 0,
+        "occurrences": [],
+        "enrolled": {},
+    }
     # The rule ends before its dates: all drift, none can move (a weekday would move them).
     ended = ended_before_its_dates(series)
     body = {"recurrence": {"dtstart": ended["dtstart"].isoformat(), "count": 1}}

@@ -100,7 +100,7 @@ def enrol(
                 )
             made: list[EnrolmentResult] = []
             for half, half_first, half_end in _halves(locked, first, ends_on):
-                enrolment, _created = Enrolment.objects.update_or_create(
+                enrolment, created = Enrolment.objects.update_or_create(
                     series=half,
                     user_pk=key,
                     defaults={
@@ -110,10 +110,12 @@ def enrol(
                         "created_by_pk": "" if by is None else _user_key(by),
                     },
                 )
+                # Enrolling again with other days: what they no longer cover is released.
+                released = 0 if created else _release_uncovered(enrolment, half, moment)
                 batch = book_enrolled_rows(
                     _future_rows(half, moment), {half.pk: half}, now=moment, users=[key]
                 )
-                made.append(EnrolmentResult(enrolment, batch))
+                made.append(EnrolmentResult(enrolment, batch, released=released))
             return made[0]
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])
@@ -163,29 +165,36 @@ def end_enrolment(
             fresh.ends_on = max(last, fresh.starts_on - dt.timedelta(days=1))
             fresh.ended_at = moment
             fresh.save(update_fields=["ends_on", "ended_at"])
-            # By the rows' starts now: a booked date may have moved since it was booked.
-            pks = list(
-                EnrolmentDate.objects.filter(
-                    series_id=locked.pk,
-                    user_pk=fresh.user_pk,
-                    state=EnrolmentDate.State.BOOKED,
-                ).values_list("occurrence_pk", flat=True)
-            )
-            rows = [
-                row
-                for row in _future_rows(locked, moment, pks)
-                if local_day(row.occurrence_start, zone) > fresh.ends_on
-            ]
-            release_dates(
-                [(row, fresh.user_pk) for row in rows],
-                state=EnrolmentDate.State.RELEASED,
-                now=moment,
-            )
-            return EnrolmentResult(fresh, EnrolmentBatch(), released=len(rows))
+            released = _release_uncovered(fresh, locked, moment)
+            return EnrolmentResult(fresh, EnrolmentBatch(), released=released)
 
     result = retry_on_lock_conflict(attempt, series_ids=[enrolment.series_id])
     enrolment.ends_on, enrolment.ended_at = result.enrolment.ends_on, result.enrolment.ended_at
     return result
+
+
+def _release_uncovered(enrolment: Enrolment, locked: EventSeries, now: dt.datetime) -> int:
+    """Release the dates to come booked through ``enrolment`` that its days no longer cover.
+
+    By the rows' starts now (a booked date may have moved since it was booked), in
+    one host call; dates the user booked on their own are not the enrolment's to
+    release. How many were released.
+    """
+    zone = zone_of(locked)
+    pks = list(
+        EnrolmentDate.objects.filter(
+            series_id=locked.pk, user_pk=enrolment.user_pk, state=EnrolmentDate.State.BOOKED
+        ).values_list("occurrence_pk", flat=True)
+    )
+    rows = [
+        row
+        for row in _future_rows(locked, now, pks)
+        if not enrolment.covers(local_day(row.occurrence_start, zone))
+    ]
+    release_dates(
+        [(row, enrolment.user_pk) for row in rows], state=EnrolmentDate.State.RELEASED, now=now
+    )
+    return len(rows)
 
 
 def _enrolled_row(enrolment: Enrolment, occurrence: Any, now: dt.datetime) -> Any:
@@ -263,7 +272,7 @@ def take_back_date(
                 now=moment,
                 users=[fresh.user_pk],
                 retry=(EnrolmentDate.State.SKIPPED,),
-                tell=False,
+                tell="none",
             )
             return EnrolmentDate.objects.get(user_pk=fresh.user_pk, occurrence_pk=str(row.pk))
 

@@ -120,11 +120,13 @@ def generate_locked(
     sizer = RowSizer(get_event_model())
     batches, failed = _build_batches(windows, now=now, backfill=backfill, chunk=chunk, sizer=sizer)
     _insert(batches, chunk=chunk, sizer=sizer)
-    # The enrolled users of every series, booked on the new dates in one host call.
+    # The enrolled users of every series, booked on the new dates in one host call. The
+    # daily pass's chunks leave their messages to the chunk task, after the commit.
     book_enrolled_rows(
         [occurrence for batch in batches for occurrence in batch.occurrences],
         {batch.series.pk: batch.series for batch in batches if batch.occurrences},
         now=now,
+        tell="later" if chunk else "now",
     )
     write_cursors([batch.series for batch in batches])
     _digest_after_commit(batches)

@@ -80,7 +80,7 @@ def book_enrolled_rows(
     now: dt.datetime,
     users: Collection[str] | None = None,
     retry: Collection[str] = (),
-    tell: bool = True,
+    tell: str = "now",
 ) -> EnrolmentBatch:
     """Book every enrolled user on each of ``rows`` their enrolment covers.
 
@@ -89,10 +89,15 @@ def book_enrolled_rows(
     enrolment). A user who already holds the date through the enrolment, by a
     booking of their own, or skipped it, is left alone, unless the date's state is
     in ``retry`` (a date taken back after a skip). One query for the enrolments,
-    one for the dates' states, one host call, one upsert, one message per user and
-    series (``tell=False``: no message). Nothing at all when the host does not book
+    one for the dates' states, one host call, one upsert. ``tell`` says when the
+    users hear of it: "now" writes one message per user and series in this
+    transaction; "later" leaves the dates owed (``told_at`` empty) for
+    :func:`tell_untold`, which the daily pass's chunk task queues after its commit;
+    "none" owes nobody a message. Nothing at all when the host does not book
     enrolled users.
     """
+    if tell not in ("now", "later", "none"):
+        raise ValueError(f"tell must be 'now', 'later' or 'none', not {tell!r}")
     batch = EnrolmentBatch()
     if not host_enrols():
         return batch
@@ -120,7 +125,7 @@ def book_enrolled_rows(
     if not wanted:
         return batch
     answers = model.book_enrolled(wanted)
-    _write_dates(wanted, answers)
+    _write_dates(wanted, answers, told=None if tell == "later" else now)
     for row, user in wanted:
         answer = answers.get((row.pk, user), _NO_ANSWER)
         if answer.state == BOOKED:
@@ -129,7 +134,7 @@ def book_enrolled_rows(
             batch.refused.setdefault(row.series_id, {}).setdefault(user, []).append(
                 (row, answer.reason)
             )
-    if tell:
+    if tell == "now":
         tell_enrolled(batch, series, now=now)
     return batch
 
@@ -166,9 +171,16 @@ def _states_held(pairs: Sequence[tuple[Any, str]]) -> dict[tuple[str, str], str]
 
 
 def _write_dates(
-    pairs: Sequence[tuple[Any, str]], answers: Mapping[tuple[Any, str], BookingAnswer]
+    pairs: Sequence[tuple[Any, str]],
+    answers: Mapping[tuple[Any, str], BookingAnswer],
+    *,
+    told: dt.datetime | None,
 ) -> None:
-    """Upsert what became of each pair: one statement per 500 rows."""
+    """Upsert what became of each pair: one statement per 500 rows.
+
+    ``told`` is when the users' messages are written (None: still owed); a date
+    held by the user's own booking owes no message.
+    """
     now = dt.datetime.now(dt.UTC)
     records = []
     for row, user in pairs:
@@ -182,6 +194,7 @@ def _write_dates(
                 state=answer.state if answer.state in (BOOKED, HELD) else REFUSED,
                 reason=answer.reason[:200],
                 updated_at=now,
+                told_at=now if answer.state == HELD else told,
             )
         )
     upsert_dates(records)
@@ -193,7 +206,7 @@ def upsert_dates(records: Sequence[EnrolmentDate]) -> None:
         return
     options: dict[str, Any] = {
         "update_conflicts": True,
-        "update_fields": ["series", "starts_at", "state", "reason", "updated_at"],
+        "update_fields": ["series", "starts_at", "state", "reason", "updated_at", "told_at"],
     }
     # MySQL and MariaDB take the conflict from any unique key and refuse a target.
     if connection.features.supports_update_conflicts_with_target:
@@ -294,6 +307,7 @@ def release_dates(
                 state=state,
                 reason="",
                 updated_at=now,
+                told_at=now,
             )
             for row, user in pairs
         ]
@@ -312,3 +326,80 @@ def follow_moves(starts: Mapping[str, dt.datetime]) -> None:
         for record in records:
             record.starts_at = starts[record.occurrence_pk]
         EnrolmentDate.objects.bulk_update(records, ["starts_at"], batch_size=500)
+
+
+#: How many owed dates one :func:`tell_untold` call takes on (the rest wait for the next).
+UNTOLD_PER_CALL = 5000
+
+
+def has_untold(series_ids: Sequence[int]) -> bool:
+    """Whether dates of ``series_ids`` wait for their users' message (one query; none
+    without the booking hook)."""
+    if not host_enrols():
+        return False
+    return EnrolmentDate.objects.filter(
+        series_id__in=list(series_ids), told_at__isnull=True
+    ).exists()
+
+
+def untold_series(*, older_than: dt.timedelta, now: dt.datetime) -> list[int]:
+    """The series with dates whose message is still owed after ``older_than`` (the sweep)."""
+    return sorted(
+        set(
+            EnrolmentDate.objects.filter(told_at__isnull=True, updated_at__lt=now - older_than)
+            .order_by()
+            .values_list("series_id", flat=True)
+            .distinct()
+        )
+    )
+
+
+def tell_untold(series_ids: Sequence[int], *, now: dt.datetime) -> int:
+    """Write the messages owed for the dates of ``series_ids`` the daily pass booked.
+
+    In a transaction of its own, after the pass's commit: the owed dates are read
+    with their row locks (``SKIP LOCKED`` where the database has it, so two calls
+    never tell one date twice), each user gets one message per series naming the
+    dates booked for them and those refused, and the dates are marked told. A date
+    cancelled or past by then is marked told without being named. Returns how many
+    dates were told. Bounded: at most :data:`UNTOLD_PER_CALL` dates per call, in a
+    fixed number of statements.
+    """
+    if not series_ids:
+        return 0
+    with transaction.atomic():
+        owed = EnrolmentDate.objects.filter(series_id__in=list(series_ids), told_at__isnull=True)
+        if connection.features.has_select_for_update_skip_locked:
+            owed = owed.select_for_update(skip_locked=True)
+        records = list(owed.order_by("pk")[:UNTOLD_PER_CALL])
+        if not records:
+            return 0
+        model = get_event_model()
+        rows = {
+            str(row.pk): row
+            for row in model._base_manager.filter(
+                pk__in=sorted({record.occurrence_pk for record in records})
+            )
+        }
+        series = {
+            one.pk: one
+            for one in EventSeries.objects.select_related("recurrence_rule").filter(
+                pk__in={record.series_id for record in records}
+            )
+        }
+        batch = EnrolmentBatch()
+        for record in records:
+            row = rows.get(record.occurrence_pk)
+            if row is None or record.series_id not in series or not bookable(model, row, now):
+                continue
+            if record.state == EnrolmentDate.State.BOOKED:
+                batch.booked.setdefault(record.series_id, {}).setdefault(record.user_pk, []).append(
+                    row
+                )
+            elif record.state == EnrolmentDate.State.REFUSED:
+                batch.refused.setdefault(record.series_id, {}).setdefault(
+                    record.user_pk, []
+                ).append((row, record.reason))
+        tell_enrolled(batch, series, now=now)
+        EnrolmentDate.objects.filter(pk__in=[record.pk for record in records]).update(told_at=now)
+    return len(records)

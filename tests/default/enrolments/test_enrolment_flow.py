@@ -113,3 +113,16 @@ def test_a_date_booked_by_the_user_is_held_kept_on_a_skip_and_on_the_end() -> No
     # Her own place stays hers: the enrolment released only what it booked.
     assert _holders(gina) == [rows[2].pk]
     assert _dates(gina, EnrolmentDate.State.SKIPPED) == [str(rows[2].pk)]
+
+
+def test_enrolling_again_with_an_earlier_end_releases_what_the_new_days_leave_out() -> None:
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    hugo = _user("hugo")
+    enrol(series, hugo, now=NOW)
+
+    result = enrol(series, hugo, ends_on=rows[3].starts_at.date(), now=NOW)
+
+    assert result.released == len(rows) - 4
+    assert _holders(hugo) == [row.pk for row in rows[:4]]
+    assert len(_dates(hugo, EnrolmentDate.State.RELEASED)) == len(rows) - 4
