@@ -253,7 +253,11 @@ def run(args: argparse.Namespace) -> None:
     # The chunks' messages to enrolled users are written by their own task after each
     # chunk commits (a worker's work, timed apart below): the chunks' ids are kept.
     owed: list[list[int]] = []
-    tasks.queue_enrolled_messages = owed.append  # type: ignore[assignment]
+
+    def keep_owed(series_ids: list[int], *, now: str | None = None) -> None:
+        owed.append(list(series_ids))
+
+    tasks.queue_enrolled_messages = keep_owed  # type: ignore[assignment]
     generation.CHUNK_SIZE = args.chunk_size
 
     booking = booking_model()
