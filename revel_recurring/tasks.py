@@ -40,7 +40,7 @@ from .services.generation import generate_series_events
 from .services.generation.chunks import generate_series_chunk_events
 from .services.generation.dispatch import dispatch_due_chunks, dispatch_due_series
 from .services.queued_actions import purge_queued_actions, record_queued_outcome
-from .services.toolbox.enrolled import UNTOLD_PER_CALL, has_untold, tell_untold, untold_series
+from .services.toolbox.enrolled import UNTOLD_PER_CALL, tell_untold, untold_series
 from .services.toolbox.parking import park_failed_series
 from .transient import is_transient_db_error
 
@@ -125,7 +125,7 @@ def generate_series_chunk(
     """
     result = generate_series_chunk_events(series_ids, now=_parse_now(now))
     # The chunk committed: the messages it owes its enrolled users are written apart.
-    if has_untold(series_ids):
+    if result.owed:
         queue_enrolled_messages(series_ids, now=now)
     requeued = []
     for series_id, exc in sorted(result.failures.items()):

@@ -56,6 +56,8 @@ class ChunkResult:
     created: int = 0
     failures: dict[int, Exception] = field(default_factory=dict)
     parked: list[int] = field(default_factory=list)
+    #: The chunk booked enrolled users and owes them their messages (``tell_untold``).
+    owed: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         """The counts, with the failed ids (the Celery task's JSON result)."""
@@ -139,6 +141,7 @@ def _generate_chunk(
         for series in live:
             series.recurrence_rule = rules[series.recurrence_rule_id]
         run = generate_locked(live, now=moment, chunk=True)
+        result.owed = result.owed or run.owed
         for series_id, error in run.failed:
             logger.error("revel_recurring could not generate series %s", series_id, exc_info=error)
         outcomes = [

@@ -72,11 +72,14 @@ class GenerationRun:
     ``batches`` holds every series planned, in the order given, its cursor written
     and its occurrences saved (none when nothing was due). ``failed`` holds the ids
     of the series whose planning raised, with the error (only with ``chunk=True``).
-    Series without a template are in neither: they were disarmed.
+    Series without a template are in neither: they were disarmed. ``owed``: the
+    run (a chunk) booked enrolled users and left their messages owed, for
+    ``tell_enrolled_users`` after the commit.
     """
 
     batches: list[SeriesBatch]
     failed: list[tuple[int, Exception]]
+    owed: bool = False
 
     @property
     def created(self) -> int:
@@ -122,7 +125,7 @@ def generate_locked(
     _insert(batches, chunk=chunk, sizer=sizer)
     # The enrolled users of every series, booked on the new dates in one host call. The
     # daily pass's chunks leave their messages to the chunk task, after the commit.
-    book_enrolled_rows(
+    enrolled = book_enrolled_rows(
         [occurrence for batch in batches for occurrence in batch.occurrences],
         {batch.series.pk: batch.series for batch in batches if batch.occurrences},
         now=now,
@@ -130,7 +133,8 @@ def generate_locked(
     )
     write_cursors([batch.series for batch in batches])
     _digest_after_commit(batches)
-    return GenerationRun(batches=batches, failed=failed)
+    owed = chunk and bool(enrolled.booked or enrolled.refused)
+    return GenerationRun(batches=batches, failed=failed, owed=owed)
 
 
 def _read_run(

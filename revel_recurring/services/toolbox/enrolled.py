@@ -332,16 +332,6 @@ def follow_moves(starts: Mapping[str, dt.datetime]) -> None:
 UNTOLD_PER_CALL = 5000
 
 
-def has_untold(series_ids: Sequence[int]) -> bool:
-    """Whether dates of ``series_ids`` wait for their users' message (one query; none
-    without the booking hook)."""
-    if not host_enrols():
-        return False
-    return EnrolmentDate.objects.filter(
-        series_id__in=list(series_ids), told_at__isnull=True
-    ).exists()
-
-
 def untold_series(*, older_than: dt.timedelta, now: dt.datetime) -> list[int]:
     """The series with dates whose message is still owed after ``older_than`` (the sweep)."""
     return sorted(
