@@ -12,7 +12,9 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import uuid
 from collections.abc import Callable, Hashable, Iterator
+from dataclasses import dataclass
 from typing import Any, TypeVar, cast
 
 T = TypeVar("T")
@@ -134,3 +136,60 @@ def once_per_feed(key: Hashable, compute: Callable[[], T]) -> T:
     if key not in memo:
         memo[key] = compute()
     return cast("T", memo[key])
+
+
+# Who is acting and through which face: read by the services when they record an
+# operation (the series' history). Set by the API, the admin, the commands and
+# the tasks; a service called from code directly records face "code".
+@dataclass(frozen=True)
+class Acting:
+    """Who made a change and through what: ``face`` is "api", "admin", "command",
+    "task" or "code"; ``actor`` the user's primary key as text ("" for nobody);
+    ``batch_id`` the id shared by the records of one queued bulk action."""
+
+    actor: str = ""
+    actor_name: str = ""
+    face: str = "code"
+    batch_id: uuid.UUID | None = None
+
+
+_NOBODY = Acting()
+_acting: contextvars.ContextVar[Acting | None] = contextvars.ContextVar(
+    "revel_recurring_acting", default=None
+)
+
+
+@contextlib.contextmanager
+def acting(
+    user: Any = None,
+    *,
+    face: str,
+    batch_id: uuid.UUID | None = None,
+    actor: str | None = None,
+    actor_name: str | None = None,
+) -> Iterator[Acting]:
+    """Changes made inside this block are recorded as made by ``user`` through ``face``.
+
+    ``user`` may be a user object (its primary key and ``get_username()`` are
+    read), None or an anonymous user; ``actor``/``actor_name`` give them as text
+    instead (a task that runs for the user who queued it). ``batch_id`` groups the
+    records of one queued bulk action; nested blocks keep the outer one's batch.
+    """
+    outer = current_acting()
+    key, name = actor or "", actor_name or ""
+    if user is not None and getattr(user, "is_authenticated", False):
+        key = key or str(user.pk)
+        getter = getattr(user, "get_username", None)
+        name = name or (str(getter()) if callable(getter) else str(user))
+    token = _acting.set(
+        Acting(actor=key, actor_name=name, face=face, batch_id=batch_id or outer.batch_id)
+    )
+    try:
+        yield current_acting()
+    finally:
+        _acting.reset(token)
+
+
+def current_acting() -> Acting:
+    """Who is acting in this context, and through what (face "code" when nobody said)."""
+    return _acting.get() or _NOBODY

@@ -14,7 +14,13 @@ from .changes import OccurrenceChange
 from .deleted import DeletedSeries
 from .enrolments import Enrolment, EnrolmentDate
 from .event_model import get_event_model
-from .notices import CalendarCopy, PersonNotice, SeriesOperation
+from .notices import (
+    CalendarCopy,
+    OperationRow,
+    OperationSeries,
+    PersonNotice,
+    SeriesOperation,
+)
 from .pending import PendingExdate
 from .queued import QueuedAction, QueuedActionFailure
 from .rule import RecurrenceRule
@@ -30,6 +36,8 @@ __all__ = [
     "EventSeriesManager",
     "HolidayPolicyChoices",
     "OccurrenceChange",
+    "OperationRow",
+    "OperationSeries",
     "PendingExdate",
     "PersonNotice",
     "QueuedAction",

@@ -62,6 +62,16 @@ class OccurrenceChange(models.Model):
         pgettext_lazy("model field", "new original date"), null=True, blank=True
     )
 
+    # The operation that made the change, when one was recorded (its history).
+    operation = models.ForeignKey(
+        "revel_recurring.SeriesOperation",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="occurrence_changes",
+        verbose_name=pgettext_lazy("model field", "operation"),
+    )
+
     class Meta:
         verbose_name = _("occurrence change")
         verbose_name_plural = _("occurrence changes")

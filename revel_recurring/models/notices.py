@@ -21,8 +21,12 @@ from .series import EventSeries
 class SeriesOperation(models.Model):
     """One operation on a series' dates: a cancellation, an applied plan, a split...
 
-    Written when the operation touched a date someone is booked on; its notices
-    hang from it. The series is named by value too, so the record outlives it.
+    The series' history: who did it (``actor``, ``face``), the plan hash where
+    there is one, the rule and settings ``before`` and ``after``, and the rows it
+    touched (:class:`OperationRow`, paged). The daily pass writes one summary per
+    chunk (``summary``, no rows). The notices of the people booked on its dates
+    hang from it. The series is named by value too (``series_ref``,
+    ``series_name``, :class:`OperationSeries`), so the record outlives it.
     """
 
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
@@ -43,14 +47,138 @@ class SeriesOperation(models.Model):
     created_at = models.DateTimeField(
         pgettext_lazy("model field", "created at"), default=timezone.now
     )
+    # The series' primary key by value: it stays when the series is deleted.
+    series_ref = models.BigIntegerField(pgettext_lazy("model field", "series id"), null=True)
+    # The user's primary key as text (any key type) and how they were named then.
+    actor = models.CharField(
+        pgettext_lazy("model field", "by"), max_length=255, blank=True, default=""
+    )
+    actor_name = models.CharField(
+        pgettext_lazy("model field", "by name"), max_length=200, blank=True, default=""
+    )
+    # "api", "admin", "command", "task" or "code" (a service called directly).
+    face = models.CharField(
+        pgettext_lazy("model field", "through"), max_length=16, blank=True, default=""
+    )
+    # Shared by the records one queued bulk action writes (one per series).
+    batch_id = models.UUIDField(pgettext_lazy("model field", "batch"), null=True, blank=True)
+    before = models.JSONField(pgettext_lazy("model field", "before"), null=True, blank=True)
+    after = models.JSONField(pgettext_lazy("model field", "after"), null=True, blank=True)
+    row_count = models.PositiveIntegerField(pgettext_lazy("model field", "rows"), default=0)
+    # The daily pass's chunk: the series it generated and how many dates each.
+    summary = models.JSONField(pgettext_lazy("model field", "summary"), null=True, blank=True)
+    reverts = models.ForeignKey(
+        "self",
+        on_delete=models.SET_NULL,
+        null=True,
+        blank=True,
+        related_name="reverted_by",
+        verbose_name=pgettext_lazy("model field", "reverts"),
+    )
 
     class Meta:
         verbose_name = _("series operation")
         verbose_name_plural = _("series operations")
         ordering = ("created_at", "pk")
+        indexes = [
+            models.Index(fields=["series_ref", "created_at"], name="revel_operation_series"),
+            models.Index(fields=["created_at"], name="revel_operation_created"),
+            models.Index(fields=["batch_id"], name="revel_operation_batch"),
+        ]
 
     def __str__(self) -> str:
         return f"{self.kind} of {self.series_name}"
+
+
+class OperationSeries(models.Model):
+    """A series an operation touched, by value (a split touches two, a chunk many)."""
+
+    operation = models.ForeignKey(
+        SeriesOperation,
+        on_delete=models.CASCADE,
+        related_name="series_links",
+        verbose_name=pgettext_lazy("model field", "operation"),
+    )
+    series_ref = models.BigIntegerField(pgettext_lazy("model field", "series id"))
+    series_name = models.CharField(pgettext_lazy("model field", "series name"), max_length=200)
+    # Dates the operation created in this series (the daily pass's summary).
+    created = models.PositiveIntegerField(pgettext_lazy("model field", "dates created"), default=0)
+
+    class Meta:
+        verbose_name = _("series of an operation")
+        verbose_name_plural = _("series of operations")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["operation", "series_ref"], name="revel_operation_series_once"
+            )
+        ]
+        indexes = [models.Index(fields=["series_ref", "operation"], name="revel_op_series_ref")]
+
+    def __str__(self) -> str:
+        return f"{self.series_name} ({self.operation_id})"
+
+
+class OperationRow(models.Model):
+    """One row an operation touched: its slot, start and status before and after.
+
+    ``position`` orders a record's rows for reading page by page; ``booked`` is
+    how many people the host said were booked on it then (None: the host does not
+    say). Statuses are the app's words ("live", "cancelled", "draft"), whatever
+    the host stores.
+    """
+
+    operation = models.ForeignKey(
+        SeriesOperation,
+        on_delete=models.CASCADE,
+        related_name="rows",
+        verbose_name=pgettext_lazy("model field", "operation"),
+    )
+    position = models.PositiveIntegerField(pgettext_lazy("model field", "position"))
+    # The host event's primary key as text; 255 keeps it indexable on MariaDB.
+    occurrence_pk = models.CharField(pgettext_lazy("model field", "occurrence id"), max_length=255)
+    # "created", "moved", "cancelled", "restored", "deleted", "renamed" or "edited".
+    change = models.CharField(pgettext_lazy("model field", "change"), max_length=16)
+    series_before = models.BigIntegerField(
+        pgettext_lazy("model field", "series before"), null=True, blank=True
+    )
+    series_after = models.BigIntegerField(
+        pgettext_lazy("model field", "series after"), null=True, blank=True
+    )
+    slot_before = models.DateTimeField(
+        pgettext_lazy("model field", "slot before"), null=True, blank=True
+    )
+    slot_after = models.DateTimeField(
+        pgettext_lazy("model field", "slot after"), null=True, blank=True
+    )
+    start_before = models.DateTimeField(
+        pgettext_lazy("model field", "start before"), null=True, blank=True
+    )
+    start_after = models.DateTimeField(
+        pgettext_lazy("model field", "start after"), null=True, blank=True
+    )
+    status_before = models.CharField(
+        pgettext_lazy("model field", "status before"), max_length=16, blank=True, default=""
+    )
+    status_after = models.CharField(
+        pgettext_lazy("model field", "status after"), max_length=16, blank=True, default=""
+    )
+    booked = models.PositiveIntegerField(
+        pgettext_lazy("model field", "people booked"), null=True, blank=True
+    )
+
+    class Meta:
+        verbose_name = _("row of an operation")
+        verbose_name_plural = _("rows of operations")
+        ordering = ("operation", "position")
+        constraints = [
+            models.UniqueConstraint(
+                fields=["operation", "position"], name="revel_operation_row_position"
+            )
+        ]
+        indexes = [models.Index(fields=["occurrence_pk"], name="revel_operation_row_pk")]
+
+    def __str__(self) -> str:
+        return f"{self.change} {self.occurrence_pk} ({self.operation_id})"
 
 
 class PersonNotice(models.Model):
