@@ -223,6 +223,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "notices/delivery",
                 "receivers",
                 "tasks",
+                "webhook_sending",
             }
         ),
     ),
