@@ -32,6 +32,7 @@ from ...notices.records import OperationFacts, record_notices
 from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
 from ...signals import series_dates_changed
 from .enrolled import book_enrolled_rows, follow_moves
+from .webhooks import queue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -88,6 +89,8 @@ class DatesOperation:
         if not people:
             return
         self.record = record_notices(self.facts, self.changes, people, series, get_adapter())
+        if self.record is not None:
+            queue_deliveries(self.record, changes=self.changes, series=self.facts.series)
 
     def _enrolled_follow(self, rows: list[Any], series: dict[int, EventSeries]) -> None:
         """Enrolled users follow the operation: the starts of moved dates kept beside their

@@ -200,6 +200,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "describe",
                 "exclusions",
                 "halves",
+                "history",
                 "holiday_notes",
                 "host_model",
                 "ical",
@@ -223,6 +224,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "notices/delivery",
                 "receivers",
                 "tasks",
+                "webhook_sending",
             }
         ),
     ),
