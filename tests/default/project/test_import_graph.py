@@ -199,6 +199,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "describe",
                 "exclusions",
                 "halves",
+                "history",
                 "holiday_notes",
                 "host_model",
                 "ical",

@@ -1,0 +1,9 @@
+"""A series' history on the studio host: tests/support/history.py's tests."""
+
+from __future__ import annotations
+
+from tests.support.history import HistoryTests
+
+
+class TestHistory(HistoryTests):
+    """With this folder's ``history_series`` (conftest.py)."""
