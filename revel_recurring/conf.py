@@ -288,5 +288,54 @@ class RecurringSettings:
         value: int = self._get("PEOPLE_MAX_RETRIES", 8)
         return value
 
+    @property
+    def WEBHOOK_TIMEOUT(self) -> int:
+        """Seconds a webhook endpoint has to connect and answer before the attempt fails.
+
+        A failed attempt is retried (``REVEL_RECURRING_WEBHOOK_MAX_ATTEMPTS``).
+        A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_TIMEOUT", 10)
+        return value
+
+    @property
+    def WEBHOOK_MAX_ATTEMPTS(self) -> int:
+        """Attempts at one webhook delivery before it is marked failed (with its last error).
+
+        A resend (API or admin) starts a fresh series of attempts. A whole number,
+        1 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_MAX_ATTEMPTS", 8)
+        return value
+
+    @property
+    def WEBHOOK_RETRY_BACKOFF(self) -> int:
+        """Seconds before a webhook's first retry; each next one waits twice as long.
+
+        Capped at ``REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF_MAX``. A whole number, 0
+        or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_RETRY_BACKOFF", 30)
+        return value
+
+    @property
+    def WEBHOOK_RETRY_BACKOFF_MAX(self) -> int:
+        """The longest wait between two attempts at a webhook delivery, in seconds.
+
+        A whole number, 0 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_RETRY_BACKOFF_MAX", 3600)
+        return value
+
+    @property
+    def WEBHOOK_MAX_ROWS(self) -> int:
+        """Rows of an operation a webhook payload carries at most.
+
+        Past them the payload says ``rows_truncated`` and ``row_count``; the
+        operation's record holds every row. A whole number, 0 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_MAX_ROWS", 500)
+        return value
+
 
 recurring_settings = RecurringSettings()

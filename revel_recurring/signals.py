@@ -95,3 +95,9 @@ series_dates_changed = Signal()
 #: ``operation_id`` (UUID of the SeriesOperation holding the users' messages, or
 #: None when the adapter named none of them).
 enrolled_dates_booked = Signal()
+
+#: Webhook deliveries are owed (an operation was written, or a delivery resent),
+#: once per transaction after commit. The app's receiver queues one Celery task per
+#: delivery. sender: the ``WebhookDelivery`` class; kwargs: ``delivery_ids`` (list
+#: of ``WebhookDelivery`` primary keys).
+webhook_deliveries_due = Signal()

@@ -85,11 +85,21 @@ _WHOLE_NUMBER_SETTINGS = (
     "DELETED_FEED_DAYS",
     "QUEUED_ACTION_DAYS",
     "PEOPLE_MAX_RETRIES",
+    "WEBHOOK_TIMEOUT",
+    "WEBHOOK_MAX_ATTEMPTS",
+    "WEBHOOK_RETRY_BACKOFF",
+    "WEBHOOK_RETRY_BACKOFF_MAX",
+    "WEBHOOK_MAX_ROWS",
     "HISTORY_DAYS",
 )
 
 # Whole-number settings below 1 the app cannot use (the others may be 0).
-_AT_LEAST_ONE = ("QUEUED_ACTION_DAYS", "HISTORY_DAYS")
+_AT_LEAST_ONE = (
+    "QUEUED_ACTION_DAYS",
+    "WEBHOOK_TIMEOUT",
+    "WEBHOOK_MAX_ATTEMPTS",
+    "HISTORY_DAYS",
+)
 
 
 def _is_whole_number(value: object) -> bool:

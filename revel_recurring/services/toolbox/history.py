@@ -19,8 +19,6 @@ from typing import Any
 
 from ...conf import recurring_settings
 from ...context import current_acting
-from ...history.rows import RowChange
-from ...history.snapshot import settings_snapshot
 from ...mixins import RecurringEventMixin
 from ...models import (
     EventSeries,
@@ -29,6 +27,8 @@ from ...models import (
     SeriesOperation,
     get_event_model,
 )
+from ...records.rows import RowChange
+from ...records.snapshot import settings_snapshot
 
 #: Rows of a record written per INSERT, and asked of the host per call.
 ROWS_PER_PAGE = 1000
@@ -133,13 +133,16 @@ def close_record(
     series is gone.
     """
     names = {pk: _name(one) for pk, one in series.items()}
+    if record.series_ref is not None:
+        names.setdefault(record.series_ref, record.series_name)
     links = sorted({pk for pk in touched if pk is not None} | {record.series_ref or 0} - {0})
     OperationSeries.objects.bulk_create(
         [
             OperationSeries(
                 operation=record,
                 series_ref=pk,
-                series_name=names.get(pk) or (record.series_name if pk == record.series_ref else ""),
+                series_name=names.get(pk)
+                or (record.series_name if pk == record.series_ref else ""),
             )
             for pk in links
         ]

@@ -26,15 +26,16 @@ from ...adapter import get_adapter
 from ...conf import recurring_settings
 from ...context import current_acting, recording
 from ...exceptions import InvalidArgumentError
-from ...history.rows import row_changes
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, SeriesOperation, get_event_model
 from ...notices.changes import DateChange, date_changes
 from ...notices.records import OperationFacts, record_notices
 from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
+from ...records.rows import row_changes
 from ...signals import series_dates_changed
 from .enrolled import book_enrolled_rows, follow_moves
 from .history import close_record, history_on, open_record
+from .webhooks import queue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -117,6 +118,9 @@ class DatesOperation:
                 | {state.series_id for state in self.before.values() if state.series_id}
                 | {state.series_id for state in after.values() if state.series_id},
             )
+        if self.record is not None:
+            # The record is complete: its deliveries, in the same transaction.
+            queue_deliveries(self.record, changes=self.changes, series=self.facts.series)
 
     def _add_edited(self, found: list[Any]) -> None:
         """Edited rows not read on entry (past ones): read now, the same before and after."""
@@ -225,7 +229,7 @@ def dates_operation(
 ) -> Iterator[DatesOperation]:
     """Run an operation's writes; call it inside the change's transaction, under its lock.
 
-    ``kind`` names the operation (one of :data:`~revel_recurring.history.kinds.KINDS`);
+    ``kind`` names the operation (one of :data:`~revel_recurring.records.kinds.KINDS`);
     ``notify`` is "all", "none" or None (the site's default). The first series
     given is the record's own. Inside another operation this only adds ``series``
     to it (one record). When the site keeps a history, the record is inserted

@@ -1,4 +1,4 @@
-"""The default host's ``history_series`` (tests/support/history.py): Mondays in Vienna."""
+"""The default host's ``history_series`` (tests/support/history_checks.py): Mondays in Vienna."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from revel_recurring.models import EventSeries
 from revel_recurring.services.lifecycle import create_recurring_series
 from tests.support.factories import VIENNA
-from tests.support.history import MakeSeries
+from tests.support.history_checks import MakeSeries
 from tests.support.holidays import coming_monday
 
 

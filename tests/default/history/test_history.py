@@ -1,8 +1,8 @@
-"""A series' history on the default host: tests/support/history.py's tests."""
+"""A series' history on the default host: tests/support/history_checks.py's tests."""
 
 from __future__ import annotations
 
-from tests.support.history import HistoryTests
+from tests.support.history_checks import HistoryTests
 
 
 class TestHistory(HistoryTests):

@@ -205,6 +205,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "ical",
                 "notices",
                 "notifications",
+                "records",
                 "slots",
             }
         ),
@@ -223,6 +224,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "notices/delivery",
                 "receivers",
                 "tasks",
+                "webhook_sending",
             }
         ),
     ),

@@ -1,4 +1,4 @@
-"""The dojo's ``history_series`` (tests/support/history.py): its trainings, text keys."""
+"""The dojo's ``history_series`` (tests/support/history_checks.py): its trainings, text keys."""
 
 from __future__ import annotations
 

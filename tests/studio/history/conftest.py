@@ -1,4 +1,4 @@
-"""The studio's ``history_series`` (tests/support/history.py): its lessons, UUID keys."""
+"""The studio's ``history_series`` (tests/support/history_checks.py): its lessons, UUID keys."""
 
 from __future__ import annotations
 
