@@ -236,6 +236,32 @@ class RecurringSettings:
         return str(self._get("NOTIFY_PEOPLE", "all"))
 
     @property
+    def HISTORY(self) -> bool:
+        """Keep a series' history: one record per operation with every row it touched.
+
+        ``True`` (default): every change to a series' dates made by a person or a
+        command leaves one record (who, through what, the rule and settings before
+        and after, each row), and the daily pass one summary per chunk
+        (docs/howto/history.md). ``False``: an operation is recorded only when it
+        tells people booked on its dates (their messages hang from it), without
+        its rows; the daily pass writes none. Check E009.
+        """
+        value: bool = self._get("HISTORY", True)
+        return value
+
+    @property
+    def HISTORY_DAYS(self) -> int:
+        """Days a series' history keeps an operation record (default 400).
+
+        A little over a year, so "what happened to this class last season" can
+        still be answered, while a busy site's records stay bounded. The daily
+        pass deletes older records in pages, except those whose messages to
+        booked people are not sent yet. A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("HISTORY_DAYS", 400)
+        return value
+
+    @property
     def SITE_URL(self) -> str:
         """The site's absolute base (``https://example.org``) for links in messages.
 

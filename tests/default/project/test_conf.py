@@ -45,6 +45,8 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),
     "NOTIFY_PEOPLE": ("all", "none", "none"),
+    "HISTORY": (True, False, False),
+    "HISTORY_DAYS": (400, 30, 30),
     "SITE_URL": ("", "https://dance.example", "https://dance.example"),
     "ORGANIZER": ("", "Dance school <hello@dance.example>", "Dance school <hello@dance.example>"),
     "PEOPLE_DELIVERY": (None, "myhost.notify.send_sms", "myhost.notify.send_sms"),

@@ -206,6 +206,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "ical",
                 "notices",
                 "notifications",
+                "records",
                 "slots",
             }
         ),
