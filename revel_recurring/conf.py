@@ -138,6 +138,19 @@ class RecurringSettings:
         return value
 
     @property
+    def BEYOND_WINDOW_DATES(self) -> int:
+        """How many dates beyond the window an occurrences list may show (default 26).
+
+        The rule's dates after the generation cursor that have no row yet, listed
+        as not materialized (no id) by ``occurrences/?beyond_window=true`` and the
+        example project's public page, so a person can see and book a date months
+        ahead (``materialize_date``). 0 lists none. A whole number, 0 or more
+        (check E009).
+        """
+        value: int = self._get("BEYOND_WINDOW_DATES", 26)
+        return value
+
+    @property
     def FEED_PAST_DAYS(self) -> int:
         """Days of the past a calendar feed shows (default 90).
 
@@ -221,6 +234,32 @@ class RecurringSettings:
         of the callers that pass one on without asking. Check E009.
         """
         return str(self._get("NOTIFY_PEOPLE", "all"))
+
+    @property
+    def HISTORY(self) -> bool:
+        """Keep a series' history: one record per operation with every row it touched.
+
+        ``True`` (default): every change to a series' dates made by a person or a
+        command leaves one record (who, through what, the rule and settings before
+        and after, each row), and the daily pass one summary per chunk
+        (docs/howto/history.md). ``False``: an operation is recorded only when it
+        tells people booked on its dates (their messages hang from it), without
+        its rows; the daily pass writes none. Check E009.
+        """
+        value: bool = self._get("HISTORY", True)
+        return value
+
+    @property
+    def HISTORY_DAYS(self) -> int:
+        """Days a series' history keeps an operation record (default 400).
+
+        A little over a year, so "what happened to this class last season" can
+        still be answered, while a busy site's records stay bounded. The daily
+        pass deletes older records in pages, except those whose messages to
+        booked people are not sent yet. A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("HISTORY_DAYS", 400)
+        return value
 
     @property
     def SITE_URL(self) -> str:

@@ -27,45 +27,16 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from django.db.models import Count, Q, QuerySet
-from django.utils.translation import gettext_lazy as _
-from django.utils.translation import pgettext_lazy
 
 from .models import OccurrenceChange, OperationRow, OperationSeries, SeriesOperation
+from .records.kinds import FACES, KINDS
 
-#: The operations' kinds as people read them; a kind not named here shows as written.
-KIND_LABELS: dict[str, Any] = {
-    "create": pgettext_lazy("operation", "created"),
-    "generate": pgettext_lazy("operation", "dates generated"),
-    "daily": pgettext_lazy("operation", "daily generation"),
-    "chunk": pgettext_lazy("operation", "daily generation"),
-    "plan": pgettext_lazy("operation", "plan applied"),
-    "split": pgettext_lazy("operation", "split"),
-    "move": pgettext_lazy("operation", "dates moved"),
-    "cancel": pgettext_lazy("operation", "date cancelled"),
-    "restore": pgettext_lazy("operation", "date restored"),
-    "cancel_stale": pgettext_lazy("operation", "stale dates cancelled"),
-    "extra_dates": pgettext_lazy("operation", "extra dates"),
-    "add_date": pgettext_lazy("operation", "extra date added"),
-    "remove_date": pgettext_lazy("operation", "extra date removed"),
-    "holidays": pgettext_lazy("operation", "holiday policy"),
-    "holiday_policy": pgettext_lazy("operation", "holiday policy"),
-    "holiday_data": pgettext_lazy("operation", "holiday data applied"),
-    "tz_data": pgettext_lazy("operation", "time-zone data applied"),
-    "pause": pgettext_lazy("operation", "paused"),
-    "resume": pgettext_lazy("operation", "resumed"),
-    "propagate": pgettext_lazy("operation", "template propagated"),
-    "delete": pgettext_lazy("operation", "deleted"),
-    "revert": pgettext_lazy("operation", "reverted"),
-}
+#: The operations' kinds as people read them (one list: ``records/kinds.py``);
+#: a kind not named there shows as written.
+KIND_LABELS: dict[str, Any] = dict(KINDS)
 
 #: Through what a change was made (``SeriesOperation.face``).
-FACE_LABELS: dict[str, Any] = {
-    "api": _("API"),
-    "admin": _("admin"),
-    "command": _("command"),
-    "task": _("task"),
-    "code": _("code"),
-}
+FACE_LABELS: dict[str, Any] = dict(FACES)
 
 #: How many dates of each operation a page of the History shows before linking on.
 FIRST_ROWS = 10

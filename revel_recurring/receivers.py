@@ -218,9 +218,15 @@ def connect_receivers() -> None:
     )
 
 
-def queue_people_messages(sender: Any, operation_id: Any = None, **kwargs: Any) -> None:
-    """After an operation committed, queue the messages it owes (people booked, users enrolled)."""
-    if operation_id is None:
+def queue_people_messages(
+    sender: Any, operation_id: Any = None, people_told: bool | None = None, **kwargs: Any
+) -> None:
+    """After an operation committed, queue the messages it owes (people booked, users enrolled).
+
+    An operation that told nobody (``people_told`` False: its record is only history)
+    queues nothing.
+    """
+    if operation_id is None or people_told is False:
         return
     queue_people_notices(operation_id)
 

@@ -195,6 +195,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
         frozenset(
             {
                 "adapter",
+                "beyond_window",
                 "changelog",
                 "describe",
                 "exclusions",
@@ -205,6 +206,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "ical",
                 "notices",
                 "notifications",
+                "records",
                 "slots",
             }
         ),
