@@ -42,6 +42,7 @@ from .actions.extra_dates import ExtraDateActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
+from .actions.revert import RevertActionsMixin
 from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
 from .bodies import ACTION_BODIES
@@ -91,6 +92,7 @@ class SeriesViewSet(
     ExtraDateActionsMixin,
     PlanActionsMixin,
     SplitActionsMixin,
+    RevertActionsMixin,
     TemplateActionMixin,
     EnrolmentActionsMixin,
     mixins.ListModelMixin,
