@@ -9,15 +9,17 @@ fresh revert plan. Both need the right to change the series.
 
 from __future__ import annotations
 
+import uuid
 from typing import Any
 
-from django.core.exceptions import ValidationError as DjangoValidationError
 from rest_framework import exceptions
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
+from ... import history
 from ...adapter import get_adapter
+from ...context import acting
 from ...models import EventSeries, SeriesOperation
 from ...services.revert import apply_revert, plan_revert
 from ..bodies import ACTION_BODIES
@@ -57,18 +59,20 @@ class RevertActionsMixin(SeriesViewBase):
     @action(
         detail=True,
         methods=["get", "post"],
-        url_path=r"operations/(?P<operation>[^/.]+)/revert",
+        url_path=r"operations/(?P<operation_id>[^/]+)/revert",
+        url_name="operation-revert",
     )
-    def revert(self, request: Request, pk: str | None = None, operation: str = "") -> Response:
+    def revert(self, request: Request, pk: str | None = None, operation_id: str = "") -> Response:
         """The plan of reverting an operation (GET), or the revert itself (POST)."""
         series = self.get_object()
         if not get_adapter().get_editable_series(request.user).filter(pk=series.pk).exists():
             raise exceptions.PermissionDenied()
-        record = _operation_of(series, operation)
+        record = _operation_of(series, operation_id)
         if request.method == "GET":
             return Response(revert_plan_data(plan_revert(record)))
         body = self._body()
-        result = apply_revert(record, plan_hash=body["plan_hash"], notify=body.get("notify"))
+        with acting(request.user, face="api"):
+            result = apply_revert(record, plan_hash=body["plan_hash"], notify=body.get("notify"))
         return Response(
             {
                 "operation": result.operation_id,
@@ -79,10 +83,14 @@ class RevertActionsMixin(SeriesViewBase):
         )
 
 
-def _operation_of(series: EventSeries, operation: Any) -> SeriesOperation:
-    """The operation of ``series`` (its own record) by id; 404 for another's or none."""
+def _operation_of(series: EventSeries, operation_id: Any) -> SeriesOperation:
+    """An operation of ``series`` (its own, or one naming it: a split's continuation) by
+    id, as its history lists it; a 404 for another series' or a malformed id."""
     try:
-        return SeriesOperation.objects.get(pk=operation, series_ref=series.pk)
-    except (SeriesOperation.DoesNotExist, DjangoValidationError, ValueError) as exc:
-        # Not an operation of this series, or not an id at all (a malformed UUID).
+        key = uuid.UUID(str(operation_id))
+    except ValueError as exc:
         raise exceptions.NotFound() from exc
+    found = history.series_operations(series.pk).filter(pk=key).first()
+    if found is None:
+        raise exceptions.NotFound()
+    return found

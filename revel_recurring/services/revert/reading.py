@@ -22,7 +22,7 @@ from django.utils.translation import gettext
 from ... import rules
 from ...describe import describe_series
 from ...exceptions import RevertRefusedError
-from ...history.kinds import kind_label
+from ...history import kind_label
 from ...history.snapshot import settings_snapshot
 from ...instants import describe_instant
 from ...models import (
