@@ -51,8 +51,9 @@ class SeriesRevertMixin(SeriesButtonsMixin):
         series = self._series_for_operation(request, object_id)
         record = _operation_of(series, operation_id)
         if record is None:
-            messages.error(request, _("No such operation in the history of %(name)s.") % {
-                "name": series.name})
+            messages.error(
+                request, _("No such operation in the history of %(name)s.") % {"name": series.name}
+            )
             return self._back(series)
         now = _now()
         try:
@@ -64,8 +65,9 @@ class SeriesRevertMixin(SeriesButtonsMixin):
                         notify=posted_notify(request.POST),
                         now=now,
                     )
-                messages.success(request, _reverted_text(series, record, result.restored,
-                                                         result.removed))
+                messages.success(
+                    request, _reverted_text(series, record, result.restored, result.removed)
+                )
                 return self._back(series)
             plan = plan_revert(record, now=now)
         except PlanOutdatedError as exc:
@@ -97,8 +99,8 @@ class SeriesRevertMixin(SeriesButtonsMixin):
             "restored": [row for row in plan.rows if row.action != REMOVE],
             "removed": [row for row in plan.rows if row.action == REMOVE],
             "hash_name": REVERT_HASH,
-            "title": _("Revert “%(kind)s” of %(name)s") % {
-                "kind": kind_label(record.kind), "name": series.name},
+            "title": _("Revert “%(kind)s” of %(name)s")
+            % {"kind": kind_label(record.kind), "name": series.name},
             "step": _("Revert"),
         }
 
@@ -115,9 +117,7 @@ def _operation_of(series: EventSeries, operation_id: str) -> SeriesOperation | N
 def _reverted_text(
     series: EventSeries, record: SeriesOperation, restored: list[Any], removed: list[Any]
 ) -> str:
-    return _(
-        "%(name)s: “%(kind)s” reverted: %(restored)d dates put back, %(removed)d removed."
-    ) % {
+    return _("%(name)s: “%(kind)s” reverted: %(restored)d dates put back, %(removed)d removed.") % {
         "name": series.name,
         "kind": kind_label(record.kind),
         "restored": len(restored),

@@ -24,7 +24,10 @@ def rows_of(*series: EventSeries) -> list[tuple[Any, ...]]:
         model._base_manager.filter(series__in=series, is_template=False)
         .order_by("pk")
         .values_list(
-            "pk", "series_id", "recurrence_id", model.RECURRING_START_FIELD,
+            "pk",
+            "series_id",
+            "recurrence_id",
+            model.RECURRING_START_FIELD,
             model.RECURRING_STATUS_FIELD,
         )
     )

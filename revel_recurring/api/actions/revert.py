@@ -9,6 +9,7 @@ fresh revert plan. Both need the right to change the series.
 
 from __future__ import annotations
 
+import re
 import uuid
 from typing import Any
 
@@ -83,14 +84,19 @@ class RevertActionsMixin(SeriesViewBase):
         )
 
 
+#: An operation's id as the URL may carry it (any UUID spelling Python reads).
+_UUID = re.compile(r"^\{?[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}\}?$")
+
+
 def _operation_of(series: EventSeries, operation_id: Any) -> SeriesOperation:
     """An operation of ``series`` (its own, or one naming it: a split's continuation) by
     id, as its history lists it; a 404 for another series' or a malformed id."""
-    try:
-        key = uuid.UUID(str(operation_id))
-    except ValueError as exc:
-        raise exceptions.NotFound() from exc
-    found = history.series_operations(series.pk).filter(pk=key).first()
+    text = str(operation_id)
+    found = (
+        history.series_operations(series.pk).filter(pk=uuid.UUID(text)).first()
+        if _UUID.match(text)
+        else None
+    )
     if found is None:
         raise exceptions.NotFound()
     return found

@@ -23,7 +23,6 @@ from ... import rules
 from ...describe import describe_series
 from ...exceptions import RevertRefusedError
 from ...history import kind_label
-from ...history.snapshot import settings_snapshot
 from ...instants import describe_instant
 from ...models import (
     Enrolment,
@@ -34,6 +33,7 @@ from ...models import (
     SeriesOperation,
     get_event_model,
 )
+from ...records.snapshot import settings_snapshot
 from ...rules import RULE_FIELDS
 from ..toolbox.bookings import series_zone
 from .result import REMOVE, RESTORE, REVERTIBLE_KINDS, RevertPlan, RevertRow, SettingChange
@@ -85,6 +85,10 @@ def _utc(value: dt.datetime | None) -> dt.datetime | None:
     return None if value is None else rules.to_utc(value)
 
 
+def _shown(value: dt.datetime | None, zone: str | None) -> str:
+    return "" if value is None else describe_instant(value, zone)
+
+
 def status_word(model: Any, value: Any) -> str:
     """A host status as the app's word: "live", "cancelled" or "draft"."""
     if model.is_status(value, model.RECURRING_STATUS_CANCELLED):
@@ -98,8 +102,10 @@ def check_revertible(operation: SeriesOperation) -> None:
     """Refuse an operation whose kind cannot be undone, or that was reverted already."""
     if operation.kind not in REVERTIBLE_KINDS:
         raise refuse(
-            gettext("%(kind)s cannot be undone: only plans, splits, moves, cancellations of "
-                    "the dates off the schedule and holiday policy changes can.")
+            gettext(
+                "%(kind)s cannot be undone: only plans, splits, moves, cancellations of "
+                "the dates off the schedule and holiday policy changes can."
+            )
             % {"kind": kind_label(operation.kind)}
         )
     if SeriesOperation.objects.filter(reverts=operation).exists():
@@ -115,9 +121,10 @@ def continuation_ref(operation: SeriesOperation, records: Sequence[OperationRow]
     for row in records:
         if row.series_after is not None and row.series_after != operation.series_ref:
             return row.series_after
+    own = operation.series_ref or 0
     linked = (
         OperationSeries.objects.filter(operation=operation)
-        .exclude(series_ref=operation.series_ref)
+        .exclude(series_ref=own)
         .values_list("series_ref", flat=True)
         .first()
     )
@@ -130,9 +137,12 @@ def check_no_later_operation(operation: SeriesOperation, refs: Iterable[int]) ->
     "After" is the order the records were written in (their links' ids), which a
     clock passed as ``now=`` cannot reorder.
     """
-    own = OperationSeries.objects.filter(operation=operation).order_by("-pk").values_list(
-        "pk", flat=True
-    ).first()
+    own = (
+        OperationSeries.objects.filter(operation=operation)
+        .order_by("-pk")
+        .values_list("pk", flat=True)
+        .first()
+    )
     later = (
         OperationSeries.objects.filter(series_ref__in=list(refs))
         .exclude(operation=operation)
@@ -146,8 +156,7 @@ def check_no_later_operation(operation: SeriesOperation, refs: Iterable[int]) ->
     link = later.first()
     if link is not None:
         raise refuse(
-            gettext("%(kind)s on %(series)s was recorded after this operation: revert that "
-                    "first.")
+            gettext("%(kind)s on %(series)s was recorded after this operation: revert that first.")
             % {"kind": kind_label(link.operation.kind), "series": link.series_name}
         )
 
@@ -218,10 +227,16 @@ def _created(row: OperationRow) -> bool:
     return row.start_before is None and not row.status_before
 
 
-def _check_row(row: OperationRow, event: Any, model: Any, operation: SeriesOperation,
-               zone: str | None, now: dt.datetime) -> None:
+def _check_row(
+    row: OperationRow,
+    event: Any,
+    model: Any,
+    operation: SeriesOperation,
+    zone: str | None,
+    now: dt.datetime,
+) -> None:
     """Refuse a row that no longer stands as the operation left it, or that has taken place."""
-    when = describe_instant(_utc(row.start_after) or _utc(row.start_before), zone)
+    when = _shown(_utc(row.start_after) or _utc(row.start_before), zone)
     if row.change == "deleted" or row.start_after is None:
         raise refuse(
             gettext("The operation deleted %(date)s; a deleted date cannot be brought back.")
@@ -241,8 +256,10 @@ def _check_row(row: OperationRow, event: Any, model: Any, operation: SeriesOpera
     edited_since = event.is_modified and (stamp is None or stamp > operation.created_at)
     if now_state != left or (edited_since and row.change != "created"):
         raise refuse(
-            gettext("%(date)s was changed since this operation (edited by hand or by another "
-                    "operation); revert refused.")
+            gettext(
+                "%(date)s was changed since this operation (edited by hand or by another "
+                "operation); revert refused."
+            )
             % {"date": when}
         )
     starts = [value for value in (_utc(row.start_after), _utc(row.start_before)) if value]
@@ -277,8 +294,10 @@ def compute_revert(
     _check_settings_as_left(operation, current)
     if continuation is not None and Enrolment.objects.filter(series=continuation).exists():
         raise refuse(
-            gettext("The split carried enrolments to %(series)s; a split with enrolments "
-                    "cannot be undone.")
+            gettext(
+                "The split carried enrolments to %(series)s; a split with enrolments "
+                "cannot be undone."
+            )
             % {"series": continuation.name}
         )
     model: Any = get_event_model()
@@ -288,8 +307,11 @@ def compute_revert(
         _check_row(row, events.get(row.occurrence_pk), model, operation, zone, now)
     if continuation is not None:
         stay = model._base_manager.filter(series=continuation, is_template=False).exclude(
-            pk__in=[events[row.occurrence_pk].pk for row in records
-                    if row.series_after == continuation.pk]
+            pk__in=[
+                events[row.occurrence_pk].pk
+                for row in records
+                if row.series_after == continuation.pk
+            ]
         )
         if stay.exists():
             raise refuse(
@@ -302,18 +324,24 @@ def compute_revert(
         event = events[row.occurrence_pk]
         booked_now = counts.get(row.occurrence_pk, 0)
         removed = _created(row)
-        cancels = not removed and row.status_before == "cancelled" and row.status_after != "cancelled"
+        cancels = (
+            not removed and row.status_before == "cancelled" and row.status_after != "cancelled"
+        )
         if removed and booked_now:
             raise refuse(
-                gettext("%(date)s holds bookings; a date the operation created is removed by "
-                        "the revert, so it is refused.")
-                % {"date": describe_instant(_utc(row.start_after), zone)}
+                gettext(
+                    "%(date)s holds bookings; a date the operation created is removed by "
+                    "the revert, so it is refused."
+                )
+                % {"date": _shown(_utc(row.start_after), zone)}
             )
         if cancels and booked_now > (row.booked or 0):
             raise refuse(
-                gettext("%(date)s was booked since this operation; the revert would cancel it "
-                        "again, so it is refused.")
-                % {"date": describe_instant(_utc(row.start_after), zone)}
+                gettext(
+                    "%(date)s was booked since this operation; the revert would cancel it "
+                    "again, so it is refused."
+                )
+                % {"date": _shown(_utc(row.start_after), zone)}
             )
         rows.append(_plan_row(row, event, model, zone, booked_now, removed=removed))
     plan = RevertPlan(
@@ -329,8 +357,9 @@ def compute_revert(
     return RevertReading(operation, series, continuation, records, events, plan)
 
 
-def _plan_row(row: OperationRow, event: Any, model: Any, zone: str | None, bookings: int,
-              *, removed: bool) -> RevertRow:
+def _plan_row(
+    row: OperationRow, event: Any, model: Any, zone: str | None, bookings: int, *, removed: bool
+) -> RevertRow:
     start = _utc(event.occurrence_start)
     target = None if removed else _utc(row.start_before)
     return RevertRow(
@@ -356,11 +385,15 @@ def _description(series: EventSeries, before: Mapping[str, Any]) -> str:
     fields = before.get("rule")
     if not fields:
         return ""
-    rule = RecurrenceRule(**{name: _rule_value(name, fields.get(name)) for name in RULE_FIELDS
-                             if name in fields})
+    rule = RecurrenceRule(
+        **{name: _rule_value(name, fields.get(name)) for name in RULE_FIELDS if name in fields}
+    )
     shown = EventSeries(
-        **{name: restored_value(name, before[name]) for name in RESTORED_SETTINGS
-           if name in before and name not in _CURSOR}
+        **{
+            name: restored_value(name, before[name])
+            for name in RESTORED_SETTINGS
+            if name in before and name not in _CURSOR
+        }
     )
     shown.name = series.name
     return describe_series(shown, rule)

@@ -106,7 +106,9 @@ def _status(model: Any, event: Any, row: RevertRow) -> list[str]:
     if row.target_status == "cancelled":
         return list(event.mark_cancelled())
     fallback = (
-        model.RECURRING_STATUS_DRAFT if row.target_status == "draft" else model.RECURRING_STATUS_OPEN
+        model.RECURRING_STATUS_DRAFT
+        if row.target_status == "draft"
+        else model.RECURRING_STATUS_OPEN
     )
     if row.status == "cancelled":
         return list(event.mark_restored(fallback=fallback))
@@ -114,7 +116,7 @@ def _status(model: Any, event: Any, row: RevertRow) -> list[str]:
     return [model.RECURRING_STATUS_FIELD]
 
 
-def _change(series_id: int | None, event: Any, kind: str) -> OccurrenceChange:
+def _change(series_id: Any, event: Any, kind: str) -> OccurrenceChange:
     return OccurrenceChange(
         series_id=series_id,
         occurrence_pk=str(event.pk),
@@ -191,7 +193,9 @@ def _details_back(original: EventSeries, continuation: EventSeries, pks: list[An
     if mine is None or theirs is None or not pks:
         return
     names = [model._meta.get_field(name).attname for name in model.PROPAGATABLE_FIELDS]
-    fresh = {name: getattr(mine, name) for name in names if getattr(mine, name) != getattr(theirs, name)}
+    fresh = {
+        name: getattr(mine, name) for name in names if getattr(mine, name) != getattr(theirs, name)
+    }
     if not fresh:
         return
     model._base_manager.filter(pk__in=pks, is_modified=False).exclude(

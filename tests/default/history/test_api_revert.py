@@ -58,14 +58,19 @@ def test_the_plan_then_the_revert_put_the_dates_back(editor: APIClient) -> None:
     seen = editor.get(revert_url(series, operation.pk))
     assert seen.status_code == 200, seen.json()
     body = seen.json()
-    assert body["kind"] == "plan" and body["rows"] and body["hash"]
+    assert body["kind"] == "plan"
+    assert body["rows"]
+    assert body["hash"]
     assert {row["action"] for row in body["rows"]} <= {"restore", "remove"}
-    answer = editor.post(revert_url(series, operation.pk), {"plan_hash": body["hash"]}, format="json")
+    answer = editor.post(
+        revert_url(series, operation.pk), {"plan_hash": body["hash"]}, format="json"
+    )
 
     assert answer.status_code == 200, answer.json()
     assert rows_of(series) == rows
     revert = SeriesOperation.objects.get(pk=answer.json()["operation"])
-    assert revert.kind == "revert" and revert.reverts_id == operation.pk
+    assert revert.kind == "revert"
+    assert revert.reverts_id == operation.pk
 
 
 def test_a_refused_revert_is_a_400_naming_why(editor: APIClient) -> None:
@@ -101,7 +106,9 @@ def test_a_late_revert_is_the_409_of_a_late_plan_with_the_fresh_one(editor: APIC
     Seat.objects.create(event_id=moved["id"], label="Front", quantity=5, booked=1)
     rows = rows_of(series)
 
-    answer = editor.post(revert_url(series, operation.pk), {"plan_hash": body["hash"]}, format="json")
+    answer = editor.post(
+        revert_url(series, operation.pk), {"plan_hash": body["hash"]}, format="json"
+    )
 
     assert answer.status_code == 409
     assert answer.json()["plan"]["hash"] != body["hash"]
@@ -121,7 +128,7 @@ def test_a_missing_hash_is_a_400_on_plan_hash(editor: APIClient) -> None:
 
 def test_another_series_operation_is_a_404(editor: APIClient) -> None:
     series, _ = planned()
-    other, operation = planned("Other yoga")
+    _other, operation = planned("Other yoga")
     assert editor.get(revert_url(series, operation.pk)).status_code == 404
     assert editor.get(revert_url(series, "not-an-id")).status_code == 404
 

@@ -99,7 +99,8 @@ def test_reverting_a_plan_puts_back_the_rows_and_the_rule() -> None:
     assert rows_of(series) != rows
 
     plan = plan_revert(operation, now=LATER)
-    assert plan.kind == "plan" and plan.rows
+    assert plan.kind == "plan"
+    assert plan.rows
     assert {row.action for row in plan.rows} <= {"restore", "remove"}
     assert any(change.name == "weekdays" for change in plan.settings)
     result = apply_revert(operation, plan_hash=plan.hash, now=LATER)
@@ -108,7 +109,8 @@ def test_reverting_a_plan_puts_back_the_rows_and_the_rule() -> None:
     assert rule_of(series) == rule
     assert schedule_of(series) == schedule
     revert = SeriesOperation.objects.get(pk=result.operation_id)
-    assert revert.kind == "revert" and revert.reverts_id == operation.pk
+    assert revert.kind == "revert"
+    assert revert.reverts_id == operation.pk
 
 
 def test_reverting_a_cancel_stale_restores_the_dates() -> None:

@@ -69,7 +69,8 @@ def test_a_revert_and_a_new_plan_at_once_one_wins(held: HeldLock) -> None:
 
     errors = held.race([reverting, planning])
 
-    assert len(done) == 1 and len(errors) == 1, (done, errors)
+    assert len(done) == 1, (done, errors)
+    assert len(errors) == 1, (done, errors)
     (error,) = errors
     if done == ["revert"]:
         assert isinstance(error, PlanOutdatedError), repr(error)

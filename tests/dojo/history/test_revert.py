@@ -49,7 +49,9 @@ def test_reverting_a_plan_a_split_and_a_cancel_stale(make_series: MakeSeries) ->
     assert rows_of(series) == rows
 
 
-def test_a_later_operation_refuses_the_revert_in_german(make_series: MakeSeries, api: APIClient) -> None:
+def test_a_later_operation_refuses_the_revert_in_german(
+    make_series: MakeSeries, api: APIClient
+) -> None:
     series = make_series()
     plan = plan_recurrence_change(series, THURSDAYS)
     apply_recurrence_plan(series, plan.hash, THURSDAYS, cancel_drift="all", notify="none")
@@ -61,7 +63,9 @@ def test_a_later_operation_refuses_the_revert_in_german(make_series: MakeSeries,
     with pytest.raises(RevertRefusedError):
         apply_revert(operation, plan_hash=seen.hash)
     answer = api.post(
-        f"{API}{series.pk}/operations/{operation.pk}/revert/", {"plan_hash": seen.hash}, format="json"
+        f"{API}{series.pk}/operations/{operation.pk}/revert/",
+        {"plan_hash": seen.hash},
+        format="json",
     )
 
     assert answer.status_code == 400

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from rest_framework.test import APIClient
 
@@ -49,7 +51,7 @@ def test_reverting_a_split_gives_back_the_lessons_and_their_room(
     before = lessons(series)
     Booking.objects.create(lesson=before[4], pupil=pupil)
     at = rules.to_utc(before[3].begins)
-    changes = {"recurrence": FRIDAYS, "template": {"room": "Hall 2"}}
+    changes: dict[str, Any] = {"recurrence": FRIDAYS, "template": {"room": "Hall 2"}}
     plan = plan_split(series, at=at, **changes, notify="none")
     result = split_series(series, at=at, **changes, plan_hash=plan.hash, notify="none")
     continuation = result.continuation
@@ -115,5 +117,8 @@ def test_a_teacher_of_another_school_finds_no_revert(make_series: MakeSeries) ->
     url = f"{API}{series.pk}/operations/{operation.pk}/revert/"
 
     assert client.get(url).status_code == 404
-    assert client.post(url, {"plan_hash": plan_revert(operation).hash}, format="json").status_code == 404
+    assert (
+        client.post(url, {"plan_hash": plan_revert(operation).hash}, format="json").status_code
+        == 404
+    )
     assert last_operation(series, "plan").reverted_by.count() == 0
