@@ -44,6 +44,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),
     "NOTIFY_PEOPLE": ("all", "none", "none"),
+    "ZONE_DATA_AUTO_APPLY": ("none", "unbooked", "unbooked"),
     "SITE_URL": ("", "https://dance.example", "https://dance.example"),
     "ORGANIZER": ("", "Dance school <hello@dance.example>", "Dance school <hello@dance.example>"),
     "PEOPLE_DELIVERY": (None, "myhost.notify.send_sms", "myhost.notify.send_sms"),
