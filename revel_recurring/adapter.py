@@ -320,6 +320,30 @@ class DefaultRecurringAdapter:
         """
         return [c for c in candidates if self.wants_notification(c, notification_type)]
 
+    def get_webhook_scope(self, user: Any) -> str | None:
+        """The scope of the webhook endpoints ``user`` registers and sees; None: none at all.
+
+        A scope is the site's key of an organisation (any text); ``""`` is the whole
+        site, whose endpoints receive every series' operations and whose users see
+        every endpoint. Default: ``""`` for a user with the
+        ``revel_recurring.change_eventseries`` permission, None otherwise. A site with
+        organisations answers the organisation the user runs (API ``webhooks/``,
+        the admin's endpoint pages).
+        """
+        if user.is_authenticated and user.has_perm("revel_recurring.change_eventseries"):
+            return ""
+        return None
+
+    def get_series_webhook_scope(self, series: Any) -> str:
+        """The scope whose endpoints receive ``series``' operations (besides the site's).
+
+        Called once per operation, inside its transaction. Default: ``""`` (only
+        the site-wide endpoints). Answer the same key as :meth:`get_webhook_scope`
+        gives the organisation's people, so one organisation's endpoints never
+        receive another's operations.
+        """
+        return ""
+
 
 @lru_cache(maxsize=8)
 def _adapter_class(path: str) -> type[DefaultRecurringAdapter]:

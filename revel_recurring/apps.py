@@ -30,6 +30,7 @@ class RevelRecurringConfig(AppConfig):
         checks.register(recurring_checks.check_zone_data, checks.Tags.database)
         receivers.connect_receivers()
         receivers.connect_people_messages()
+        receivers.connect_webhooks()
         changelog.connect_change_log()
         post_migrate.connect(
             beat.ensure_periodic_tasks_after_migrate,

@@ -25,7 +25,7 @@ from django.core.exceptions import ImproperlyConfigured
 from django.db.models.signals import post_delete, post_save
 
 from .conf import recurring_settings
-from .context import series_deletion_in_progress
+from .context import current_record_id, series_deletion_in_progress
 from .models import EventSeries, OccurrenceChange, get_event_model
 
 #: The kinds of record that mean "this occurrence is no longer in the series".
@@ -39,6 +39,7 @@ def _record(occurrence: Any, kind: str) -> None:
         recurrence_id=occurrence.recurrence_id,
         occurrence_index=occurrence.occurrence_index,
         kind=kind,
+        operation_id=current_record_id(),
     )
 
 

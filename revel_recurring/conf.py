@@ -238,6 +238,32 @@ class RecurringSettings:
         return str(self._get("ZONE_DATA_AUTO_APPLY", "none"))
 
     @property
+    def HISTORY(self) -> bool:
+        """Keep a series' history: one record per operation with every row it touched.
+
+        ``True`` (default): every change to a series' dates made by a person or a
+        command leaves one record (who, through what, the rule and settings before
+        and after, each row), and the daily pass one summary per chunk
+        (docs/howto/history.md). ``False``: an operation is recorded only when it
+        tells people booked on its dates (their messages hang from it), without
+        its rows; the daily pass writes none. Check E009.
+        """
+        value: bool = self._get("HISTORY", True)
+        return value
+
+    @property
+    def HISTORY_DAYS(self) -> int:
+        """Days a series' history keeps an operation record (default 400).
+
+        A little over a year, so "what happened to this class last season" can
+        still be answered, while a busy site's records stay bounded. The daily
+        pass deletes older records in pages, except those whose messages to
+        booked people are not sent yet. A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("HISTORY_DAYS", 400)
+        return value
+
+    @property
     def SITE_URL(self) -> str:
         """The site's absolute base (``https://example.org``) for links in messages.
 
@@ -275,6 +301,55 @@ class RecurringSettings:
         A whole number, 0 or more (check E009).
         """
         value: int = self._get("PEOPLE_MAX_RETRIES", 8)
+        return value
+
+    @property
+    def WEBHOOK_TIMEOUT(self) -> int:
+        """Seconds a webhook endpoint has to connect and answer before the attempt fails.
+
+        A failed attempt is retried (``REVEL_RECURRING_WEBHOOK_MAX_ATTEMPTS``).
+        A whole number, 1 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_TIMEOUT", 10)
+        return value
+
+    @property
+    def WEBHOOK_MAX_ATTEMPTS(self) -> int:
+        """Attempts at one webhook delivery before it is marked failed (with its last error).
+
+        A resend (API or admin) starts a fresh series of attempts. A whole number,
+        1 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_MAX_ATTEMPTS", 8)
+        return value
+
+    @property
+    def WEBHOOK_RETRY_BACKOFF(self) -> int:
+        """Seconds before a webhook's first retry; each next one waits twice as long.
+
+        Capped at ``REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF_MAX``. A whole number, 0
+        or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_RETRY_BACKOFF", 30)
+        return value
+
+    @property
+    def WEBHOOK_RETRY_BACKOFF_MAX(self) -> int:
+        """The longest wait between two attempts at a webhook delivery, in seconds.
+
+        A whole number, 0 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_RETRY_BACKOFF_MAX", 3600)
+        return value
+
+    @property
+    def WEBHOOK_MAX_ROWS(self) -> int:
+        """Rows of an operation a webhook payload carries at most.
+
+        Past them the payload says ``rows_truncated`` and ``row_count``; the
+        operation's record holds every row. A whole number, 0 or more (check E009).
+        """
+        value: int = self._get("WEBHOOK_MAX_ROWS", 500)
         return value
 
 

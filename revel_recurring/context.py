@@ -193,3 +193,49 @@ def acting(
 def current_acting() -> Acting:
     """Who is acting in this context, and through what (face "code" when nobody said)."""
     return _acting.get() or _NOBODY
+
+
+# The operation record being written (its primary key): writers inside the
+# operation (the occurrence change log) point their rows to it.
+_record_id: contextvars.ContextVar[uuid.UUID | None] = contextvars.ContextVar(
+    "revel_recurring_record_id", default=None
+)
+
+
+@contextlib.contextmanager
+def recording(record_id: uuid.UUID | None) -> Iterator[None]:
+    """Rows written inside this block belong to the operation record ``record_id``."""
+    token = _record_id.set(record_id)
+    try:
+        yield
+    finally:
+        _record_id.reset(token)
+
+
+def current_record_id() -> uuid.UUID | None:
+    """The primary key of the operation record being written here, or None."""
+    return _record_id.get()
+
+
+# The daily pass generating series one by one after its chunk: their dates go
+# into the chunk's summary record, never into a record each.
+_routine: contextvars.ContextVar[list[Any] | None] = contextvars.ContextVar(
+    "revel_recurring_routine_generation", default=None
+)
+
+
+@contextlib.contextmanager
+def routine_generation() -> Iterator[list[Any]]:
+    """Generation runs inside this block are the daily pass's: the list yielded
+    holds the chunk's summary record once one is written (shared by the runs)."""
+    holder: list[Any] = []
+    token = _routine.set(holder)
+    try:
+        yield holder
+    finally:
+        _routine.reset(token)
+
+
+def routine_summary() -> list[Any] | None:
+    """Inside :func:`routine_generation`, its holder of the summary record; else None."""
+    return _routine.get()

@@ -36,8 +36,8 @@ from .exceptions import TemplateProtectedError
 from .models import EventSeries, get_event_model
 from .services.toolbox.pending_exdates import record_pending_exdates
 from .services.toolbox.scheduling import rearm_disarmed_series
-from .signals import enrolled_dates_booked, series_dates_changed
-from .tasks import queue_people_notices
+from .signals import enrolled_dates_booked, series_dates_changed, webhook_deliveries_due
+from .tasks import queue_people_notices, queue_webhook_deliveries
 
 # Attribute set on an instance by pre_save when ``is_modified`` must be written by
 # post_save (the save named ``update_fields`` without it; pre_save cannot widen them).
@@ -218,9 +218,15 @@ def connect_receivers() -> None:
     )
 
 
-def queue_people_messages(sender: Any, operation_id: Any = None, **kwargs: Any) -> None:
-    """After an operation committed, queue the messages it owes (people booked, users enrolled)."""
-    if operation_id is None:
+def queue_people_messages(
+    sender: Any, operation_id: Any = None, people_told: bool | None = None, **kwargs: Any
+) -> None:
+    """After an operation committed, queue the messages it owes (people booked, users enrolled).
+
+    An operation that told nobody (``people_told`` False: its record is only history)
+    queues nothing.
+    """
+    if operation_id is None or people_told is False:
         return
     queue_people_notices(operation_id)
 
@@ -236,3 +242,13 @@ def connect_people_messages() -> None:
         sender=EventSeries,
         dispatch_uid="revel_recurring.enrolled_messages",
     )
+
+
+def queue_webhooks(sender: Any, delivery_ids: Any = (), **kwargs: Any) -> None:
+    """After an operation or a resend committed, queue the sending of its webhook deliveries."""
+    queue_webhook_deliveries(list(delivery_ids))
+
+
+def connect_webhooks() -> None:
+    """Connect :func:`queue_webhooks` to ``webhook_deliveries_due`` (``AppConfig.ready()``)."""
+    webhook_deliveries_due.connect(queue_webhooks, dispatch_uid="revel_recurring.webhooks")

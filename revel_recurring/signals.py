@@ -81,8 +81,10 @@ extra_date_changed = Signal()
 #: "cancelled", "restored", "renamed"), ``series_before``/``series_after``,
 #: ``slot_before``/``slot_after``, ``start_before``/``start_after``,
 #: ``status_before``/``status_after`` ("live", "cancelled", "draft")),
-#: ``operation_id`` (UUID of the SeriesOperation holding the people's messages,
-#: or None when nobody booked is told).
+#: ``operation_id`` (UUID of the operation's SeriesOperation, its history record;
+#: None only when the site keeps no history, ``REVEL_RECURRING_HISTORY``, and
+#: nobody booked is told), ``people_told`` (bool: the record holds messages to
+#: people booked on its dates).
 series_dates_changed = Signal()
 
 #: Dates were booked for enrolled users (or could not be), once per series and
@@ -93,3 +95,9 @@ series_dates_changed = Signal()
 #: ``operation_id`` (UUID of the SeriesOperation holding the users' messages, or
 #: None when the adapter named none of them).
 enrolled_dates_booked = Signal()
+
+#: Webhook deliveries are owed (an operation was written, or a delivery resent),
+#: once per transaction after commit. The app's receiver queues one Celery task per
+#: delivery. sender: the ``WebhookDelivery`` class; kwargs: ``delivery_ids`` (list
+#: of ``WebhookDelivery`` primary keys).
+webhook_deliveries_due = Signal()

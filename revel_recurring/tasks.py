@@ -44,6 +44,8 @@ from .services.toolbox.enrolled import UNTOLD_PER_CALL, tell_untold, untold_seri
 from .services.toolbox.parking import park_failed_series
 from .services.zone_data import apply_zone_data_unattended
 from .transient import is_transient_db_error
+from .webhook_sending import retry_delay as webhook_retry_delay
+from .webhook_sending import send_delivery
 
 logger = logging.getLogger(__name__)
 
@@ -467,3 +469,47 @@ def queue_untold_enrolments(*, now: dt.datetime) -> int:
     for first in range(0, len(series_ids), 500):
         queue_enrolled_messages(series_ids[first : first + 500], now=now.isoformat())
     return len(series_ids)
+
+
+# Acknowledged when it ends and rejected back to the queue when its worker is lost:
+# a worker that dies before the POST leaves the delivery to the next run, which
+# sends it once (the row lock and the pending status keep a second send out).
+@shared_task(
+    bind=True,
+    name="revel_recurring.deliver_webhook",
+    acks_late=True,
+    reject_on_worker_lost=True,
+)
+def deliver_webhook(self: Any, delivery_id: int) -> str:
+    """POST one webhook delivery, signed; retried with backoff while the endpoint refuses.
+
+    Queued after the operation (or a resend) committed. Each retry waits
+    ``REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF`` seconds doubled per earlier retry (at
+    most ``..._BACKOFF_MAX``); after ``REVEL_RECURRING_WEBHOOK_MAX_ATTEMPTS`` the
+    delivery is marked failed with its last error. Returns the outcome
+    ("delivered", "failed", "skipped" when not pending, "busy" when another worker
+    holds it).
+    """
+    retries = self.request.retries
+    outcome = send_delivery(delivery_id, attempt=retries + 1)
+    if outcome == "retry":
+        raise self.retry(
+            countdown=webhook_retry_delay(retries),
+            max_retries=recurring_settings.WEBHOOK_MAX_ATTEMPTS - 1,
+        )
+    return outcome
+
+
+def queue_webhook_deliveries(delivery_ids: list[Any]) -> None:
+    """Queue ``deliver_webhook`` for each delivery; a broker that refuses is logged only.
+
+    The deliveries stay pending; the daily pass queues them again.
+    """
+    for delivery_id in delivery_ids:
+        try:
+            deliver_webhook.delay(delivery_id)
+        except OperationalError:
+            logger.warning(
+                "revel_recurring could not queue webhook delivery %s; the daily pass will",
+                delivery_id,
+            )

@@ -82,6 +82,12 @@ CELERY_TASK_ALWAYS_EAGER = os.environ.get("REVEL_TEST_CELERY_EAGER", "1") == "1"
 # The people's-messages worker tests (tests/default/worker/test_people_worker.py) give
 # the worker a host delivery that crashes once, and their own SMTP server.
 REVEL_RECURRING_PEOPLE_DELIVERY = os.environ.get("REVEL_TEST_PEOPLE_DELIVERY") or None
+# The webhook worker tests (tests/default/worker/test_webhook_worker.py) retry at once
+# and give up sooner; unset, the app's defaults hold.
+if os.environ.get("REVEL_TEST_WEBHOOK_BACKOFF"):
+    REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF = int(os.environ["REVEL_TEST_WEBHOOK_BACKOFF"])
+if os.environ.get("REVEL_TEST_WEBHOOK_ATTEMPTS"):
+    REVEL_RECURRING_WEBHOOK_MAX_ATTEMPTS = int(os.environ["REVEL_TEST_WEBHOOK_ATTEMPTS"])
 # A worker process sends e-mail to the test's own SMTP server (tests/support/smtp.py);
 # in the test process pytest-django sets the in-memory backend.
 if os.environ.get("REVEL_TEST_SMTP_PORT"):

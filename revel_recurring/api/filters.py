@@ -1,4 +1,4 @@
-"""django-filter FilterSets of the API: the series list and a series' occurrences.
+"""django-filter FilterSets of the API: the series list, a series' occurrences and operations.
 
 The occurrence filters are named as pretix names them for its dates where they
 fit (``date_from_after``, ``date_from_before``, ``is_future``, ``modified_since``);
@@ -22,7 +22,7 @@ from django.utils.translation import gettext_lazy as _
 from django_filters.rest_framework import DjangoFilterBackend
 
 from ..instants import AwareInstantField
-from ..models import EventSeries, get_event_model
+from ..models import EventSeries, SeriesOperation, get_event_model
 
 
 class AwareDateTimeFilter(django_filters.Filter):  # type: ignore[misc]
@@ -150,6 +150,21 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
 
     def filter_nothing(self, queryset: QuerySet[Any], name: str, value: Any) -> Any:
         return queryset
+
+
+class OperationFilter(django_filters.FilterSet):  # type: ignore[misc]
+    """``GET series/{id}/operations/``: by kind, and those done at or after an instant."""
+
+    kind = django_filters.CharFilter(
+        field_name="kind", max_length=32, label=_("Kind of operation (plan, split, cancel...)")
+    )
+    since = AwareDateTimeFilter(
+        field_name="created_at", lookup_expr="gte", label=_("Done at or after")
+    )
+
+    class Meta:
+        model = SeriesOperation
+        fields = ("kind",)
 
 
 def future_q(now: dt.datetime) -> Q:

@@ -52,3 +52,17 @@ class SeriesPagination(StrictPagination):
 class OccurrencePagination(StrictPagination):
     page_size = 50
     max_page_size = 500
+
+
+class OperationPagination(StrictPagination):
+    """A series' operations, newest first."""
+
+    page_size = 20
+    max_page_size = 100
+
+
+class OperationRowPagination(StrictPagination):
+    """One operation's rows: a 10,000-row record is read page by page."""
+
+    page_size = 100
+    max_page_size = 500

@@ -2,7 +2,7 @@
 
 No domain logic lives here. The actions come from small mixins in
 :mod:`revel_recurring.api.actions` (lifecycle, occurrences, plans, splits,
-template, enrolments); this module holds the series' own routes and names each action's
+template, enrolments, history); this module holds the series' own routes and names each action's
 input serializer once, in :mod:`revel_recurring.api.bodies` beside the keys of its
 errors: :meth:`SeriesViewSet.get_serializer_class` reads it for the views' ``_body()``
 and drf-spectacular, :meth:`SeriesViewSet.handle_exception` (the only place a service
@@ -39,6 +39,7 @@ from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
 from .actions.enrolments import EnrolmentActionsMixin
 from .actions.extra_dates import ExtraDateActionsMixin
+from .actions.history import HistoryActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
@@ -46,7 +47,7 @@ from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
 from .bodies import ACTION_BODIES
 from .errors import translate
-from .filters import ActionFilterBackend, OccurrenceFilter, SeriesFilter
+from .filters import ActionFilterBackend, OccurrenceFilter, OperationFilter, SeriesFilter
 from .metadata import ActionMetadata
 from .pages import action_sentence, description_html
 from .pagination import SeriesPagination
@@ -93,6 +94,7 @@ class SeriesViewSet(
     SplitActionsMixin,
     TemplateActionMixin,
     EnrolmentActionsMixin,
+    HistoryActionsMixin,
     mixins.ListModelMixin,
     mixins.RetrieveModelMixin,
     mixins.CreateModelMixin,
@@ -108,7 +110,11 @@ class SeriesViewSet(
     pagination_class = SeriesPagination
     filter_backends = [ActionFilterBackend]
     # The list's filters apply to the list only; occurrences/ has its own.
-    filterset_classes = {"list": SeriesFilter, "occurrences": OccurrenceFilter}
+    filterset_classes = {
+        "list": SeriesFilter,
+        "occurrences": OccurrenceFilter,
+        "operations": OperationFilter,
+    }
     http_method_names = ["get", "post", "patch", "delete", "head", "options"]
     # Any id reaches the view, which answers a JSON 404 for one it cannot find.
     lookup_value_regex = "[^/]+"

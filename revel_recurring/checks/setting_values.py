@@ -85,10 +85,21 @@ _WHOLE_NUMBER_SETTINGS = (
     "DELETED_FEED_DAYS",
     "QUEUED_ACTION_DAYS",
     "PEOPLE_MAX_RETRIES",
+    "WEBHOOK_TIMEOUT",
+    "WEBHOOK_MAX_ATTEMPTS",
+    "WEBHOOK_RETRY_BACKOFF",
+    "WEBHOOK_RETRY_BACKOFF_MAX",
+    "WEBHOOK_MAX_ROWS",
+    "HISTORY_DAYS",
 )
 
 # Whole-number settings below 1 the app cannot use (the others may be 0).
-_AT_LEAST_ONE = ("QUEUED_ACTION_DAYS",)
+_AT_LEAST_ONE = (
+    "QUEUED_ACTION_DAYS",
+    "WEBHOOK_TIMEOUT",
+    "WEBHOOK_MAX_ATTEMPTS",
+    "HISTORY_DAYS",
+)
 
 
 def _is_whole_number(value: object) -> bool:
@@ -132,14 +143,15 @@ def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.
                     id="revel_recurring.E009",
                 )
             )
-    flag = recurring_settings.REGISTER_BEAT_TASKS
-    if not isinstance(flag, bool):
-        errors.append(
-            checks.Error(
-                f"REVEL_RECURRING_REGISTER_BEAT_TASKS must be True or False, got {flag!r}.",
-                id="revel_recurring.E009",
+    for flag_name in ("REGISTER_BEAT_TASKS", "HISTORY"):
+        flag = getattr(recurring_settings, flag_name)
+        if not isinstance(flag, bool):
+            errors.append(
+                checks.Error(
+                    f"REVEL_RECURRING_{flag_name} must be True or False, got {flag!r}.",
+                    id="revel_recurring.E009",
+                )
             )
-        )
     notify = recurring_settings.NOTIFY_PEOPLE
     if notify not in ("all", "none"):
         errors.append(

@@ -4,7 +4,7 @@ from django.db import migrations, models
 class Migration(migrations.Migration):
 
     dependencies = [
-        ("revel_recurring", "0015_operation_history"),
+        ("revel_recurring", "0016_webhooks"),
     ]
 
     operations = [

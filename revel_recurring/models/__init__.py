@@ -1,7 +1,7 @@
 """RecurrenceRule, EventSeries, the host mixin and ``get_event_model()``.
 
 The app's models, one module each (``rule``, ``series``, ``changes``, ``pending``,
-``deleted``, ``queued``, ``notices``, ``enrolments``), and the host's side:
+``deleted``, ``queued``, ``notices``, ``enrolments``, ``webhooks``), and the host's side:
 ``RecurringEventMixin`` (from ``revel_recurring.mixins``) and ``get_event_model()``
 (``event_model``). Import from here.
 """
@@ -25,6 +25,7 @@ from .pending import PendingExdate
 from .queued import QueuedAction, QueuedActionFailure
 from .rule import RecurrenceRule
 from .series import EventSeries, EventSeriesManager, HolidayPolicyChoices
+from .webhooks import WebhookDelivery, WebhookEndpoint
 
 __all__ = [
     "RULE_FIELDS",
@@ -45,5 +46,7 @@ __all__ = [
     "RecurrenceRule",
     "RecurringEventMixin",
     "SeriesOperation",
+    "WebhookDelivery",
+    "WebhookEndpoint",
     "get_event_model",
 ]

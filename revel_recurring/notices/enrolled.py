@@ -92,7 +92,8 @@ def record_enrolment_notices(
             id=uuid.uuid4(),
             kind=ENROLMENT_KIND,
             series=series,
-            series_name=series.name,
+            series_ref=series.pk,
+            series_name=series.name[:200],
             notify="all",
             created_at=now,
         )

@@ -41,6 +41,8 @@ class OperationFacts:
     plan_hash: str = ""
     notify: str = "all"
     now: dt.datetime = field(default_factory=lambda: dt.datetime.now(dt.UTC))
+    #: Who acts and through what, as the record's columns (actor, actor_name, face, batch_id).
+    acting: dict[str, Any] = field(default_factory=dict)
 
 
 def iso(value: dt.datetime | None) -> str | None:
@@ -244,11 +246,14 @@ def record_notices(
     people: Mapping[Any, Sequence[BookedPerson]],
     series: Mapping[int, EventSeries],
     adapter: DefaultRecurringAdapter,
+    *,
+    operation: SeriesOperation | None = None,
 ) -> SeriesOperation | None:
-    """Write the operation and one notice per person booked on ``changes``; None for nobody.
+    """Write one notice per person booked on ``changes`` under ``operation``; None for nobody.
 
-    ``people`` is the host's answer (primary key -> people booked). Nothing is
-    written when nobody is booked on a changed date.
+    ``people`` is the host's answer (primary key -> people booked). ``operation``
+    is the operation's record when the site keeps a history; without one, the
+    record is written here, and only when someone is booked on a changed date.
     """
     by_person: dict[str, tuple[BookedPerson, list[DateChange]]] = {}
     for change in changes:
@@ -258,14 +263,17 @@ def record_notices(
             by_person.setdefault(person.key, (person, []))[1].append(change)
     if not by_person:
         return None
-    operation = SeriesOperation.objects.create(
-        kind=facts.kind,
-        series=facts.series,
-        series_name=facts.series.name,
-        plan_hash=facts.plan_hash,
-        notify=facts.notify,
-        created_at=facts.now,
-    )
+    if operation is None:
+        operation = SeriesOperation.objects.create(
+            kind=facts.kind,
+            series=facts.series,
+            series_ref=facts.series.pk,
+            series_name=facts.series.name[:200],
+            plan_hash=facts.plan_hash,
+            notify=facts.notify,
+            created_at=facts.now,
+            **facts.acting,
+        )
     by_row = row_facts(adapter, changes, series)
     organizer = organizer_of(adapter, facts.series)
     link = series_link(adapter, facts.series)

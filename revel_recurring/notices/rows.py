@@ -66,16 +66,15 @@ def light_fields(model: Any) -> list[str]:
     ]
 
 
-def read_rows(series_ids: Collection[int], *, now: dt.datetime) -> list[Any]:
-    """The occurrences of ``series_ids`` still to come (by start or by slot), light."""
+def read_rows(series_ids: Collection[int], *, now: dt.datetime | None) -> list[Any]:
+    """The occurrences of ``series_ids`` still to come (by start or by slot), light;
+    ``now`` None: all of them, past ones too."""
     model = get_event_model()
     start = model.RECURRING_START_FIELD
-    return list(
-        model._base_manager.filter(series_id__in=list(series_ids), is_template=False)
-        .filter(Q(**{f"{start}__gte": now}) | Q(recurrence_id__gte=now))
-        .only(*light_fields(model))
-        .order_by()
-    )
+    rows = model._base_manager.filter(series_id__in=list(series_ids), is_template=False)
+    if now is not None:
+        rows = rows.filter(Q(**{f"{start}__gte": now}) | Q(recurrence_id__gte=now))
+    return list(rows.only(*light_fields(model)).order_by())
 
 
 def read_rows_by_pk(pks: Collection[Any]) -> list[Any]:

@@ -480,9 +480,9 @@ def check_people_told(
         after.update({row.pk: row for row in rows_of(stage.notes["continuation"])})
 
     if notify == "none":
-        # Booked dates stay where they are unless their people are told: no
-        # operation record, nothing sent, no calendar copy.
-        assert all(sent["operation_id"] is None for sent in signals)
+        # Booked dates stay where they are unless their people are told: the
+        # operation's record tells nobody, nothing sent, no calendar copy.
+        assert all(not sent["people_told"] for sent in signals)
         assert mail.outbox == []
         assert PersonNotice.objects.count() == notices_before
         assert CalendarCopy.objects.count() == copies_before
@@ -502,7 +502,8 @@ def check_people_told(
             assert told["start_after"] == after[row.pk].occurrence_start
             assert told["series_before"] == row.series_id
             assert told["series_after"] == after[row.pk].series_id
-        assert (sent["operation_id"] is None) == (not booked)
+        assert sent["operation_id"] is not None  # the operation's history record
+        assert sent["people_told"] == bool(booked)
 
     if not booked:
         assert mail.outbox == []

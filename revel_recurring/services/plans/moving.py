@@ -21,6 +21,7 @@ from django.db.models import Q
 from django.utils import timezone
 
 from ... import rules
+from ...context import current_record_id
 from ...host_model import bulky_fields
 from ...models import EventSeries, OccurrenceChange, get_event_model
 from ..toolbox.exdates import drop_exdates, merge_exdates
@@ -104,6 +105,7 @@ def _rescheduled(series: EventSeries, event: Any, new_slot: dt.datetime) -> Occu
         new_recurrence_id=new_slot,
         occurrence_index=event.occurrence_index,
         kind=OccurrenceChange.Kind.RESCHEDULED,
+        operation_id=current_record_id(),
     )
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from django.utils import timezone
 
+from ...context import current_record_id
 from ...models import EventSeries, OccurrenceChange
 from ..plans.result import PlannedOccurrence
 from ..toolbox.bookings import BookedDate
@@ -51,6 +52,7 @@ def move_rows(
                 occurrence_index=index,
                 kind=OccurrenceChange.Kind.MOVED,
                 moved_to=continuation,
+                operation_id=current_record_id(),
             )
             for pk, slot, index in rows
         ]

@@ -20,6 +20,8 @@ steps those verbs take in common, and none of them imports a verb
 - :mod:`.operation`: one operation on dates, its rows read before and after, the
   people booked on what it changed told once (the verbs that move, cancel or
   restore dates wrap their writes in it);
+- :mod:`.history`: the operation's record in the series' history, opened on entry and
+  completed with every row touched, and the daily pass's summary per chunk;
 - :mod:`.enrolled`: the enrolled users booked on dates as they are created or restored,
   one host call per batch; :mod:`.enrolled_counts`: how many enrolled users a plan's or
   a page's dates concern, in two reads;

@@ -24,14 +24,18 @@ from django.utils import timezone
 
 from ...adapter import get_adapter
 from ...conf import recurring_settings
+from ...context import current_acting, recording
 from ...exceptions import InvalidArgumentError
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, SeriesOperation, get_event_model
 from ...notices.changes import DateChange, date_changes
 from ...notices.records import OperationFacts, record_notices
 from ...notices.rows import RowState, read_rows, read_rows_by_pk, states_of
+from ...records.rows import row_changes
 from ...signals import series_dates_changed
 from .enrolled import book_enrolled_rows, follow_moves
+from .history import close_record, history_on, open_record
+from .webhooks import queue_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -52,13 +56,22 @@ def notify_mode(value: object) -> str:
 
 @dataclass
 class DatesOperation:
-    """The operation being written: its series and their rows as they were on entry."""
+    """The operation being written: its series and their rows as they were on entry.
+
+    ``record`` is its history record, inserted on entry when the site keeps a
+    history (``REVEL_RECURRING_HISTORY``), filled in by :meth:`finish`; without a
+    history, the record of the people told, written by :meth:`finish` when
+    someone booked is told. ``all_rows`` watches past rows too (a deletion).
+    """
 
     facts: OperationFacts
     before: dict[Any, RowState] = field(default_factory=dict)
     series: dict[int, EventSeries] = field(default_factory=dict)
     changes: list[DateChange] = field(default_factory=list)
     record: SeriesOperation | None = None
+    all_rows: bool = False
+    edited: set[Any] = field(default_factory=set)
+    notices_written: bool = False
 
     def watch(self, series: Iterable[EventSeries]) -> None:
         """Read the rows of each of ``series`` not watched yet, as they are now."""
@@ -67,27 +80,72 @@ class DatesOperation:
             return
         for one in fresh:
             self.series[one.pk] = one
-        rows = read_rows([one.pk for one in fresh], now=self.facts.now)
+        rows = read_rows([one.pk for one in fresh], now=None if self.all_rows else self.facts.now)
         self.before.update(states_of(rows, self.series))
 
+    def mark_edited(self, pks: Iterable[Any]) -> None:
+        """Rows a service changed otherwise than by date or status (a template's values
+        copied onto them): the record names them "edited"."""
+        self.edited.update(pks)
+
     def finish(self) -> None:
-        """Compare the rows with their state on entry; record the people's notices."""
-        if not self.before:
+        """Compare the rows with their state on entry; record the people's notices and,
+        when the site keeps a history, complete the record with every row touched."""
+        history = self.record is not None and self.record.pk is not None
+        if not self.before and not history:
             return
-        rows = read_rows_by_pk(list(self.before))
-        series = _fresh_series({row.series_id for row in rows} | set(self.series))
-        after = states_of(rows, series)
+        rows = read_rows_by_pk(list(self.before)) if self.before else []
+        found = list(rows)
+        if history:
+            self._add_edited(found)
+            known = {row.pk for row in found}
+            ids = set(self.series) | {row.series_id for row in found if row.series_id is not None}
+            now = None if self.all_rows else self.facts.now
+            found += [row for row in read_rows(sorted(ids), now=now) if row.pk not in known]
+        series = _fresh_series({row.series_id for row in found} | set(self.series))
+        after = states_of(found, series)
         self.changes = date_changes(self.before, after)
         self._enrolled_follow(rows, series)
+        self._tell_people(rows, series)
+        if history:
+            assert self.record is not None
+            self.record.kind = self.facts.kind
+            self.record = close_record(
+                self.record,
+                changes=row_changes(self.before, after, edited=self.edited),
+                series=series,
+                touched=set(self.series)
+                | {state.series_id for state in self.before.values() if state.series_id}
+                | {state.series_id for state in after.values() if state.series_id},
+            )
+        if self.record is not None:
+            # The record is complete: its deliveries, in the same transaction.
+            queue_deliveries(self.record, changes=self.changes, series=self.facts.series)
+
+    def _add_edited(self, found: list[Any]) -> None:
+        """Edited rows not read on entry (past ones): read now, the same before and after."""
+        missing = [pk for pk in self.edited if pk not in self.before]
+        if not missing:
+            return
+        extra = read_rows_by_pk(missing)
+        series = _fresh_series({row.series_id for row in extra})
+        self.before.update(states_of(extra, series))
+        found += extra
+
+    def _tell_people(self, rows: list[Any], series: dict[int, EventSeries]) -> None:
         if not self.changes or self.facts.notify == "none":
             return
         model = get_event_model()
-        people = model.people_booked_among(
-            [row for row in rows if row.pk in {c.pk for c in self.changes}]
-        )
+        changed = {c.pk for c in self.changes}
+        people = model.people_booked_among([row for row in rows if row.pk in changed])
         if not people:
             return
-        self.record = record_notices(self.facts, self.changes, people, series, get_adapter())
+        told = record_notices(
+            self.facts, self.changes, people, series, get_adapter(), operation=self.record
+        )
+        if told is not None:
+            self.record = told
+            self.notices_written = True
 
     def _enrolled_follow(self, rows: list[Any], series: dict[int, EventSeries]) -> None:
         """Enrolled users follow the operation: the starts of moved dates kept beside their
@@ -167,14 +225,17 @@ def dates_operation(
     notify: object = None,
     plan_hash: str = "",
     now: dt.datetime | None = None,
+    all_rows: bool = False,
 ) -> Iterator[DatesOperation]:
     """Run an operation's writes; call it inside the change's transaction, under its lock.
 
-    ``kind`` names the operation ("cancel", "restore", "cancel_stale", "plan",
-    "split", "move", "holidays", "holiday_data", "extra_date"); ``notify`` is
-    "all", "none" or None (the site's default). Inside another operation this
-    only adds ``series`` to it. An exception leaves nothing recorded and nothing
-    sent: the transaction rolls back, and the after-commit signal is never queued.
+    ``kind`` names the operation (one of :data:`~revel_recurring.records.kinds.KINDS`);
+    ``notify`` is "all", "none" or None (the site's default). The first series
+    given is the record's own. Inside another operation this only adds ``series``
+    to it (one record). When the site keeps a history, the record is inserted
+    on entry and completed on leaving with every row touched (``all_rows``: past
+    ones too). An exception leaves nothing recorded and nothing sent: the
+    transaction rolls back, and the after-commit signal is never queued.
     """
     several = [series] if isinstance(series, EventSeries) else list(series)
     outer = _current.get()
@@ -184,18 +245,30 @@ def dates_operation(
         return
     if not several:
         raise ValueError("an operation needs at least one series")
+    acting = current_acting()
     facts = OperationFacts(
         kind=kind,
         series=several[0],
         plan_hash=plan_hash,
         notify=notify_mode(notify),
         now=now or timezone.now(),
+        acting={
+            "actor": acting.actor[:255],
+            "actor_name": acting.actor_name[:200],
+            "face": acting.face[:16],
+            "batch_id": acting.batch_id,
+        },
     )
-    operation = DatesOperation(facts=facts)
+    operation = DatesOperation(facts=facts, all_rows=all_rows)
+    if history_on():
+        operation.record = open_record(
+            kind, several[0], plan_hash=plan_hash, notify=facts.notify, now=facts.now
+        )
     operation.watch(several)
     token = _current.set(operation)
     try:
-        yield operation
+        with recording(None if operation.record is None else operation.record.pk):
+            yield operation
     finally:
         _current.reset(token)
     operation.finish()
@@ -213,6 +286,7 @@ def _announce(operation: DatesOperation) -> None:
         plan_hash=facts.plan_hash,
         changes=[change.as_signal_row() for change in operation.changes],
         operation_id=None if operation.record is None else operation.record.pk,
+        people_told=operation.notices_written,
     ):
         if isinstance(result, Exception):
             logger.error(

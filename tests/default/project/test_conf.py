@@ -45,10 +45,17 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "FEED_CACHE": (None, "feeds", "feeds"),
     "NOTIFY_PEOPLE": ("all", "none", "none"),
     "ZONE_DATA_AUTO_APPLY": ("none", "unbooked", "unbooked"),
+    "HISTORY": (True, False, False),
+    "HISTORY_DAYS": (400, 30, 30),
     "SITE_URL": ("", "https://dance.example", "https://dance.example"),
     "ORGANIZER": ("", "Dance school <hello@dance.example>", "Dance school <hello@dance.example>"),
     "PEOPLE_DELIVERY": (None, "myhost.notify.send_sms", "myhost.notify.send_sms"),
     "PEOPLE_MAX_RETRIES": (8, 3, 3),
+    "WEBHOOK_TIMEOUT": (10, 3, 3),
+    "WEBHOOK_MAX_ATTEMPTS": (8, 2, 2),
+    "WEBHOOK_RETRY_BACKOFF": (30, 0, 0),
+    "WEBHOOK_RETRY_BACKOFF_MAX": (3600, 60, 60),
+    "WEBHOOK_MAX_ROWS": (500, 10, 10),
 }
 
 

@@ -199,11 +199,13 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "describe",
                 "exclusions",
                 "halves",
+                "history",
                 "holiday_notes",
                 "host_model",
                 "ical",
                 "notices",
                 "notifications",
+                "records",
                 "slots",
             }
         ),
@@ -222,6 +224,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
                 "notices/delivery",
                 "receivers",
                 "tasks",
+                "webhook_sending",
             }
         ),
     ),

@@ -48,6 +48,25 @@ class StudioAdapter(DefaultRecurringAdapter):
             return lessons
         return lessons.filter(school__teachers=user)
 
+    def get_webhook_scope(self, user: Any) -> str | None:
+        # A school's webhooks are its teachers' (the first school they teach);
+        # superusers run the site-wide ones; members run none.
+        if not user.is_authenticated:
+            return None
+        if user.is_superuser:
+            return ""
+        school = School.objects.filter(teachers=user).order_by("pk").values_list("pk", flat=True)
+        first = school.first()
+        return None if first is None else f"school:{first}"
+
+    def get_series_webhook_scope(self, series: EventSeries) -> str:
+        school = (
+            Lesson.objects.filter(series=series, is_template=True)
+            .values_list("school_id", flat=True)
+            .first()
+        )
+        return "" if school is None else f"school:{school}"
+
     def get_ical_uid_domain(self) -> str:
         return "studio.example"
 

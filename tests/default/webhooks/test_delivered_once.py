@@ -1,0 +1,17 @@
+"""An operation reaches each matching endpoint once, signed, with the rows it changed."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.default.people.test_people_told import make_series  # noqa: F401 (fixture)
+from tests.support.people import BookPerson, MakeSeries
+from tests.support.webhooks import check_delivered_once
+
+
+def test_a_cancel_stale_of_many_rows_is_one_signed_delivery_naming_them(
+    make_series: MakeSeries,  # noqa: F811
+    book_person: BookPerson,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    check_delivered_once(make_series, book_person, django_capture_on_commit_callbacks)

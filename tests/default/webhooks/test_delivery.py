@@ -1,0 +1,172 @@
+"""Sending a delivery: retried with backoff then failed, resent as it was, never after a rollback.
+
+The receiver is a real local HTTP server (tests/support/webhooks.py); the task runs
+eagerly in this suite, its retries too (the worker's own tests are in
+tests/default/worker/test_webhook_worker.py).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from django.db import transaction
+
+from revel_recurring.models import SeriesOperation, WebhookDelivery, WebhookEndpoint
+from revel_recurring.services.cancellation import cancel_occurrence
+from revel_recurring.services.drift import cancel_stale_occurrences
+from revel_recurring.services.webhooks import resend_webhook_deliveries, rotate_webhook_secret
+from revel_recurring.webhook_sending import retry_delay, send_delivery
+from tests.support.drift import drift_without_partners
+from tests.support.factories import NOW, occurrences, weekly_series
+from tests.support.people import BookPerson
+from tests.support.webhooks import receiver
+
+pytestmark = pytest.mark.django_db
+
+
+def _cancel_booked(book_person: BookPerson, on_commit: Any) -> Any:
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    book_person(rows[2], "anna@example.com")
+    with on_commit(execute=True):
+        cancel_occurrence(series, rows[2].starts_at, include_booked=True, now=NOW)
+    return series
+
+
+def test_a_refusing_receiver_is_retried_then_the_delivery_is_failed_with_its_error(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_WEBHOOK_MAX_ATTEMPTS = 3
+    with receiver(answers=[500, 503, 502]) as server:
+        WebhookEndpoint.objects.create(url=server.url)
+        _cancel_booked(book_person, django_capture_on_commit_callbacks)
+        ids = {one.headers["webhook-id"] for one in server.received}
+        bodies = {one.body for one in server.received}
+    assert len(server.received) == 3
+    delivery = WebhookDelivery.objects.get()
+    # Every attempt is the same message: one id, one body.
+    assert ids == {str(delivery.operation_ref)}
+    assert len(bodies) == 1
+    assert delivery.status == WebhookDelivery.Status.FAILED
+    assert delivery.attempts == 3
+    assert delivery.last_status_code == 502
+    assert delivery.last_error.startswith("HTTP 502")
+    assert delivery.delivered_at is None
+
+
+def test_a_receiver_that_recovers_gets_the_delivery_on_a_retry(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any
+) -> None:
+    with receiver(answers=[500]) as server:
+        WebhookEndpoint.objects.create(url=server.url)
+        _cancel_booked(book_person, django_capture_on_commit_callbacks)
+    delivery = WebhookDelivery.objects.get()
+    assert len(server.received) == 2
+    assert delivery.status == WebhookDelivery.Status.DELIVERED
+    assert delivery.attempts == 2
+    assert delivery.last_error == ""
+
+
+def test_an_unreachable_endpoint_keeps_the_transport_error() -> None:
+    with receiver() as server:
+        url = server.url
+    # The server is gone: the connection is refused.
+    endpoint = WebhookEndpoint.objects.create(url=url)
+    delivery = WebhookDelivery.objects.create(
+        endpoint=endpoint,
+        operation_ref="5a3a6c1e-0d8e-4a5e-9d0b-2b8f8f0a7e11",
+        kind="cancel",
+        payload={"type": "series.operation"},
+    )
+    assert send_delivery(delivery.pk, attempt=1) == "retry"
+    delivery.refresh_from_db()
+    assert delivery.status == WebhookDelivery.Status.PENDING
+    assert delivery.last_status_code is None
+    assert "ConnectError" in delivery.last_error
+    assert delivery.next_attempt_at is not None
+
+
+def test_resend_delivers_the_same_payload_with_the_same_webhook_id(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any
+) -> None:
+    with receiver() as server:
+        endpoint = WebhookEndpoint.objects.create(url=server.url)
+        _cancel_booked(book_person, django_capture_on_commit_callbacks)
+        rotate_webhook_secret(endpoint)
+        with django_capture_on_commit_callbacks(execute=True):
+            assert resend_webhook_deliveries([WebhookDelivery.objects.get().pk]) == 1
+        first, second = server.received
+        # Signed with the secret of the moment: the rotated one verifies the resend.
+        server.verify(second, endpoint.secret)
+    assert first.body == second.body
+    assert first.headers["webhook-id"] == second.headers["webhook-id"]
+    delivery = WebhookDelivery.objects.get()
+    assert delivery.status == WebhookDelivery.Status.DELIVERED
+    assert delivery.attempts == 2
+
+
+def test_a_delivered_delivery_is_not_sent_again_by_a_repeated_task(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any
+) -> None:
+    with receiver() as server:
+        WebhookEndpoint.objects.create(url=server.url)
+        _cancel_booked(book_person, django_capture_on_commit_callbacks)
+        delivery = WebhookDelivery.objects.get()
+        assert send_delivery(delivery.pk, attempt=1) == "skipped"
+    assert len(server.received) == 1
+
+
+def test_a_rolled_back_change_writes_and_delivers_nothing(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any
+) -> None:
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    book_person(rows[2], "anna@example.com")
+    with receiver() as server:
+        WebhookEndpoint.objects.create(url=server.url)
+        with django_capture_on_commit_callbacks(execute=True) as callbacks:
+            with pytest.raises(RuntimeError), transaction.atomic():
+                cancel_occurrence(series, rows[2].starts_at, include_booked=True, now=NOW)
+                assert WebhookDelivery.objects.count() == 1
+                raise RuntimeError("the caller changes its mind")
+        assert server.received == []
+    assert callbacks == []
+    assert not WebhookDelivery.objects.exists()
+    assert not SeriesOperation.objects.exists()
+
+
+def test_endpoints_receive_only_their_kinds_and_inactive_ones_nothing(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any
+) -> None:
+    with receiver() as server:
+        wanted = WebhookEndpoint.objects.create(url=server.url + "/a", kinds=["cancel", "plan"])
+        WebhookEndpoint.objects.create(url=server.url + "/b", kinds=["split"])
+        WebhookEndpoint.objects.create(url=server.url + "/c", active=False)
+        every = WebhookEndpoint.objects.create(url=server.url + "/d")
+        _cancel_booked(book_person, django_capture_on_commit_callbacks)
+    assert sorted(one.path for one in server.received) == ["/hook/a", "/hook/d"]
+    assert {d.endpoint for d in WebhookDelivery.objects.all()} == {wanted, every}
+
+
+def test_the_payload_caps_its_rows_and_says_so(
+    book_person: BookPerson, django_capture_on_commit_callbacks: Any, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_WEBHOOK_MAX_ROWS = 1
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    drift_without_partners(series, keep=2, now=NOW)
+    book_person(rows[2], "anna@example.com")
+    WebhookEndpoint.objects.create(url="http://127.0.0.1:9/unused")
+    with django_capture_on_commit_callbacks(execute=False):
+        cancel_stale_occurrences(series, include_booked=True, now=NOW)
+    data = WebhookDelivery.objects.get().payload["data"]
+    assert data["row_count"] == len(rows) - 2
+    assert len(data["rows"]) == 1
+    assert data["rows_truncated"] is True
+
+
+def test_retries_wait_twice_as_long_each_time_up_to_the_cap(settings: Any) -> None:
+    settings.REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF = 30
+    settings.REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF_MAX = 100
+    assert [retry_delay(n) for n in range(4)] == [30, 60, 100, 100]
