@@ -138,6 +138,19 @@ class RecurringSettings:
         return value
 
     @property
+    def BEYOND_WINDOW_DATES(self) -> int:
+        """How many dates beyond the window an occurrences list may show (default 26).
+
+        The rule's dates after the generation cursor that have no row yet, listed
+        as not materialized (no id) by ``occurrences/?beyond_window=true`` and the
+        example project's public page, so a person can see and book a date months
+        ahead (``materialize_date``). 0 lists none. A whole number, 0 or more
+        (check E009).
+        """
+        value: int = self._get("BEYOND_WINDOW_DATES", 26)
+        return value
+
+    @property
     def FEED_PAST_DAYS(self) -> int:
         """Days of the past a calendar feed shows (default 90).
 

@@ -379,6 +379,18 @@ OCCURRENCE_PARAMETERS = [
             "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
         ),
     ),
+    OpenApiParameter(
+        "beyond_window",
+        OpenApiTypes.BOOL,
+        description=(
+            "Also list the rule's dates beyond the generation window that have no row "
+            "yet, in start order with the rows: `materialized` false, `id`, `status` and "
+            "`occurrence_index` null; at most REVEL_RECURRING_BEYOND_WINDOW_DATES of "
+            "them, none for a paused series. Only the date filters apply to them; with "
+            "`status`, `is_modified` or `modified_since` there are none. "
+            "`materialize-date/` makes one a row."
+        ),
+    ),
 ]
 
 

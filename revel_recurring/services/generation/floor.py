@@ -139,6 +139,43 @@ def generate_locked(
     return GenerationRun(batches=batches, failed=failed, owed=owed)
 
 
+def materialize_locked(
+    series: EventSeries, slot: dt.datetime, *, start: dt.datetime, now: dt.datetime
+) -> Any:
+    """Materialize the one date ``slot`` of ``series`` (taking place at ``start``); the caller
+    holds its lock, folded its pending exdates and checked the date.
+
+    The row is built and inserted as a run builds every date: the template copied
+    through ``prepare_occurrence`` (the next ``occurrence_index`` of the series'
+    counter), the size checks, the INSERT, the host's ``clone_related``, the
+    enrolled users booked (told now), the counter written, one digest after
+    commit. The cursor and the next due moment stay where they are: when the
+    window reaches ``slot``, the daily pass finds it taken
+    (:func:`read_taken_slots`) and builds nothing for it. Returns the saved row,
+    or None when the series has no template (nothing to copy).
+    """
+    taken = read_taken_slots([series.pk], slot)
+    state = taken.get(series.pk)
+    if state is None:
+        return None
+    sizer = RowSizer(get_event_model())
+    occurrences = build_occurrences(
+        series,
+        state.template,
+        [slot],
+        starts={slot: start} if start != slot else None,
+        sizer=sizer,
+    )
+    batch = SeriesBatch(series, state.template, occurrences)
+    _insert([batch], chunk=False, sizer=sizer)
+    book_enrolled_rows(occurrences, {series.pk: series}, now=now, tell="now")
+    series.last_occurrence_index += len(occurrences)
+    series.updated_at = timezone.now()
+    write_cursors([series])
+    _digest_after_commit([batch])
+    return occurrences[0]
+
+
 def _read_run(
     windows: Sequence[tuple[EventSeries, GenerationWindow]],
 ) -> tuple[dict[int, TakenSlots], dict[Any, Exclusions]]:
