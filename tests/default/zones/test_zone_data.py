@@ -21,6 +21,7 @@ from django.core.management import call_command
 from django.utils import timezone
 
 from revel_recurring.checks import check_zone_data
+from revel_recurring.ical import series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
@@ -32,6 +33,7 @@ from revel_recurring.services.zone_data import (
 )
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.factories import fresh, occurrences
+from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
 from tests.support.zone_shift import ZONE, clocks_change, first_monday, old_zone_data, wall_hours
 
 pytestmark = pytest.mark.django_db
@@ -52,6 +54,7 @@ def vancouver_class(name: str = "Evening class", zone: str = ZONE) -> EventSerie
         template_data={"title": name, "ends_at": first + dt.timedelta(hours=1)},
         name=name,
         generation_window_weeks=8,
+        auto_publish=True,
     )
 
 
@@ -190,3 +193,17 @@ def test_the_command_shows_the_moves_then_applies_them(zones: Path) -> None:
     out = StringIO()
     call_command("revel_recurring_holidays", stdout=out)  # the older name still answers
     assert "holidays" in out.getvalue()
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_the_feeds_show_the_new_times_once_applied(consumer: str, zones: Path) -> None:
+    series = vancouver_class()
+    clocks_change(zones)
+    apply_zone_data(series)
+    start, end = window(series)
+    expected = shown_instances(series)
+    assert wall_hours([instant for instant, _ in expected]) == [18] * 8
+
+    (read,) = expand_many(consumer, [(series_feed(series).body, start, end)])
+
+    assert read == expected
