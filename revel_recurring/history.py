@@ -29,7 +29,7 @@ from typing import Any
 from django.db.models import Count, Q, QuerySet
 
 from .models import OccurrenceChange, OperationRow, OperationSeries, SeriesOperation
-from .records.kinds import FACES, KINDS
+from .records.kinds import FACES, KINDS, ROW_CHANGES
 
 #: The operations' kinds as people read them (one list: ``records/kinds.py``);
 #: a kind not named there shows as written.
@@ -115,16 +115,8 @@ def feed_entry_counts(operation_ids: Iterable[Any]) -> dict[Any, int]:
     return {entry["operation_id"]: entry["n"] for entry in counted}
 
 
-#: The rows' changes as people read them.
-CHANGE_LABELS: dict[str, Any] = {
-    "created": pgettext_lazy("date change", "created"),
-    "moved": pgettext_lazy("date change", "moved"),
-    "cancelled": pgettext_lazy("date change", "cancelled"),
-    "restored": pgettext_lazy("date change", "restored"),
-    "deleted": pgettext_lazy("date change", "deleted"),
-    "renamed": pgettext_lazy("date change", "renamed"),
-    "edited": pgettext_lazy("date change", "edited"),
-}
+#: The rows' changes as people read them (``records/kinds.py``).
+CHANGE_LABELS: dict[str, Any] = dict(ROW_CHANGES)
 
 
 def change_label(change: str) -> str:
