@@ -94,6 +94,7 @@ ACTION_BODIES: dict[str, ActionBody] = {
     "restore_occurrence": ActionBody(s.RestoreOccurrenceSerializer),
     "add_date": ActionBody(s.ExtraDateRequestSerializer),
     "remove_date": ActionBody(s.ExtraDateRequestSerializer),
+    "materialize_date": ActionBody(s.MaterializeDateRequestSerializer),
     "recurrence_plan": ActionBody(s.RecurrencePlanRequestSerializer, update_keys),
     "recurrence_apply": ActionBody(
         s.RecurrenceApplyRequestSerializer, update_keys, _PLANNED, PLAN_OUTDATED

@@ -37,6 +37,7 @@ from ..services.editing import update_series
 from ..services.extra_dates import EXTRA_DATES_KEY
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
+from .actions.beyond_window import BeyondWindowActionsMixin
 from .actions.enrolments import EnrolmentActionsMixin
 from .actions.extra_dates import ExtraDateActionsMixin
 from .actions.history import HistoryActionsMixin
@@ -91,6 +92,7 @@ class SeriesViewSet(
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
     ExtraDateActionsMixin,
+    BeyondWindowActionsMixin,
     PlanActionsMixin,
     SplitActionsMixin,
     RevertActionsMixin,

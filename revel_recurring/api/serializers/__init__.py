@@ -38,6 +38,8 @@ from .actions import (
     ExtraDateRequestSerializer,
     GenerateRequestSerializer,
     GenerateResultSerializer,
+    MaterializeDateRequestSerializer,
+    MaterializeDateResultSerializer,
     OccurrenceActionResultSerializer,
     OccurrenceInstantSerializer,
     PropagateQuerySerializer,
@@ -76,6 +78,8 @@ from .series import (
 )
 
 __all__ = [
+    "MaterializeDateRequestSerializer",
+    "MaterializeDateResultSerializer",
     "RULE_ERROR_CODE",
     "AwareDateTimeField",
     "BookedDateSerializer",

@@ -1,0 +1,79 @@
+"""Dates beyond the window (testapp host): listed, materialized once, kept by the pass."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+import pytest
+from django.utils import timezone
+from rest_framework.test import APIClient
+
+from revel_recurring.services.generation import generate_series_events
+from tests.hosts.testapp.models import Event, Seat
+from tests.support.api import client, user_with
+from tests.support.beyond_window import (
+    check_list_shows_dates_beyond_the_window,
+    check_materialize_far_ahead,
+    check_plan_moves_it_like_any_row,
+    check_refusals,
+    check_split_carries_it,
+    check_window_reaches_it,
+)
+from tests.support.factories import VIENNA, make_series
+
+pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
+
+
+@pytest.fixture
+def api(django_user_model: Any) -> APIClient:
+    return client(
+        user_with(django_user_model, "organiser", "change_eventseries", "view_eventseries")
+    )
+
+
+def book(row: Event) -> None:
+    Seat.objects.create(event=row, label="Ada", quantity=1, booked=1)
+
+
+def _series(**options: Any) -> Any:
+    """Mondays 18:30 in Vienna from next Monday, eight weeks generated."""
+    today = timezone.now().astimezone(VIENNA).date()
+    day = today + dt.timedelta(days=(0 - today.weekday()) % 7 or 7)
+    start = dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA)
+    series = make_series(dtstart=start, weekdays=[0], window_weeks=8, **options)
+    generate_series_events(series)
+    series.refresh_from_db()
+    return series
+
+
+def test_the_list_shows_the_dates_beyond_the_window_marked_and_capped(
+    api: APIClient, settings: Any
+) -> None:
+    check_list_shows_dates_beyond_the_window(api, _series(), settings)
+
+
+def test_a_date_six_months_ahead_is_materialized_once_and_the_window_keeps_it(
+    api: APIClient, settings: Any
+) -> None:
+    series = _series(auto_publish=True)
+    row, start = check_materialize_far_ahead(api, series, book, settings)
+    check_window_reaches_it(series, row, start)
+
+
+def test_bad_dates_are_refused_naming_start(api: APIClient) -> None:
+    check_refusals(api, _series())
+
+
+def test_a_plan_moves_a_date_materialized_ahead_like_any_row(
+    api: APIClient, settings: Any
+) -> None:
+    series = _series(auto_publish=True)
+    row, _ = check_materialize_far_ahead(api, series, book, settings)
+    check_plan_moves_it_like_any_row(api, series, row)
+
+
+def test_a_split_carries_a_date_materialized_ahead(api: APIClient, settings: Any) -> None:
+    series = _series(auto_publish=True)
+    row, _ = check_materialize_far_ahead(api, series, book, settings)
+    check_split_carries_it(api, series, row)
