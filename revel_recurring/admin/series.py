@@ -34,6 +34,7 @@ from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
 from .enrolments import enrolled_context, with_enrolled_notes
 from .forms import EventSeriesAddForm, EventSeriesForm
+from .history import SeriesHistoryMixin
 from .holidays import HOLIDAY_FIELDSET
 from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
@@ -67,7 +68,11 @@ TECHNICAL_FIELDS = ("rrule_string", "occurrence_numbers")
 
 
 class EventSeriesAdmin(
-    SeriesActionsMixin, SeriesColumnsMixin, SeriesSplitMixin, DeleteThroughServiceMixin
+    SeriesHistoryMixin,
+    SeriesActionsMixin,
+    SeriesColumnsMixin,
+    SeriesSplitMixin,
+    DeleteThroughServiceMixin,
 ):
     form = EventSeriesForm
     add_form = EventSeriesAddForm
