@@ -236,6 +236,21 @@ class RecurringSettings:
         return str(self._get("NOTIFY_PEOPLE", "all"))
 
     @property
+    def ZONE_DATA_AUTO_APPLY(self) -> str:
+        """What the daily pass does with series whose zone has new time-zone data.
+
+        When the tz database loaded (system files or the ``tzdata`` package) gives a
+        series' zone other UTC offsets than its generated dates were placed with,
+        the series is held (no generation) until its dates move to their rule's
+        wall-clock times. ``"none"`` (the default): the daily pass leaves that to
+        ``manage.py revel_recurring_data --apply``, which check W003 names.
+        ``"unbooked"``: the daily pass applies it to each series none of whose
+        moving dates is booked. ``"all"``: to every series, the people booked on
+        moved dates told as ``REVEL_RECURRING_NOTIFY_PEOPLE`` says. Check E009.
+        """
+        return str(self._get("ZONE_DATA_AUTO_APPLY", "none"))
+
+    @property
     def HISTORY(self) -> bool:
         """Keep a series' history: one record per operation with every row it touched.
 

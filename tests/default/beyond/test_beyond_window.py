@@ -75,3 +75,52 @@ def test_a_split_carries_a_date_materialized_ahead(api: APIClient, settings: Any
     series = _series(auto_publish=True)
     row, _ = check_materialize_far_ahead(api, series, book, settings)
     check_split_carries_it(api, series, row)
+
+
+def test_materializing_a_date_is_recorded_once_in_the_history_with_its_row(
+    api: APIClient,
+) -> None:
+    from revel_recurring.models import OperationRow, SeriesOperation
+
+    series = _series(auto_publish=True)
+    later = api.get(f"/api/recurring/series/{series.pk}/occurrences/", {"beyond_window": "true"})
+    target = [row for row in later.json()["results"] if not row["materialized"]][10]
+
+    made = api.post(
+        f"/api/recurring/series/{series.pk}/materialize-date/",
+        {"start": target["start"]},
+        format="json",
+    )
+    again = api.post(
+        f"/api/recurring/series/{series.pk}/materialize-date/",
+        {"start": target["start"]},
+        format="json",
+    )
+
+    assert (made.status_code, again.status_code) == (201, 200)
+    record = SeriesOperation.objects.get(kind="materialize")
+    assert record.series_id == series.pk
+    rows = OperationRow.objects.filter(operation=record)
+    assert [(row.occurrence_pk, row.change) for row in rows] == [
+        (str(made.json()["occurrence"]["id"]), "created")
+    ]
+
+
+def test_listing_the_dates_beyond_takes_as_many_queries_for_five_as_for_fifty(
+    api: APIClient, settings: Any
+) -> None:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    series = _series(auto_publish=True)
+    url = f"/api/recurring/series/{series.pk}/occurrences/"
+    api.get(url)  # the user's permissions, read once per client
+    counts = []
+    for cap in (5, 50):
+        settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = cap
+        with CaptureQueriesContext(connection) as queries:
+            answer = api.get(url, {"beyond_window": "true", "page_size": 100})
+        assert answer.status_code == 200
+        assert len([row for row in answer.json()["results"] if not row["materialized"]]) == cap
+        counts.append(len(queries))
+    assert counts[0] == counts[1] <= 9

@@ -45,6 +45,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),
     "NOTIFY_PEOPLE": ("all", "none", "none"),
+    "ZONE_DATA_AUTO_APPLY": ("none", "unbooked", "unbooked"),
     "HISTORY": (True, False, False),
     "HISTORY_DAYS": (400, 30, 30),
     "SITE_URL": ("", "https://dance.example", "https://dance.example"),
