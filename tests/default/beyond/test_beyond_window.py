@@ -65,9 +65,7 @@ def test_bad_dates_are_refused_naming_start(api: APIClient) -> None:
     check_refusals(api, _series())
 
 
-def test_a_plan_moves_a_date_materialized_ahead_like_any_row(
-    api: APIClient, settings: Any
-) -> None:
+def test_a_plan_moves_a_date_materialized_ahead_like_any_row(api: APIClient, settings: Any) -> None:
     series = _series(auto_publish=True)
     row, _ = check_materialize_far_ahead(api, series, book, settings)
     check_plan_moves_it_like_any_row(api, series, row)
