@@ -206,6 +206,26 @@ def test_a_later_operation_refuses_the_revert_and_nothing_is_written() -> None:
     assert everything() == before
 
 
+def test_reverting_the_later_operation_first_lets_the_earlier_one_revert() -> None:
+    series = weekly_series()
+    rows, rule = rows_of(series), rule_of(series)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="none", now=NOW)
+    operation = last_operation(series, "plan")
+    cancel_stale_occurrences(series, now=LATER)
+    later = last_operation(series, "cancel_stale")
+    with pytest.raises(RevertRefusedError, match="revert that first"):
+        plan_revert(operation, now=LATER)
+    undo_later = plan_revert(later, now=LATER)
+    apply_revert(later, plan_hash=undo_later.hash, now=LATER)
+
+    plan = plan_revert(operation, now=LATER)
+    apply_revert(operation, plan_hash=plan.hash, now=LATER)
+
+    assert rows_of(series) == rows
+    assert rule_of(series) == rule
+
+
 def test_a_revert_applies_once() -> None:
     series = weekly_series()
     operation = tuesday_plan(series)
