@@ -40,6 +40,7 @@ from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
 from .queued import recent_queued_actions
 from .refused_dates import refused_date_form
+from .revert import SeriesRevertMixin
 from .splits import SeriesSplitMixin, split_links
 from .telling import telling_context
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
@@ -72,6 +73,7 @@ class EventSeriesAdmin(
     SeriesActionsMixin,
     SeriesColumnsMixin,
     SeriesSplitMixin,
+    SeriesRevertMixin,
     DeleteThroughServiceMixin,
 ):
     form = EventSeriesForm

@@ -193,8 +193,7 @@ def listed_rows(
     events = [item for item in items if not isinstance(item, BeyondDate)]
     live = iter(occurrence_rows(events, drifted=drifted, series=series))
     return [
-        OccurrenceRow.beyond(item) if isinstance(item, BeyondDate) else next(live)
-        for item in items
+        OccurrenceRow.beyond(item) if isinstance(item, BeyondDate) else next(live) for item in items
     ]
 
 

@@ -44,6 +44,7 @@ from .actions.history import HistoryActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
+from .actions.revert import RevertActionsMixin
 from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
 from .bodies import ACTION_BODIES
@@ -94,6 +95,7 @@ class SeriesViewSet(
     BeyondWindowActionsMixin,
     PlanActionsMixin,
     SplitActionsMixin,
+    RevertActionsMixin,
     TemplateActionMixin,
     EnrolmentActionsMixin,
     HistoryActionsMixin,

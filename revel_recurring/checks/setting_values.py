@@ -161,6 +161,15 @@ def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.
                 id="revel_recurring.E009",
             )
         )
+    auto_apply = recurring_settings.ZONE_DATA_AUTO_APPLY
+    if auto_apply not in ("none", "unbooked", "all"):
+        errors.append(
+            checks.Error(
+                "REVEL_RECURRING_ZONE_DATA_AUTO_APPLY must be 'none', 'unbooked' or 'all', "
+                f"got {auto_apply!r}.",
+                id="revel_recurring.E009",
+            )
+        )
     if errors:
         return errors  # the range checks below would fail on the same values
     default = recurring_settings.DEFAULT_WINDOW_WEEKS

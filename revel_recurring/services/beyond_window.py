@@ -129,9 +129,7 @@ def _check_ready(series: EventSeries, rule: RecurrenceRule | None) -> None:
         )
     if not series.is_active:
         raise SeriesNotReadyError(
-            gettext(
-                "Series '%(series)s' is paused; resume it before booking its dates ahead."
-            )
+            gettext("Series '%(series)s' is paused; resume it before booking its dates ahead.")
             % {"series": series.name}
         )
 
@@ -184,8 +182,7 @@ def _slot_of(
         raise ValidationError(
             {
                 START_KEY: [
-                    gettext("%(date)s is in the past; book a date still to come.")
-                    % {"date": shown}
+                    gettext("%(date)s is in the past; book a date still to come.") % {"date": shown}
                 ]
             }
         )

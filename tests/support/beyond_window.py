@@ -161,9 +161,9 @@ def check_refusals(api: APIClient, series: EventSeries) -> None:
     assert beyond(listed(api, series, beyond_window="true")) == []
     answer = materialize(api, series, start.isoformat())
     assert answer.status_code == 409, answer.json()
-    assert get_event_model()._default_manager.filter(
-        series=series, recurrence_id=start
-    ).count() == 0
+    assert (
+        get_event_model()._default_manager.filter(series=series, recurrence_id=start).count() == 0
+    )
 
 
 def check_window_reaches_it(series: EventSeries, row: Any, start: str) -> None:
@@ -236,9 +236,7 @@ def check_split_carries_it(api: APIClient, series: EventSeries, row: Any) -> Eve
     """A split before it moves the row to the continuation, like every later row."""
     rows = rows_of(series)
     at = rows[2].recurrence_id
-    _, done = plan_and_split(
-        api, series, at, {"dtstart": at.isoformat()}, cancel_drift="unbooked"
-    )
+    _, done = plan_and_split(api, series, at, {"dtstart": at.isoformat()}, cancel_drift="unbooked")
     continuation = EventSeries.objects.get(pk=done["continuation"]["id"])
     carried = {one.pk: one for one in rows_of(continuation)}
     assert row.pk in carried

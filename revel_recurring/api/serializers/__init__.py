@@ -78,8 +78,6 @@ from .series import (
 )
 
 __all__ = [
-    "MaterializeDateRequestSerializer",
-    "MaterializeDateResultSerializer",
     "RULE_ERROR_CODE",
     "AwareDateTimeField",
     "BookedDateSerializer",
@@ -93,6 +91,8 @@ __all__ = [
     "ExtraDateRequestSerializer",
     "GenerateRequestSerializer",
     "GenerateResultSerializer",
+    "MaterializeDateRequestSerializer",
+    "MaterializeDateResultSerializer",
     "OccurrenceActionResultSerializer",
     "OccurrenceCountsSerializer",
     "OccurrenceInstantSerializer",

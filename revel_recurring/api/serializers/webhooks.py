@@ -8,8 +8,8 @@ from django.core.validators import URLValidator
 from django.utils.translation import gettext
 from rest_framework import serializers
 
-from ...history import KIND_LABELS
 from ...models import WebhookDelivery, WebhookEndpoint
+from ...records.kinds import KINDS
 
 
 class KindField(serializers.CharField):
@@ -17,10 +17,10 @@ class KindField(serializers.CharField):
 
     def to_internal_value(self, data: Any) -> str:
         value = str(super().to_internal_value(data))
-        if value not in KIND_LABELS:
+        if value not in KINDS:
             raise serializers.ValidationError(
                 gettext("Unknown operation kind %(kind)s; known kinds: %(known)s.")
-                % {"kind": repr(value), "known": ", ".join(sorted(KIND_LABELS))}
+                % {"kind": repr(value), "known": ", ".join(sorted(KINDS))}
             )
         return value
 

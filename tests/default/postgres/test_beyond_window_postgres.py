@@ -26,9 +26,7 @@ def test_racing_materializations_of_one_date_make_one_row() -> None:
     far, other = monday(26), monday(30)
 
     def materialize(instant: Any) -> Callable[[], Any]:
-        return lambda: materialize_date(
-            EventSeries.objects.get(pk=series.pk), instant, now=NOW
-        )
+        return lambda: materialize_date(EventSeries.objects.get(pk=series.pk), instant, now=NOW)
 
     results, errors = run_concurrently([*(materialize(far) for _ in range(6)), materialize(other)])
 

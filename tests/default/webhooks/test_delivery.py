@@ -132,9 +132,11 @@ def test_a_rolled_back_change_writes_and_delivers_nothing(
                 assert WebhookDelivery.objects.count() == 1
                 raise RuntimeError("the caller changes its mind")
 
-        with django_capture_on_commit_callbacks(execute=True) as callbacks:
-            with pytest.raises(RuntimeError):
-                cancel_then_fail()
+        with (
+            django_capture_on_commit_callbacks(execute=True) as callbacks,
+            pytest.raises(RuntimeError),
+        ):
+            cancel_then_fail()
         assert server.received == []
     assert callbacks == []
     assert not WebhookDelivery.objects.exists()

@@ -46,7 +46,7 @@ def test_a_teacher_of_another_school_sees_neither_history_nor_operation(
     stranger = User.objects.create_user("ballet@studio.example", PASSWORD, is_staff=True)
     ballet.teachers.add(stranger)
     client = Client()
-    client.force_login(stranger)
+    client.force_login(stranger)  # type: ignore[arg-type]
 
     assert client.get(f"{CHANGELIST}{series.pk}/history/{operation.pk}/").status_code in (
         403,
