@@ -27,6 +27,7 @@ class RevelRecurringConfig(AppConfig):
         checks.register(recurring_checks.check_feed_cache)
         checks.register(recurring_checks.check_visibility_mapping, checks.Tags.models)
         checks.register(recurring_checks.check_holiday_data, checks.Tags.database)
+        checks.register(recurring_checks.check_zone_data, checks.Tags.database)
         receivers.connect_receivers()
         receivers.connect_people_messages()
         receivers.connect_webhooks()

@@ -138,6 +138,19 @@ class RecurringSettings:
         return value
 
     @property
+    def BEYOND_WINDOW_DATES(self) -> int:
+        """How many dates beyond the window an occurrences list may show (default 52).
+
+        The rule's dates after the generation cursor that have no row yet, listed
+        as not materialized (no id) by ``occurrences/?beyond_window=true`` and the
+        example project's public page, so a person can see and book a date months
+        ahead (``materialize_date``). 0 lists none. A whole number, 0 or more
+        (check E009).
+        """
+        value: int = self._get("BEYOND_WINDOW_DATES", 52)
+        return value
+
+    @property
     def FEED_PAST_DAYS(self) -> int:
         """Days of the past a calendar feed shows (default 90).
 
@@ -221,6 +234,21 @@ class RecurringSettings:
         of the callers that pass one on without asking. Check E009.
         """
         return str(self._get("NOTIFY_PEOPLE", "all"))
+
+    @property
+    def ZONE_DATA_AUTO_APPLY(self) -> str:
+        """What the daily pass does with series whose zone has new time-zone data.
+
+        When the tz database loaded (system files or the ``tzdata`` package) gives a
+        series' zone other UTC offsets than its generated dates were placed with,
+        the series is held (no generation) until its dates move to their rule's
+        wall-clock times. ``"none"`` (the default): the daily pass leaves that to
+        ``manage.py revel_recurring_data --apply``, which check W003 names.
+        ``"unbooked"``: the daily pass applies it to each series none of whose
+        moving dates is booked. ``"all"``: to every series, the people booked on
+        moved dates told as ``REVEL_RECURRING_NOTIFY_PEOPLE`` says. Check E009.
+        """
+        return str(self._get("ZONE_DATA_AUTO_APPLY", "none"))
 
     @property
     def HISTORY(self) -> bool:

@@ -202,3 +202,13 @@ def messages_by_key(exc: RecurrenceError | ValidationError) -> dict[str, list[st
     if isinstance(exc, RecurrenceError) or hasattr(exc, "error_dict"):
         return exc.message_dict
     return {NON_FIELD_ERRORS: exc.messages}
+
+
+class RevertRefusedError(RecurrenceError):
+    """An operation cannot be reverted: its kind cannot be undone, it was reverted
+    already, or something it depends on changed since (a booking on a date the revert
+    would cancel or remove, a date edited by hand, a later operation). Nothing was
+    written; the message names why.
+    """
+
+    default_field = "operation"

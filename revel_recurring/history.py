@@ -22,14 +22,15 @@ so the admin and the API say the same.
 
 from __future__ import annotations
 
+import datetime as dt
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Case, Count, Min, Q, QuerySet, Value, When
 
 from .models import OccurrenceChange, OperationRow, OperationSeries, SeriesOperation
-from .records.kinds import FACES, KINDS
+from .records.kinds import FACES, KINDS, ROW_CHANGES
 
 #: The operations' kinds as people read them (one list: ``records/kinds.py``);
 #: a kind not named there shows as written.
@@ -115,24 +116,92 @@ def feed_entry_counts(operation_ids: Iterable[Any]) -> dict[Any, int]:
     return {entry["operation_id"]: entry["n"] for entry in counted}
 
 
-def linked_series(operation_id: Any, *, limit: int = 100) -> tuple[list[OperationSeries], int]:
-    """The series an operation touched (by value), the first ``limit``, and how many in all."""
-    links = OperationSeries.objects.filter(operation_id=operation_id).order_by("series_ref")
+#: The rows' changes as people read them (``records/kinds.py``).
+CHANGE_LABELS: dict[str, Any] = dict(ROW_CHANGES)
+
+
+def change_label(change: str) -> str:
+    """A row's ``change`` in the reader's language."""
+    label = CHANGE_LABELS.get(change)
+    return str(label) if label is not None else change
+
+
+def settings_changes(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
+    """What differs between an operation's ``before`` and ``after``: ``(key, old, new)``.
+
+    Nested objects are compared key by key under dotted names ("rule.weekdays");
+    a key present on one side only shows ``None`` on the other.
+    """
+    flat_before, flat_after = _flatten(before), _flatten(after)
+    keys = sorted(set(flat_before) | set(flat_after))
+    return [
+        (key, flat_before.get(key), flat_after.get(key))
+        for key in keys
+        if flat_before.get(key) != flat_after.get(key)
+    ]
+
+
+def _flatten(value: Any, prefix: str = "") -> dict[str, Any]:
+    if not isinstance(value, dict):
+        return {prefix: value} if prefix and value is not None else {}
+    flat: dict[str, Any] = {}
+    for key, inner in value.items():
+        name = f"{prefix}.{key}" if prefix else str(key)
+        if isinstance(inner, dict):
+            flat.update(_flatten(inner, name))
+        else:
+            flat[name] = inner
+    return flat
+
+
+def recorded_zone(operation: SeriesOperation) -> str | None:
+    """The time zone an operation's rule named (after, else before), for a deleted series."""
+    for side in (operation.after, operation.before):
+        if isinstance(side, dict):
+            for holder in (side, side.get("rule"), side.get("recurrence")):
+                if isinstance(holder, dict) and isinstance(holder.get("timezone"), str):
+                    return str(holder["timezone"])
+    return None
+
+
+def feed_entries(operation_id: Any) -> tuple[int, dt.datetime | None]:
+    """How many change-feed entries point to the operation, and when the first was written."""
+    found = OccurrenceChange.objects.filter(operation_id=operation_id).aggregate(
+        n=Count("pk"), first=Min("at")
+    )
+    return int(found["n"] or 0), found["first"]
+
+
+def linked_series(
+    operation_id: Any, *, first: Any = None, limit: int = 100
+) -> tuple[list[OperationSeries], int]:
+    """The series an operation touched (by value), the first ``limit``, and how many in all.
+
+    ``first``: the series asked about comes first (a chunk names hundreds of series).
+    """
+    links = OperationSeries.objects.filter(operation_id=operation_id).order_by(
+        Case(When(series_ref=first, then=Value(0)), default=Value(1)), "series_ref"
+    )
     shown = list(links[:limit])
     total = len(shown) if len(shown) < limit else links.count()
     return shown, total
 
 
 __all__ = [
+    "CHANGE_LABELS",
     "FACE_LABELS",
     "FIRST_ROWS",
     "KIND_LABELS",
     "change_counts",
+    "change_label",
     "face_label",
+    "feed_entries",
     "feed_entry_counts",
     "first_rows",
     "kind_label",
     "linked_series",
     "operation_rows",
+    "recorded_zone",
     "series_operations",
+    "settings_changes",
 ]

@@ -46,6 +46,7 @@ from .services.history import purge_history
 from .services.queued_actions import purge_queued_actions, record_queued_outcome
 from .services.toolbox.enrolled import UNTOLD_PER_CALL, tell_untold, untold_series
 from .services.toolbox.parking import park_failed_series
+from .services.zone_data import apply_zone_data_unattended
 from .transient import is_transient_db_error
 from .webhook_sending import retry_delay as webhook_retry_delay
 from .webhook_sending import send_delivery
@@ -140,12 +141,17 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     ``REVEL_RECURRING_HISTORY_DAYS`` (``purge_history``), queues again the messages to
     booked people that are still unsent an hour after their operation, and the
     messages still owed to enrolled users an hour after their dates were booked.
+    First, per ``REVEL_RECURRING_ZONE_DATA_AUTO_APPLY``, it moves the dates of the
+    series whose zone has new time-zone data (``services.zone_data``).
     """
     moment = _parse_now(now)
     purge_queued_actions(now=moment)
     purge_history(now=moment)
     queue_unsent_people_notices(now=moment or timezone.now())
     queue_untold_enrolments(now=moment or timezone.now())
+    # Series whose zone has new time-zone data are held until their dates move:
+    # the pass moves them first when REVEL_RECURRING_ZONE_DATA_AUTO_APPLY says so.
+    apply_zone_data_unattended(now=moment)
     if recurring_settings.GENERATION_CHUNK_SIZE == 1:
         result = dispatch_due_series(
             lambda series_id: generate_series.delay(series_id, now=now), now=moment

@@ -16,6 +16,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.views.decorators.http import require_http_methods
 
 from revel_recurring.adapter import get_adapter
+from revel_recurring.beyond_window import dates_beyond_window
 from revel_recurring.describe import describe_instant, describe_series
 from revel_recurring.halves import series_halves
 from revel_recurring.holiday_notes import holiday_move_notes
@@ -88,6 +89,13 @@ def series_detail(request: HttpRequest, slug: str) -> HttpResponse:
                 notes.get(event.pk, ""),
             )
             for event in rows
+        ],
+        # The rule's dates beyond the window, for a person planning ahead: only of a
+        # series whose new dates are published (a draft date is nobody's to see),
+        # capped by REVEL_RECURRING_BEYOND_WINDOW_DATES.
+        "later": [
+            describe_instant(date.start, zone)
+            for date in (dates_beyond_window(series) if series.auto_publish else [])
         ],
         "feed_url": feed,
         # A split series names the series it continues, or that continues it.

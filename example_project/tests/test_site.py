@@ -257,3 +257,26 @@ def test_series_page_is_shown_only_to_who_may_see_the_series(
 
     # Staff run the series (the digest links them here), whatever its visibility.
     assert seen == [anonymous, stranger, member, 200]
+
+
+@pytest.mark.django_db
+def test_series_page_lists_the_later_dates_beyond_the_window_capped(
+    client: Client, settings: Any
+) -> None:
+    call_command("events_demo", now="2027-02-01T09:00:00+01:00", stdout=StringIO())
+    settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = 4
+    series = EventSeries.objects.get(slug="tuesday-evening-run")
+    cursor = series.last_generated_until
+    assert cursor is not None
+
+    page = client.get("/series/tuesday-evening-run/").content.decode()
+
+    later = re.findall(r"<li>(Tue [^<]+)</li>", page)
+    assert len(later) == 4
+    # Each a Tuesday at 18:30 after the last materialized one, none of them a row.
+    assert all(when.endswith(" 18:30 (Europe/Vienna)") for when in later)
+    assert page.count(" 18:30 (Europe/Vienna)</td>") == 8
+    assert not set(later) & set(re.findall(r"<td>(Tue [^<]+)</td>", page))
+
+    settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = 0
+    assert "<li>Tue " not in client.get("/series/tuesday-evening-run/").content.decode()

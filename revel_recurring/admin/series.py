@@ -35,11 +35,13 @@ from .columns import SeriesColumnsMixin
 from .deletion import DeleteThroughServiceMixin
 from .enrolments import enrolled_context, with_enrolled_notes
 from .forms import EventSeriesAddForm, EventSeriesForm
+from .history import SeriesHistoryMixin
 from .holidays import HOLIDAY_FIELDSET
 from .operations import adopted_text, generated_text
 from .plans import PlannedSave, plan_page, report_applied
 from .queued import recent_queued_actions
 from .refused_dates import refused_date_form
+from .revert import SeriesRevertMixin
 from .splits import SeriesSplitMixin, split_links
 from .telling import telling_context
 from .upcoming import extra_date_rows, free_slots, upcoming_rows
@@ -69,9 +71,11 @@ TECHNICAL_FIELDS = ("rrule_string", "occurrence_numbers")
 
 class EventSeriesAdmin(
     ActingAdminMixin,
+    SeriesHistoryMixin,
     SeriesActionsMixin,
     SeriesColumnsMixin,
     SeriesSplitMixin,
+    SeriesRevertMixin,
     DeleteThroughServiceMixin,
 ):
     form = EventSeriesForm

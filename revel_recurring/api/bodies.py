@@ -20,6 +20,7 @@ from rest_framework.serializers import BaseSerializer
 from . import serializers as s
 from .errors import ErrorKeys, create_keys, field_keys, split_keys, update_keys
 from .plans import PlanOutdatedSerializer
+from .reverts import RevertOutdatedSerializer, RevertRequestSerializer
 from .schema import error_responses
 from .serializers.enrolments import (
     EnrolmentCreateSerializer,
@@ -38,6 +39,16 @@ PLAN_OUTDATED = OpenApiResponse(
         "the fresh plan, to show and apply again with its `hash`; null when the change "
         "no longer applies (`detail` says why). Without `plan`: the series has no rule "
         "(or, to split, no template) to change."
+    ),
+)
+
+
+#: The 409 of a revert applied too late.
+REVERT_OUTDATED = OpenApiResponse(
+    RevertOutdatedSerializer,
+    description=(
+        "Nothing was written: the series changed since the revert plan was made. `plan` "
+        "is the fresh revert plan, to show and apply again with its `hash`."
     ),
 )
 
@@ -83,6 +94,7 @@ ACTION_BODIES: dict[str, ActionBody] = {
     "restore_occurrence": ActionBody(s.RestoreOccurrenceSerializer),
     "add_date": ActionBody(s.ExtraDateRequestSerializer),
     "remove_date": ActionBody(s.ExtraDateRequestSerializer),
+    "materialize_date": ActionBody(s.MaterializeDateRequestSerializer),
     "recurrence_plan": ActionBody(s.RecurrencePlanRequestSerializer, update_keys),
     "recurrence_apply": ActionBody(
         s.RecurrenceApplyRequestSerializer, update_keys, _PLANNED, PLAN_OUTDATED
@@ -91,6 +103,7 @@ ACTION_BODIES: dict[str, ActionBody] = {
     "split": ActionBody(s.SplitRequestSerializer, split_keys, _PLANNED, PLAN_OUTDATED),
     "template": ActionBody(template_serializer_class),
     "enrolments": ActionBody(EnrolmentCreateSerializer, codes=(400, 403, 404, 415)),
+    "revert": ActionBody(RevertRequestSerializer, field_keys, _PLANNED, REVERT_OUTDATED),
 }
 
 #: The body of each action of the enrolment viewset (``api/enrolments.py``) that reads one.

@@ -36,9 +36,11 @@ from ..exceptions import (
 from ..holiday_settings import HOLIDAY_FIELDS
 from ..models import RULE_FIELDS
 from ..services.plans import EXTRA_DATES_KEY, HOLIDAYS_KEY
+from ..services.revert import RevertPlan
 from ..transient import is_transient_db_error
 from .plan_keys import PlanRequest
 from .plans import plan_data
+from .reverts import revert_plan_data
 
 #: The error code of a message from a rule of the series (``validators/``, the
 #: services) that carries no code of its own: input of the right shape that the
@@ -167,6 +169,8 @@ def translate(
     if isinstance(exc, DjangoValidationError):
         keyed = keys(exc, body or {}) if keys is not None else drf_errors(exc)
         return exceptions.ValidationError(keyed)
+    if isinstance(exc, PlanOutdatedError) and isinstance(exc.plan, RevertPlan):
+        return PlanOutdated(str(exc), revert_plan_data(exc.plan))
     if isinstance(exc, PlanOutdatedError):
         fresh = plan_data(exc.plan, plan) if exc.plan is not None else None
         return PlanOutdated(str(exc), fresh)

@@ -128,6 +128,14 @@ class OccurrenceFilter(django_filters.FilterSet):  # type: ignore[misc]
     is_future = StrictBooleanFilter(
         method="filter_is_future", label=_("Ends (or starts) now or later")
     )
+    beyond_window = StrictBooleanFilter(
+        method="filter_nothing",
+        label=_(
+            "Also the rule's dates beyond the window that have no row yet "
+            "(materialized false, no id), at most REVEL_RECURRING_BEYOND_WINDOW_DATES, "
+            "in start order with the rows; not with status, is_modified or modified_since"
+        ),
+    )
     modified_since = AwareDateTimeFilter(
         method="filter_nothing",
         label=_("Changed at or after; also reports cancelled and deleted ones (tombstones)"),

@@ -11,6 +11,7 @@ from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
 from .. import changelog
+from ..beyond_window import BeyondDate, beyond_boundary, dates_beyond_window
 from ..exclusions import holiday_placer
 from ..host_model import bulky_fields
 from ..models import EventSeries, get_event_model
@@ -116,6 +117,94 @@ def changed_rows(
             # A later record of the same slot and row replaces the earlier one.
             entries[gone] = gone
     return sorted(entries.values())
+
+
+def beyond_dates(series: EventSeries, params: Mapping[str, Any], now: dt.datetime) -> list[Any]:
+    """The dates beyond the window ``occurrences/?beyond_window=true`` lists (none without it).
+
+    Only the date filters apply to them: a listing filtered by ``status`` or
+    ``is_modified``, or of the changes since a moment, has none, as has
+    ``is_future=false`` (they are all to come).
+    """
+    if not params.get("beyond_window") or params.get("modified_since") is not None:
+        return []
+    if params.get("status") not in (None, "") or params.get("is_modified") is not None:
+        return []
+    if params.get("is_future") is False:
+        return []
+    return list(
+        dates_beyond_window(
+            series,
+            now=now,
+            starts_from=params.get("date_from_after"),
+            starts_before=params.get("date_from_before"),
+        )
+    )
+
+
+class RowsAndBeyond:
+    """A series' rows with its dates beyond the window merged in by start, for the paginator.
+
+    The rows up to the boundary (:func:`~revel_recurring.beyond_window.beyond_boundary`)
+    stay a queryset sliced per page; the few after it (dates materialized ahead)
+    are read at once and sorted with the dates beyond. A constant number of
+    queries per page.
+    """
+
+    def __init__(
+        self, queryset: QuerySet[Any], beyond: list[BeyondDate], boundary: dt.datetime
+    ) -> None:
+        start = get_event_model().RECURRING_START_FIELD
+        self._head = queryset.filter(**{f"{start}__lte": boundary})
+        later: list[Any] = list(queryset.filter(**{f"{start}__gt": boundary}))
+        self._tail: list[Any] = sorted([*later, *beyond], key=_start_and_kind)
+        self._head_count: int | None = None
+
+    def count(self) -> int:
+        if self._head_count is None:
+            self._head_count = self._head.count()
+        return self._head_count + len(self._tail)
+
+    def __len__(self) -> int:
+        return self.count()
+
+    def __getitem__(self, key: slice) -> list[Any]:
+        head = self.count() - len(self._tail)
+        first = key.start or 0
+        last = self.count() if key.stop is None else key.stop
+        found: list[Any] = []
+        if first < head:
+            found.extend(self._head[first : min(last, head)])
+        found.extend(self._tail[max(first - head, 0) : max(last - head, 0)])
+        return found
+
+
+def _start_and_kind(item: Any) -> tuple[dt.datetime, int]:
+    if isinstance(item, BeyondDate):
+        return item.start, 1
+    return item.occurrence_start, 0
+
+
+def listed_rows(
+    page: Iterable[Any], *, drifted: Collection[Any], series: EventSeries
+) -> list[OccurrenceRow]:
+    """The rows of a page of :class:`RowsAndBeyond` (or of rows alone), in page order."""
+    items = list(page)
+    events = [item for item in items if not isinstance(item, BeyondDate)]
+    live = iter(occurrence_rows(events, drifted=drifted, series=series))
+    return [
+        OccurrenceRow.beyond(item) if isinstance(item, BeyondDate) else next(live) for item in items
+    ]
+
+
+def rows_with_beyond(
+    queryset: QuerySet[Any], series: EventSeries, params: Mapping[str, Any], now: dt.datetime
+) -> QuerySet[Any] | RowsAndBeyond:
+    """What ``occurrences/`` paginates: ``queryset``, with the dates beyond when asked."""
+    beyond = beyond_dates(series, params, now)
+    if not beyond:
+        return queryset
+    return RowsAndBeyond(queryset, beyond, beyond_boundary(series, now))
 
 
 def moved_rows(ids: Collection[Any]) -> list[Any]:

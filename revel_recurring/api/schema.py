@@ -82,6 +82,10 @@ def only_recurring_endpoints(endpoints: list[Any], **kwargs: Any) -> list[Any]:
 # the same for the enrolment viewset).
 _SERIES_VIEWSET = "revel_recurring.api.viewsets.SeriesViewSet"
 _ENROLMENT_VIEWSET = "revel_recurring.api.enrolments.EnrolmentViewSet"
+_WEBHOOK_VIEWSETS = (
+    "revel_recurring.api.webhooks.WebhookEndpointViewSet",
+    "revel_recurring.api.webhooks.WebhookDeliveryViewSet",
+)
 
 
 def _is_series_viewset(cls: type) -> bool:
@@ -94,8 +98,14 @@ def _is_enrolment_viewset(cls: type) -> bool:
     )
 
 
+def _is_webhook_viewset(cls: type) -> bool:
+    return any(
+        f"{base.__module__}.{base.__qualname__}" in _WEBHOOK_VIEWSETS for base in cls.__mro__
+    )
+
+
 def _is_recurring_view(cls: type) -> bool:
-    return _is_series_viewset(cls) or _is_enrolment_viewset(cls)
+    return _is_series_viewset(cls) or _is_enrolment_viewset(cls) or _is_webhook_viewset(cls)
 
 
 def _is_enrolment_route(callback: Any) -> bool:
@@ -377,6 +387,18 @@ OCCURRENCE_PARAMETERS = [
             "Only occurrences changed at or after this instant, plus tombstones of those "
             "cancelled or deleted since (`cancelled` / `deleted` true, original slot in "
             "`recurrence_id`). Tombstones ignore `status` and `is_modified`."
+        ),
+    ),
+    OpenApiParameter(
+        "beyond_window",
+        OpenApiTypes.BOOL,
+        description=(
+            "Also list the rule's dates beyond the generation window that have no row "
+            "yet, in start order with the rows: `materialized` false, `id`, `status` and "
+            "`occurrence_index` null; at most REVEL_RECURRING_BEYOND_WINDOW_DATES of "
+            "them, none for a paused series. Only the date filters apply to them; with "
+            "`status`, `is_modified` or `modified_since` there are none. "
+            "`materialize-date/` makes one a row."
         ),
     ),
 ]

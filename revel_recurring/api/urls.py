@@ -1,7 +1,8 @@
 """Mount with ``path("api/recurring/", include("revel_recurring.api.urls"))``.
 
 Routes: ``series/`` and its actions (router basename ``series``), ``enrolments/``
-(basename ``enrolment``; a 404 on a site without the ``book_enrolled`` hook), the OpenAPI
+(basename ``enrolment``; a 404 on a site without the ``book_enrolled`` hook),
+``webhooks/`` and ``webhook-deliveries/`` (basenames ``webhook``, ``webhook-delivery``), the OpenAPI
 schema at ``schema/`` and Swagger UI at ``docs/`` (assets from
 drf-spectacular-sidecar, served as static files: no CDN).
 """
@@ -14,6 +15,7 @@ from rest_framework.routers import DefaultRouter
 from .enrolments import EnrolmentViewSet
 from .schema import RecurringSchemaView, RecurringSwaggerView
 from .viewsets import SeriesViewSet
+from .webhooks import WebhookDeliveryViewSet, WebhookEndpointViewSet
 
 app_name = "revel_recurring"
 
@@ -23,6 +25,8 @@ router = DefaultRouter()
 router.include_format_suffixes = False
 router.register("series", SeriesViewSet, basename="series")
 router.register("enrolments", EnrolmentViewSet, basename="enrolment")
+router.register("webhooks", WebhookEndpointViewSet, basename="webhook")
+router.register("webhook-deliveries", WebhookDeliveryViewSet, basename="webhook-delivery")
 
 urlpatterns = [
     path("schema/", RecurringSchemaView.as_view(), name="schema"),

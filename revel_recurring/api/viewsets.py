@@ -38,12 +38,14 @@ from ..services.extra_dates import EXTRA_DATES_KEY
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
 from .acting import ActingMixin
+from .actions.beyond_window import BeyondWindowActionsMixin
 from .actions.enrolments import EnrolmentActionsMixin
 from .actions.extra_dates import ExtraDateActionsMixin
 from .actions.history import HistoryActionsMixin
 from .actions.lifecycle import LifecycleActionsMixin
 from .actions.occurrences import PREVIEW_MAX, OccurrenceActionsMixin
 from .actions.plans import PlanActionsMixin
+from .actions.revert import RevertActionsMixin
 from .actions.splits import SplitActionsMixin
 from .actions.template import TemplateActionMixin
 from .bodies import ACTION_BODIES
@@ -92,8 +94,10 @@ class SeriesViewSet(
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
     ExtraDateActionsMixin,
+    BeyondWindowActionsMixin,
     PlanActionsMixin,
     SplitActionsMixin,
+    RevertActionsMixin,
     TemplateActionMixin,
     EnrolmentActionsMixin,
     HistoryActionsMixin,

@@ -3,7 +3,8 @@ tests/default/project/test_checks.py.
 
 One module per subject: the host's event model (``event_model``), the settings
 (``setting_values``), the visibility mapping (``visibility``) and the ``holidays`` data
-the series were generated with (``holiday_data``). ``apps.py`` registers the
+the series were generated with (``holiday_data``), the time-zone data their dates
+were placed with (``zone_data``). ``apps.py`` registers the
 functions named here.
 """
 
@@ -19,10 +20,12 @@ from .setting_values import (
     check_setting_values,
 )
 from .visibility import check_visibility_mapping
+from .zone_data import ZONE_DATA_NAMED, check_zone_data
 
 __all__ = [
     "GENERATION_CHUNK_SIZE_MAX",
     "HOLIDAY_DATA_NAMED",
+    "ZONE_DATA_NAMED",
     "check_dotted_paths",
     "check_event_model",
     "check_feed_cache",
@@ -30,4 +33,5 @@ __all__ = [
     "check_installed_apps",
     "check_setting_values",
     "check_visibility_mapping",
+    "check_zone_data",
 ]

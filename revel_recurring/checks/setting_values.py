@@ -82,6 +82,7 @@ _WHOLE_NUMBER_SETTINGS = (
     "INSERT_BATCH_BYTES",
     "MAX_GENERATION_BYTES",
     "FEED_PAST_DAYS",
+    "BEYOND_WINDOW_DATES",
     "DELETED_FEED_DAYS",
     "QUEUED_ACTION_DAYS",
     "PEOPLE_MAX_RETRIES",
@@ -157,6 +158,15 @@ def check_setting_values(app_configs: Any = None, **kwargs: Any) -> list[checks.
         errors.append(
             checks.Error(
                 f"REVEL_RECURRING_NOTIFY_PEOPLE must be 'all' or 'none', got {notify!r}.",
+                id="revel_recurring.E009",
+            )
+        )
+    auto_apply = recurring_settings.ZONE_DATA_AUTO_APPLY
+    if auto_apply not in ("none", "unbooked", "all"):
+        errors.append(
+            checks.Error(
+                "REVEL_RECURRING_ZONE_DATA_AUTO_APPLY must be 'none', 'unbooked' or 'all', "
+                f"got {auto_apply!r}.",
                 id="revel_recurring.E009",
             )
         )

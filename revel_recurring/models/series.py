@@ -19,6 +19,7 @@ from ..backend_checks import without_answered_warnings
 from ..holiday_rules import HolidayPolicy, HolidayRule
 from ..mixins import RecurringEventMixin
 from ..querysets import EventSeriesQuerySet
+from ..rules.zone_data import fingerprint_holds
 from ..validators import WINDOW_WEEKS_MAX, WINDOW_WEEKS_MIN
 from .event_model import get_event_model
 from .rule import RecurrenceRule
@@ -127,6 +128,17 @@ class EventSeries(models.Model):
         default="",
         editable=False,
         help_text=_("The holidays package version the last generation applied."),
+    )
+    zone_fingerprint = models.CharField(
+        verbose_name=pgettext_lazy("model field", "time-zone data fingerprint"),
+        max_length=64,
+        blank=True,
+        default="",
+        editable=False,
+        help_text=_(
+            "The UTC offsets of the rule's zone up to the generation cursor, as the dates "
+            "were placed (revel_recurring.rules.zone_data)."
+        ),
     )
     is_active = models.BooleanField(pgettext_lazy("model field", "active"), default=True)
     auto_publish = models.BooleanField(
@@ -250,6 +262,22 @@ class EventSeries(models.Model):
     def extra_date_instants(self) -> frozenset[dt.datetime]:
         """The extra dates as a set of UTC instants."""
         return rules.exdate_instants(self.extra_dates or [])
+
+    def zone_data_changed(self, rule: RecurrenceRule | None = None) -> bool:
+        """Whether the time-zone data loaded now gives the rule's zone other UTC offsets, over
+        the span of the generated dates (from the last run to its cursor), than the data
+        they were placed with (``zone_fingerprint``): those dates may sit at the wrong wall-clock time
+        (:mod:`revel_recurring.services.zone_data`). False without a cursor or a
+        fingerprint (nothing to compare). ``rule`` defaults to the series' own."""
+        if not self.zone_fingerprint or self.last_generated_until is None:
+            return False
+        if rule is None:
+            if self.recurrence_rule_id is None:
+                return False
+            rule = self.recurrence_rule
+        if rule is None:
+            return False
+        return not fingerprint_holds(self.zone_fingerprint, rule.timezone)
 
     def dates_spec(self, rule: RecurrenceRule) -> rules.RuleSpec:
         """The dates of this series: ``rule``'s spec with the series' extra dates.

@@ -12,6 +12,7 @@ from __future__ import annotations
 import base64
 import secrets
 
+from django.core.validators import URLValidator
 from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
@@ -31,7 +32,12 @@ def new_webhook_secret() -> str:
 class WebhookEndpoint(models.Model):
     """A URL that receives one signed JSON payload per operation it subscribes to."""
 
-    url = models.URLField(pgettext_lazy("model field", "URL"), max_length=500)
+    # Only http and https: the POST goes through an HTTP client.
+    url = models.URLField(
+        pgettext_lazy("model field", "URL"),
+        max_length=500,
+        validators=[URLValidator(schemes=["http", "https"])],
+    )
     secret = models.CharField(
         pgettext_lazy("model field", "secret"), max_length=100, default=new_webhook_secret
     )

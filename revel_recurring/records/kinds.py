@@ -29,6 +29,7 @@ KINDS: Mapping[str, Promise] = {
     "restore": pgettext_lazy("operation", "date restored"),
     "cancel_stale": pgettext_lazy("operation", "stale dates cancelled"),
     "extra_date": pgettext_lazy("operation", "extra dates"),
+    "materialize": pgettext_lazy("operation", "date made ahead of the window"),
     "pause": pgettext_lazy("operation", "paused"),
     "resume": pgettext_lazy("operation", "resumed"),
     "template": pgettext_lazy("operation", "template propagated"),

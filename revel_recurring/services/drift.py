@@ -66,6 +66,10 @@ def _off_rule(
     """
     if not candidates or rule is None:
         return []
+    if series.zone_data_changed(rule):
+        # The zone's offsets changed since the dates were placed: every date off its
+        # new instant is a date to move (services.zone_data), not a stale one.
+        return []
     instants = [(pk, rules.to_utc(value)) for pk, value, _ in candidates]
     earliest = min(instant for _, instant in instants)
     latest = max(instant for _, instant in instants)
@@ -114,8 +118,11 @@ def detect_cadence_drift(series: EventSeries, *, now: dt.datetime | None = None)
     A candidate drifts when its start, as a UTC instant, is not an occurrence of
     the current rule or is excluded (an exdate, or the slot of a deleted
     occurrence not folded in yet); comparing instants keeps a wall-clock
-    time across a DST change from looking like drift. Reads the candidates in one
-    query (plus the rule when ``series.recurrence_rule`` is not loaded yet).
+    time across a DST change from looking like drift. None drifts while the
+    zone's time-zone data differs from the data the dates were placed with
+    (``EventSeries.zone_data_changed``): those dates move, they are not stale.
+    Reads the candidates in one query (plus the rule when
+    ``series.recurrence_rule`` is not loaded yet).
     Returns ids in start order; empty for a series without a rule.
     """
     rule = series.recurrence_rule if series.recurrence_rule_id is not None else None

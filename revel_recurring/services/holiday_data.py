@@ -25,8 +25,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.db.models import QuerySet
+from django.utils.translation import gettext
 
 from .. import rules
+from ..exceptions import RecurrenceError
 from ..exclusions import ExclusionReason, excluded_between
 from ..holiday_rules import HolidayPolicy, data_version
 from ..instants import describe_instant
@@ -218,6 +220,16 @@ def apply_holiday_data(
     if not found:
         return None
     change = found[0]
+    if change.series.zone_data_changed():
+        # Its plan would move every date to the new offsets, but only the holiday's
+        # dates are named here: the others would stay and be generated again.
+        raise RecurrenceError(
+            gettext(
+                "The time-zone data of %(zone)s changed since the dates of %(series)s were "
+                "placed: apply it first (manage.py revel_recurring_data --apply)."
+            )
+            % {"zone": change.plan.timezone, "series": change.series.name}
+        )
     applied = apply_recurrence_plan(
         series,
         plan_hash or change.plan.hash,

@@ -326,6 +326,7 @@ def test_occurrences_filters(world: World, client_for: ClientFor) -> None:
         "holiday": "",
         "shifted_from": None,
         "rescheduled_from": None,
+        "materialized": True,
     }
     for bad in (
         "?date_from_after=2027-01-01T00:00:00",
@@ -383,6 +384,7 @@ def test_modified_since_reports_changes_and_tombstones_of_removals(
         "holiday": "",
         "shifted_from": None,
         "rescheduled_from": None,
+        "materialized": True,
     }
     assert results[restored.pk]["cancelled"] is False
     # A client syncing open occurrences still hears of the cancellation and the deletion.

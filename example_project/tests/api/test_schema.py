@@ -61,6 +61,7 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
                 "restore-occurrence",
                 "add-date",
                 "remove-date",
+                "materialize-date",
                 "recurrence-plan",
                 "recurrence-apply",
                 "split-plan",
@@ -106,6 +107,7 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
         "is_modified",
         "is_future",
         "modified_since",
+        "beyond_window",
     } <= occurrence_params
     ical = operations[(detail + "ical/", "get")]["responses"]
     assert list(ical["200"]["content"]) == ["text/calendar"]

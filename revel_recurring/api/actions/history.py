@@ -82,8 +82,11 @@ class HistoryActionsMixin(SeriesViewBase):
         """One operation of the series, with links to its rows and to the change feed."""
         series = self.get_object()
         operation = self._operation(series.pk, operation_id)
-        links, total = history.linked_series(operation.pk)
-        since = operation.created_at.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
+        links, total = history.linked_series(operation.pk, first=series.pk)
+        entries, first_entry = history.feed_entries(operation.pk)
+        # The feed from the operation on: its first entry, should one be stamped earlier.
+        start = min(filter(None, (operation.created_at, first_entry)))
+        since = start.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
         feed = reverse("revel_recurring:series-occurrences", kwargs={"pk": series.pk})
         context = {
             **self._history_context(series),
@@ -95,7 +98,7 @@ class HistoryActionsMixin(SeriesViewBase):
                 .order_by("created_at", "pk")
                 .values_list("pk", flat=True)
             ),
-            "feed_entries": history.feed_entry_counts([operation.pk]).get(operation.pk, 0),
+            "feed_entries": entries,
             "feed_url": request.build_absolute_uri(
                 f"{feed}?{urlencode({'modified_since': since})}"
             ),

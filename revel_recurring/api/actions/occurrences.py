@@ -17,7 +17,7 @@ from ...services.drift import cancel_stale_occurrences, detect_cadence_drift, en
 from ...slots import upcoming_slots
 from ..filters import OccurrenceFilter
 from ..pagination import OccurrencePagination
-from ..reads import changed_rows, occurrence_rows, page_rows
+from ..reads import changed_rows, listed_rows, occurrence_rows, page_rows, rows_with_beyond
 from ..schema import (
     OCCURRENCE_PARAMETERS,
     READ_ERRORS,
@@ -48,7 +48,10 @@ class OccurrenceActionsMixin(SeriesViewBase):
     ``restore-occurrence/`` and ``preview/``."""
 
     @extend_schema(
-        summary="Materialized occurrences, pretix-style filters, tombstones with modified_since",
+        summary=(
+            "Materialized occurrences, pretix-style filters, tombstones with modified_since; "
+            "the dates beyond the window with beyond_window"
+        ),
         parameters=OCCURRENCE_PARAMETERS,
         responses={200: OccurrenceSerializer(many=True), **error_responses(400, 403, 404)},
     )
@@ -68,9 +71,10 @@ class OccurrenceActionsMixin(SeriesViewBase):
         drifted = set(detect_cadence_drift(series, now=now))
         since = params.get("modified_since")
         if since is None:
-            page = self.paginate_queryset(filterset.qs.order_by(model.RECURRING_START_FIELD, "pk"))
+            ordered = filterset.qs.order_by(model.RECURRING_START_FIELD, "pk")
+            page = self.paginate_queryset(rows_with_beyond(ordered, series, params, now))
             assert page is not None
-            rows = occurrence_rows(page, drifted=drifted, series=series)
+            rows = listed_rows(page, drifted=drifted, series=series)
         else:
             changes = self.paginate_queryset(changed_rows(series, filterset, params, since, now))
             assert changes is not None

@@ -63,6 +63,27 @@ class ExtraDateRequestSerializer(
     )
 
 
+class MaterializeDateRequestSerializer(
+    PrefilledFormMixin, StrictFieldsMixin, serializers.Serializer[Any]
+):
+    """``materialize-date/``: one date of the series, however far ahead."""
+
+    start = AwareDateTimeField(
+        help_text=_(
+            "The date, any UTC offset: a date of the rule (or an extra date), or the day "
+            "a holiday moved one to, as `occurrences/?beyond_window=true` lists it."
+        )
+    )
+
+
+class MaterializeDateResultSerializer(serializers.Serializer[Any]):
+    occurrence = OccurrenceSerializer(help_text=_("The row of the date, new or as it was."))
+    created = serializers.BooleanField(
+        help_text=_("False when a row held the date already (nothing was written).")
+    )
+    series = SeriesSerializer()
+
+
 class RestoreOccurrenceSerializer(OccurrenceInstantSerializer):
     """``restore-occurrence/``: the slot, and who is told."""
 

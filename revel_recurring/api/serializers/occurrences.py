@@ -10,6 +10,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
+from ...beyond_window import BeyondDate
 from ...exclusions import ExclusionReason
 from ...models import OccurrenceChange, get_event_model
 from ..fields import AwareDateTimeField, EventIdField, EventStatusField
@@ -38,6 +39,8 @@ class OccurrenceRow:
     #: Under ``modified_since``: the slot it stood for before a schedule change moved
     #: it to another date of the rule since then; None otherwise.
     rescheduled_from: dt.datetime | None = None
+    #: False for a date of the rule beyond the window that has no row yet.
+    materialized: bool = True
 
     @classmethod
     def of(cls, event: Any, *, drifted: bool = False, booked: bool = False) -> OccurrenceRow:
@@ -59,6 +62,25 @@ class OccurrenceRow:
         )
 
     @classmethod
+    def beyond(cls, date: BeyondDate) -> OccurrenceRow:
+        """A date of the rule past the cursor that has no row yet: no id, status or index."""
+        return cls(
+            id=None,
+            recurrence_id=date.slot,
+            occurrence_index=None,
+            start=date.start,
+            end=date.end,
+            status=None,
+            is_modified=False,
+            drifted=False,
+            cancelled=False,
+            deleted=False,
+            holiday=date.holiday,
+            shifted_from=date.slot if date.start != date.slot else None,
+            materialized=False,
+        )
+
+    @classmethod
     def tombstone(cls, change: OccurrenceChange) -> OccurrenceRow:
         return cls(
             id=get_event_model()._meta.pk.to_python(change.occurrence_pk),
@@ -76,7 +98,13 @@ class OccurrenceRow:
 
 
 class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
-    id = EventIdField(help_text=_("The host event's id (of the deleted row for a tombstone)."))
+    id = EventIdField(
+        allow_null=True,
+        help_text=_(
+            "The host event's id (of the deleted row for a tombstone); null for a date "
+            "beyond the window that has no row yet (`materialized` false)."
+        ),
+    )
     recurrence_id = AwareDateTimeField(
         allow_null=True,
         help_text=_(
@@ -85,7 +113,13 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
             "the rule gives it that one (`rescheduled_from` names the old)."
         ),
     )
-    occurrence_index = serializers.IntegerField(allow_null=True)
+    occurrence_index = serializers.IntegerField(
+        allow_null=True,
+        help_text=_(
+            "The series' counter when the row was made (in the order rows were made, "
+            "not always in date order); null for a date without a row."
+        ),
+    )
     start = AwareDateTimeField(allow_null=True, help_text=_("Null for a deleted occurrence."))
     end = AwareDateTimeField(
         allow_null=True,
@@ -110,6 +144,13 @@ class OccurrenceSerializer(serializers.Serializer[OccurrenceRow]):
             "On a tombstone of an occurrence a split moved: the id of the series it "
             "belongs to now (same occurrence id there). Null otherwise."
         ),
+    )
+    materialized = serializers.BooleanField(
+        help_text=_(
+            "False for a date of the rule beyond the generation window that has no row "
+            "yet (listed with `beyond_window=true`): no id, status or index; "
+            "`materialize-date/` makes it a row that can be booked."
+        )
     )
     has_bookings = serializers.BooleanField(
         help_text=_(

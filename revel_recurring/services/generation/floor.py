@@ -26,6 +26,7 @@ from ...host_model import RowSizer
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, RecurrenceRule, get_event_model
 from ...notifications import send_series_digest
+from ...rules.zone_data import zone_fingerprint
 from ..toolbox.columns import update_columns
 from ..toolbox.enrolled import book_enrolled_rows
 from ..toolbox.exdates import absorb_pending_exdates
@@ -43,6 +44,7 @@ CURSOR_COLUMNS = (
     "last_occurrence_index",
     "updated_at",
     "holidays_version",
+    "zone_fingerprint",
     *PARKING_COLUMNS,
 )
 
@@ -135,6 +137,43 @@ def generate_locked(
     _digest_after_commit(batches)
     owed = chunk and bool(enrolled.booked or enrolled.refused)
     return GenerationRun(batches=batches, failed=failed, owed=owed)
+
+
+def materialize_locked(
+    series: EventSeries, slot: dt.datetime, *, start: dt.datetime, now: dt.datetime
+) -> Any:
+    """Materialize the one date ``slot`` of ``series`` (taking place at ``start``); the caller
+    holds its lock, folded its pending exdates and checked the date.
+
+    The row is built and inserted as a run builds every date: the template copied
+    through ``prepare_occurrence`` (the next ``occurrence_index`` of the series'
+    counter), the size checks, the INSERT, the host's ``clone_related``, the
+    enrolled users booked (told now), the counter written, one digest after
+    commit. The cursor and the next due moment stay where they are: when the
+    window reaches ``slot``, the daily pass finds it taken
+    (:func:`read_taken_slots`) and builds nothing for it. Returns the saved row,
+    or None when the series has no template (nothing to copy).
+    """
+    taken = read_taken_slots([series.pk], slot)
+    state = taken.get(series.pk)
+    if state is None:
+        return None
+    sizer = RowSizer(get_event_model())
+    occurrences = build_occurrences(
+        series,
+        state.template,
+        [slot],
+        starts={slot: start} if start != slot else None,
+        sizer=sizer,
+    )
+    batch = SeriesBatch(series, state.template, occurrences)
+    _insert([batch], chunk=False, sizer=sizer)
+    book_enrolled_rows(occurrences, {series.pk: series}, now=now, tell="now")
+    series.last_occurrence_index += len(occurrences)
+    series.updated_at = timezone.now()
+    write_cursors([series])
+    _digest_after_commit([batch])
+    return occurrences[0]
 
 
 def _read_run(
@@ -232,7 +271,23 @@ def _build(
     sizer: RowSizer,
     stamp: dt.datetime,
 ) -> list[Any]:
-    """Plan ``series`` and build its occurrences; moves its cursor in memory only."""
+    """Plan ``series`` and build its occurrences; moves its cursor in memory only.
+
+    A series whose zone now has other UTC offsets up to its cursor than when its
+    dates were placed (``zone_data_changed``) is held: nothing is generated and
+    its cursor stays, since a slot of the new data near the cursor may be a date
+    already generated at the old instant. The zone data command (or the daily
+    pass, per ``REVEL_RECURRING_ZONE_DATA_AUTO_APPLY``) moves its dates first.
+    """
+    rule = _rule(series)
+    if series.zone_data_changed(rule):
+        logger.warning(
+            "revel_recurring: series %s held: the time-zone data of %s changed since its "
+            "dates were placed (manage.py revel_recurring_data)",
+            series.pk,
+            rule.timezone,
+        )
+        return []
     plan = plan_generation(
         series,
         _rule(series),
@@ -246,6 +301,9 @@ def _build(
         series, state.template, plan.slots, starts=plan.starts, sizer=sizer
     )
     apply_plan(series, plan, created=len(occurrences), stamp=stamp)
+    # The zone's offsets as this process loads them, over the dates placed so far.
+    cursor = series.last_generated_until
+    series.zone_fingerprint = "" if cursor is None else zone_fingerprint(rule.timezone, now, cursor)
     if occurrences:
         # A run that writes occurrences proves the cause of a parking gone
         # (Generate now after the template was shortened, for one). A run with

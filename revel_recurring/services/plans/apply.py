@@ -365,7 +365,7 @@ def move_planned(
     shown_booked = {pk for pk in chosen if movable[pk].booked}
     planned = {pk: movable[pk] for pk in chosen}
     planned.update({row.id: row for row in cancelled_moves})
-    events = lock_movers(planned)
+    events = lock_movers(planned, modified=[pk for pk, row in planned.items() if row.is_modified])
     booked = booked_ids([event for event in events if event.pk in movable])
     may_move_booked = isinstance(mode, frozenset) or mode == "all"
     # With their people told, a booked date moves as a free one does (ticks still decide).
@@ -387,7 +387,7 @@ def cancel_planned_drift(
 ) -> tuple[list[Any], list[BookedDate], list[PlannedOccurrence]]:
     """Cancel the plan's drifted dates ``mode`` asks for (of ``among`` only, when given);
     the ids cancelled and the dates kept."""
-    kept_modified = [row for row in plan.drift if row.is_modified]
+    kept_modified = [row for row in plan.drift if row.is_modified and row.moves_to is None]
     shown_booked = {row.id for row in plan.drift if row.bookings}
     candidates = [row.id for row in plan.drift if not row.is_modified and row.moves_to is None]
     if among is not None and not isinstance(mode, frozenset):

@@ -64,7 +64,9 @@ def compute_change(
 
     A series whose dates were placed with other holiday data than the installed
     (:func:`holiday_data_changed`) has its cursor reset even by an empty change:
-    generating the window again creates the dates a holiday no longer takes.
+    generating the window again creates the dates a holiday no longer takes. So
+    does one whose zone has other offsets now (``EventSeries.zone_data_changed``):
+    its dates move to their partners, the rule's dates at the new instants.
     """
     if rule is None:
         raise SeriesNotReadyError(
@@ -79,7 +81,7 @@ def compute_change(
     new_rule.normalize()
     target = _changed_series(series, changes, changed)
     extra = _extra_dates(series, rule, new_rule, target, state, changes, changed, now=now)
-    regenerate = bool(changed) or holiday_data_changed(series)
+    regenerate = bool(changed) or holiday_data_changed(series) or series.zone_data_changed(rule)
     cursor_reset = regenerate and series.last_generated_until is not None
     if regenerate:
         target.last_generated_until = None
@@ -218,7 +220,12 @@ def plan_outcome(
     """
     seen = state if pending is None else dataclasses.replace(state, pending=pending)
     spec = target.dates_spec(new_rule)
-    judgement = judge(target, new_rule, seen, judged, now=now, bookings=bookings)
+    # Newer zone data: every date of the rule moves to its new instant, those moved by
+    # hand too (by their slot), or generating the window again would double them.
+    zone_moves = cancels and series.zone_data_changed(rule)
+    judgement = judge(
+        target, new_rule, seen, judged, now=now, bookings=bookings, modified_too=zone_moves
+    )
     moving = [row for row in (*judgement.drift, *judgement.cancelled_moves) if row.new_slot]
     # A cancelled date that moves takes its exclusion with it.
     carry_cancellations(target, judgement.cancelled_moves)

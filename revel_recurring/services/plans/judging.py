@@ -51,6 +51,7 @@ def judge(
     *,
     now: dt.datetime | None = None,
     bookings: Mapping[Any, int] | None = None,
+    modified_too: bool = False,
 ) -> Judgement:
     """The ``judged`` rows under ``target``'s dates with ``rule``: which live rows fit, which
     drift, and where those that can move go (one call to the host's booking hook for
@@ -58,7 +59,8 @@ def judge(
 
     With ``now``, a row the new rule does not hold moves to its partner
     (:mod:`~revel_recurring.services.plans.partners`); without, only to where a
-    holiday now places its slot.
+    holiday now places its slot. ``modified_too`` (newer zone data): rows moved by
+    hand move to a partner too, by the same span as their slot.
     """
     spec = target.dates_spec(rule)
     zone = rule.timezone
@@ -77,7 +79,7 @@ def judge(
     partners: dict[Any, Partner] = {}
     if now is not None:
         lonely = [row for row in [*live, *gone] if row.id not in fitting and row.id not in moves]
-        partners = find_partners(target, rule, state, lonely, now=now)
+        partners = find_partners(target, rule, state, lonely, now=now, modified_too=modified_too)
         # A cancelled date keeps its cancellation only to another time of the same day:
         # a class cancelled on Tuesday says nothing of the Thursday it would pair with,
         # which then is a new date like any other.

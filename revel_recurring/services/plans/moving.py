@@ -17,6 +17,7 @@ import datetime as dt
 from collections.abc import Collection, Mapping
 from typing import Any
 
+from django.db.models import Q
 from django.utils import timezone
 
 from ... import rules
@@ -32,14 +33,18 @@ from .result import PlannedOccurrence
 _BATCH = 500
 
 
-def lock_movers(ids: Collection[Any]) -> list[Any]:
-    """The host rows ``ids`` that nobody edited by hand, locked, in pk order."""
+def lock_movers(ids: Collection[Any], *, modified: Collection[Any] = ()) -> list[Any]:
+    """The host rows ``ids`` that nobody edited by hand, locked, in pk order; of those in
+    ``modified`` (the plan moves them although edited: newer zone data), any."""
     if not ids:
         return []
     model = get_event_model()
+    chosen = Q(is_modified=False)
+    if modified:
+        chosen |= Q(pk__in=list(modified))
     return list(
         lock_rows(
-            model._default_manager.filter(pk__in=list(ids), is_modified=False)
+            model._default_manager.filter(chosen, pk__in=list(ids))
             .defer(*bulky_fields(model))
             .order_by("pk")
         )

@@ -49,16 +49,18 @@ def find_partners(
     rows: Iterable[PlanRow],
     *,
     now: dt.datetime,
+    modified_too: bool = False,
 ) -> dict[Any, Partner]:
     """Row id -> partner, for the ``rows`` (none fitting ``rule``) that have one.
 
     ``target`` is the series as it would be (its exdates, extra dates and holiday
     settings), ``rule`` its new rule, ``state`` every row read (whose slots are
-    taken) and the pending exdates. Rows without a slot or edited by hand are
-    never paired.
+    taken) and the pending exdates. Rows without a slot are never paired, nor rows
+    edited by hand but with ``modified_too`` (the zone's offsets changed: every
+    date moves by the span its slot moves, keeping its wall-clock time).
     """
     movable = sorted(
-        (row for row in rows if row.slot is not None and not row.is_modified),
+        (row for row in rows if row.slot is not None and (modified_too or not row.is_modified)),
         key=lambda row: (row.slot, str(row.id)),
     )
     if not movable:
@@ -81,7 +83,10 @@ def find_partners(
         assert row.slot is not None
         waiting = free.get(rules.period_of(spec, row.slot))
         if waiting:
-            partners[row.id] = waiting.pop(0)
+            partner = waiting.pop(0)
+            if row.is_modified:
+                partner = Partner(start=row.start + (partner.slot - row.slot), slot=partner.slot)
+            partners[row.id] = partner
     return partners
 
 

@@ -13,7 +13,7 @@ from rest_framework.test import APIClient
 
 from revel_recurring.models import OccurrenceChange, SeriesOperation
 from tests.support.api import client, user_with
-from tests.support.factories import make_series
+from tests.support.factories import make_series, occurrences
 from tests.support.history import DAY, LATER, record_operation
 
 pytestmark = [pytest.mark.django_db, pytest.mark.urls("tests.api_urls")]
@@ -100,13 +100,18 @@ def test_an_operation_shows_rule_counts_links_and_its_reverts(viewer: APIClient)
     body = detail.json()
     assert (body["plan_hash"], body["before"], body["after"]) == ("abc123", before, after)
     assert body["counts"] == {"moved": 4}
-    assert [link["series_id"] for link in body["series"]] == sorted([series.pk, continuation.pk])
+    assert [link["series_id"] for link in body["series"]] == [series.pk, continuation.pk]
     assert body["series_count"] == 2
     assert [link["id"] for link in body["reverted_by"]] == [str(revert.pk)]
     assert body["rows"].endswith(f"/operations/{split.pk}/rows/")
     assert body["feed_entries"]["count"] == 1
     assert "modified_since=" in body["feed_entries"]["url"]
     assert from_the_continuation.status_code == 200
+    # Asked from the continuation, it comes first.
+    assert [link["series_id"] for link in from_the_continuation.json()["series"]] == [
+        continuation.pk,
+        series.pk,
+    ]
     assert reverting["reverts"]["id"] == str(split.pk)
     assert reverting["reverts"]["url"].endswith(f"/operations/{split.pk}/")
 
@@ -193,3 +198,32 @@ def test_the_list_reads_a_fixed_number_of_queries(viewer: APIClient) -> None:
     assert len(answer.json()["results"]) == 33
     assert len(many.captured_queries) == len(few.captured_queries)
     assert SeriesOperation.objects.count() == 33
+
+
+def test_a_cancellation_through_the_api_reads_back_with_its_row_and_feed_entry(
+    django_user_model: Any,
+) -> None:
+    series = make_series(dtstart=timezone.now().replace(microsecond=0) + DAY, auto_publish=True)
+    editor = client(user_with(django_user_model, "editor", "change_eventseries"))
+    editor.post(f"{API}{series.pk}/generate/", {}, format="json")
+    first = occurrences(series)[0]
+    cancelled = editor.post(
+        f"{API}{series.pk}/cancel-occurrence/",
+        {"occurrence": first.starts_at.isoformat()},
+        format="json",
+    )
+    assert cancelled.status_code == 200, cancelled.json()
+
+    listed = editor.get(f"{API}{series.pk}/operations/", {"kind": "cancel"}).json()["results"]
+    assert len(listed) == 1
+    detail = editor.get(listed[0]["url"]).json()
+    rows = editor.get(detail["rows"]).json()["results"]
+
+    assert detail["counts"] == {"cancelled": 1}
+    assert detail["feed_entries"]["count"] == 1
+    assert [(r["occurrence_id"], r["status_before"], r["status_after"]) for r in rows] == [
+        (str(first.pk), "live", "cancelled")
+    ]
+    assert rows[0]["in_feed"] is True
+    feed = editor.get(detail["feed_entries"]["url"]).json()["results"]
+    assert [row["id"] for row in feed if row["cancelled"]] == [first.pk]

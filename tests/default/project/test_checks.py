@@ -23,6 +23,7 @@ from revel_recurring.checks import (
     check_installed_apps,
     check_setting_values,
     check_visibility_mapping,
+    check_zone_data,
 )
 from revel_recurring.checks import event_model as event_model_checks
 from revel_recurring.checks import holiday_data as holiday_data_checks
@@ -31,9 +32,12 @@ from revel_recurring.conf import recurring_settings
 from revel_recurring.holiday_rules import data_version
 from revel_recurring.models import EventSeries, RecurringEventMixin
 from revel_recurring.services.holiday_data import apply_holiday_data
+from revel_recurring.services.lifecycle import create_recurring_series
+from revel_recurring.services.zone_data import apply_zone_data
 from tests.hosts.testapp.models import Event
 from tests.support.factories import VIENNA, holiday_class, occurrences
 from tests.support.holidays import OLD_RELEASE, generated_with, newer_holiday_data
+from tests.support.zone_shift import ZONE, clocks_change, first_monday, old_zone_data
 
 if TYPE_CHECKING:
     from pytest_django.fixtures import Settings
@@ -42,6 +46,7 @@ if TYPE_CHECKING:
 TESTED_IDS = {f"revel_recurring.E0{n:02}" for n in range(1, 16)} | {
     "revel_recurring.W001",
     "revel_recurring.W002",
+    "revel_recurring.W003",
     "revel_recurring.E020",
     "revel_recurring.E021",
 }
@@ -847,3 +852,33 @@ def test_w002_says_nothing_before_the_tables_exist(monkeypatch: pytest.MonkeyPat
     monkeypatch.setattr(holiday_data_checks, "series_changed_by_holiday_data", missing)
 
     assert check_holiday_data(databases=["default"]) == []
+
+
+def test_e009_zone_data_auto_apply_names_a_mode(settings: Settings) -> None:
+    settings.REVEL_RECURRING_ZONE_DATA_AUTO_APPLY = "booked"
+    errors = check_setting_values()
+    assert [e.id for e in errors] == ["revel_recurring.E009"]
+    assert "REVEL_RECURRING_ZONE_DATA_AUTO_APPLY" in errors[0].msg
+
+
+# W003: series whose dates the time-zone data loaded now puts at another wall clock
+# (the moves themselves: tests/default/zones/test_zone_data.py).
+@pytest.mark.django_db
+def test_w003_names_the_series_a_tz_release_moves_until_applied(tmp_path: Path) -> None:
+    with old_zone_data(tmp_path):
+        series = create_recurring_series(
+            rule_data={"frequency": "WEEKLY", "dtstart": first_monday(), "timezone": ZONE},
+            template_data={"title": "Evening class"},
+            name="Evening class",
+        )
+        assert check_zone_data(databases=["default"]) == []
+        clocks_change(tmp_path)
+
+        warnings = check_zone_data(databases=["default"])
+
+        assert ids(warnings) == ["revel_recurring.W003"]
+        assert f"Evening class ({series.pk})" in warnings[0].msg
+        assert "revel_recurring_data --apply" in (warnings[0].hint or "")
+        assert check_zone_data() == []
+        apply_zone_data(series)
+        assert check_zone_data(databases=["default"]) == []

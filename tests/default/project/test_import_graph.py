@@ -195,6 +195,7 @@ FLOORS: list[tuple[str, frozenset[str]]] = [
         frozenset(
             {
                 "adapter",
+                "beyond_window",
                 "changelog",
                 "describe",
                 "exclusions",

@@ -130,11 +130,18 @@ def test_a_rolled_back_change_writes_and_delivers_nothing(
     book_person(rows[2], "anna@example.com")
     with receiver() as server:
         WebhookEndpoint.objects.create(url=server.url, kinds=CANCELS)
-        with django_capture_on_commit_callbacks(execute=True) as callbacks:
-            with pytest.raises(RuntimeError), transaction.atomic():
+
+        def cancel_then_fail() -> None:
+            with transaction.atomic():
                 cancel_occurrence(series, rows[2].starts_at, include_booked=True, now=NOW)
                 assert WebhookDelivery.objects.count() == 1
                 raise RuntimeError("the caller changes its mind")
+
+        with (
+            django_capture_on_commit_callbacks(execute=True) as callbacks,
+            pytest.raises(RuntimeError),
+        ):
+            cancel_then_fail()
         assert server.received == []
     assert callbacks == []
     assert not WebhookDelivery.objects.exists()
