@@ -33,9 +33,6 @@ from ...records.snapshot import settings_snapshot
 #: Rows of a record written per INSERT, and asked of the host per call.
 ROWS_PER_PAGE = 1000
 
-#: Kinds recorded even when they changed nothing (a person asked for them).
-KEPT_WHEN_UNCHANGED = frozenset({"create", "generate", "delete", "revert"})
-
 
 def history_on() -> bool:
     """Whether the site keeps a history (``REVEL_RECURRING_HISTORY``)."""
@@ -141,18 +138,12 @@ def close_record(
     ``series`` holds the series as they are now (primary key -> series; a deleted
     one is missing); ``touched`` every series the operation watched or whose rows
     it moved (a split: both halves). ``after`` is None when the record's own
-    series is gone. An operation that changed no row and no setting is removed
-    (its ``pk`` is None then), but for the kinds in :data:`KEPT_WHEN_UNCHANGED`.
+    series is gone. An operation that changed nothing is kept too: someone
+    asked for it (a later revert of earlier dates must know it happened).
     ``inserted`` False: ``record`` is not saved yet; it is inserted here, whole.
     """
     own = series.get(record.series_ref or 0)
     after = None if own is None else settings_snapshot(own)
-    if not changes and after == record.before and record.kind not in KEPT_WHEN_UNCHANGED:
-        # Nothing changed (a pause of a paused series): no record, one DELETE.
-        if inserted:
-            SeriesOperation.objects.filter(pk=record.pk).delete()
-        record.pk = None
-        return record
     if not inserted:
         record.after = after
         record.row_count = len(changes)
@@ -243,7 +234,6 @@ def note_generated(
 
 
 __all__ = [
-    "KEPT_WHEN_UNCHANGED",
     "ROWS_PER_PAGE",
     "booked_counts",
     "close_record",
