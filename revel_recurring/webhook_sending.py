@@ -79,9 +79,11 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str]:
 
 
 def _claim(delivery_id: Any) -> WebhookDelivery | None:
-    rows = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id)
+    """The delivery under its row lock (skipped when another worker holds it); alone,
+    since MariaDB cannot lock one table of a join (``FOR UPDATE OF``)."""
+    rows = WebhookDelivery.objects.filter(pk=delivery_id)
     if connection.features.has_select_for_update_skip_locked:
-        rows = rows.select_for_update(skip_locked=True, of=("self",))
+        rows = rows.select_for_update(skip_locked=True)
     else:
         rows = rows.select_for_update()
     return rows.first()
