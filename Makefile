@@ -7,7 +7,7 @@ PORT ?= 8000
 # Mozilla's ical.js (tests/js), one of the three consumers the feed tests expand with.
 JS_STAMP := tests/js/node_modules/.installed-stamp
 
-.PHONY: demo test docs lint types bench bench-enrolments bench-feeds bench-admin bench-people soak ci clean notebooks messages compilemessages
+.PHONY: demo test docs lint types bench bench-enrolments bench-history bench-feeds bench-admin bench-people soak ci clean notebooks messages compilemessages
 
 # Reinstalled when the version changes too: the editable install's metadata carries it.
 $(STAMP): pyproject.toml revel_recurring/__init__.py
@@ -57,15 +57,24 @@ notebooks: $(STAMP)
 		$(if $(filter 0,$(shell id -u)),--allow-root)
 
 # Generation (ARGS for bench/generation.py), then the daily pass with 20,000 enrolments
-# beside the same pass without (ENROLMENT_ARGS for bench/enrolments.py).
+# beside the same pass without (ENROLMENT_ARGS for bench/enrolments.py), then the
+# series' history: the pass with records on and off, a 10,000-row record written and
+# read (HISTORY_ARGS for bench/history.py).
 bench: $(STAMP)
 	$(PY) bench/generation.py $(ARGS)
 	$(PY) bench/enrolments.py $(ENROLMENT_ARGS)
+	$(PY) bench/history.py $(HISTORY_ARGS)
 
 # The steady-state pass over 10,000 series with and without 20,000 enrolments, alone;
 # ARGS="--series 1000 --enrolments 2000" for less.
 bench-enrolments: $(STAMP)
 	$(PY) bench/enrolments.py $(ARGS)
+
+# The series' history alone: the daily pass at 10,000 series with records on and off,
+# a 10,000-row cancel-stale's record written and read page by page;
+# ARGS="--series 1000 --dates 2000" for less.
+bench-history: $(STAMP)
+	$(PY) bench/history.py $(ARGS)
 
 # The open organisation feed at 50, 500 and 10,000 series; ARGS="--sizes 50,500" for less.
 bench-feeds: $(STAMP)

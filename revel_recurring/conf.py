@@ -139,7 +139,7 @@ class RecurringSettings:
 
     @property
     def BEYOND_WINDOW_DATES(self) -> int:
-        """How many dates beyond the window an occurrences list may show (default 26).
+        """How many dates beyond the window an occurrences list may show (default 52).
 
         The rule's dates after the generation cursor that have no row yet, listed
         as not materialized (no id) by ``occurrences/?beyond_window=true`` and the
@@ -147,7 +147,7 @@ class RecurringSettings:
         ahead (``materialize_date``). 0 lists none. A whole number, 0 or more
         (check E009).
         """
-        value: int = self._get("BEYOND_WINDOW_DATES", 26)
+        value: int = self._get("BEYOND_WINDOW_DATES", 52)
         return value
 
     @property

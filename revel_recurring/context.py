@@ -197,14 +197,15 @@ def current_acting() -> Acting:
 
 # The operation record being written (its primary key): writers inside the
 # operation (the occurrence change log) point their rows to it.
-_record_id: contextvars.ContextVar[uuid.UUID | None] = contextvars.ContextVar(
+_record_id: contextvars.ContextVar[Callable[[], uuid.UUID | None] | None] = contextvars.ContextVar(
     "revel_recurring_record_id", default=None
 )
 
 
 @contextlib.contextmanager
-def recording(record_id: uuid.UUID | None) -> Iterator[None]:
-    """Rows written inside this block belong to the operation record ``record_id``."""
+def recording(record_id: Callable[[], uuid.UUID | None]) -> Iterator[None]:
+    """Rows written inside this block belong to the operation record ``record_id()``
+    names (asked when a row is written: a record may be opened inside the block)."""
     token = _record_id.set(record_id)
     try:
         yield
@@ -214,7 +215,8 @@ def recording(record_id: uuid.UUID | None) -> Iterator[None]:
 
 def current_record_id() -> uuid.UUID | None:
     """The primary key of the operation record being written here, or None."""
-    return _record_id.get()
+    found = _record_id.get()
+    return None if found is None else found()
 
 
 # The daily pass generating series one by one after its chunk: their dates go
@@ -239,3 +241,46 @@ def routine_generation() -> Iterator[list[Any]]:
 def routine_summary() -> list[Any] | None:
     """Inside :func:`routine_generation`, its holder of the summary record; else None."""
     return _routine.get()
+
+
+@contextlib.contextmanager
+def in_batch(batch_id: uuid.UUID | None = None) -> Iterator[Acting]:
+    """Changes made inside this block share a batch id (one bulk call: one record per
+    series, grouped); who acts and through what stay as they are. An outer batch wins."""
+    outer = current_acting()
+    token = _acting.set(
+        Acting(
+            actor=outer.actor,
+            actor_name=outer.actor_name,
+            face=outer.face,
+            batch_id=outer.batch_id or batch_id or uuid.uuid4(),
+        )
+    )
+    try:
+        yield current_acting()
+    finally:
+        _acting.reset(token)
+
+
+# The operation being written listens for the series its steps lock: the first
+# one locked becomes its own (a verb whose steps take the lock themselves).
+_lock_listener: contextvars.ContextVar[Callable[[Any], None] | None] = contextvars.ContextVar(
+    "revel_recurring_lock_listener", default=None
+)
+
+
+@contextlib.contextmanager
+def listening_for_locks(listener: Callable[[Any], None]) -> Iterator[None]:
+    """``listener(series)`` is called with each series locked inside this block."""
+    token = _lock_listener.set(listener)
+    try:
+        yield
+    finally:
+        _lock_listener.reset(token)
+
+
+def series_locked(series: Any) -> None:
+    """Called by the series lock with the series it locked (see :func:`listening_for_locks`)."""
+    listener = _lock_listener.get()
+    if listener is not None:
+        listener(series)

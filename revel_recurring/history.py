@@ -27,7 +27,7 @@ from collections import defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from django.db.models import Count, Min, Q, QuerySet
+from django.db.models import Case, Count, Min, Q, QuerySet, Value, When
 
 from .models import OccurrenceChange, OperationRow, OperationSeries, SeriesOperation
 from .records.kinds import FACES, KINDS, ROW_CHANGES
@@ -172,9 +172,16 @@ def feed_entries(operation_id: Any) -> tuple[int, dt.datetime | None]:
     return int(found["n"] or 0), found["first"]
 
 
-def linked_series(operation_id: Any, *, limit: int = 100) -> tuple[list[OperationSeries], int]:
-    """The series an operation touched (by value), the first ``limit``, and how many in all."""
-    links = OperationSeries.objects.filter(operation_id=operation_id).order_by("series_ref")
+def linked_series(
+    operation_id: Any, *, first: Any = None, limit: int = 100
+) -> tuple[list[OperationSeries], int]:
+    """The series an operation touched (by value), the first ``limit``, and how many in all.
+
+    ``first``: the series asked about comes first (a chunk names hundreds of series).
+    """
+    links = OperationSeries.objects.filter(operation_id=operation_id).order_by(
+        Case(When(series_ref=first, then=Value(0)), default=Value(1)), "series_ref"
+    )
     shown = list(links[:limit])
     total = len(shown) if len(shown) < limit else links.count()
     return shown, total

@@ -12,20 +12,23 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import random
+import uuid
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any
 
 from celery import shared_task
+from celery.signals import task_postrun, task_prerun
 from django.apps import apps
 from django.utils import timezone
 from kombu.exceptions import OperationalError
 
 from .conf import recurring_settings
+from .context import acting, routine_generation
 from .exceptions import QueueUnavailableError
 from .host_model import parse_event_pks
 from .instants import parse_aware_instant
-from .models import EventSeries, get_event_model
+from .models import EventSeries, QueuedAction, get_event_model
 from .notices.delivery import operations_with_unsent, send_operation_notices
 from .services.bulk import (
     BulkResult,
@@ -39,6 +42,7 @@ from .services.bulk import (
 from .services.generation import generate_series_events
 from .services.generation.chunks import generate_series_chunk_events
 from .services.generation.dispatch import dispatch_due_chunks, dispatch_due_series
+from .services.history import purge_history
 from .services.queued_actions import purge_queued_actions, record_queued_outcome
 from .services.toolbox.enrolled import UNTOLD_PER_CALL, tell_untold, untold_series
 from .services.toolbox.parking import park_failed_series
@@ -73,6 +77,49 @@ def max_total_backoff() -> float:
     )
 
 
+# Who acts in a task: the one place the tasks name themselves to the series'
+# history. Every task of this app runs inside ``acting(face="task")``; one that
+# runs a queued admin action (``queued_action``) acts for the user who queued it,
+# its records sharing the action's batch id. Connected here, with the tasks: a
+# worker imports this module before it runs one of them.
+_acting_scopes: dict[str, Any] = {}
+
+
+def queued_batch_id(queued_action: int) -> uuid.UUID:
+    """The batch id of the records a queued admin action writes (its id as a UUID)."""
+    return uuid.UUID(int=int(queued_action))
+
+
+def _acting_for(queued_action: Any) -> dict[str, Any]:
+    if queued_action is None:
+        return {}
+    found = QueuedAction.objects.filter(pk=queued_action).values_list("user_pk", "user_name")
+    user = found.first() or ("", "")
+    return {"actor": user[0], "actor_name": user[1], "batch_id": queued_batch_id(queued_action)}
+
+
+def act_as_task(
+    sender: Any = None, task_id: str | None = None, kwargs: Any = None, **extra: Any
+) -> None:
+    """``task_prerun``: this app's tasks act through the face "task"."""
+    if not str(getattr(sender, "name", "")).startswith("revel_recurring.") or task_id is None:
+        return
+    scope = acting(face="task", **_acting_for((kwargs or {}).get("queued_action")))
+    scope.__enter__()
+    _acting_scopes[task_id] = scope
+
+
+def stop_acting(task_id: str | None = None, **extra: Any) -> None:
+    """``task_postrun``: the task's block ends."""
+    scope = _acting_scopes.pop(task_id or "", None)
+    if scope is not None:
+        scope.__exit__(None, None, None)
+
+
+task_prerun.connect(act_as_task, weak=False, dispatch_uid="revel_recurring.tasks.acting")
+task_postrun.connect(stop_acting, weak=False, dispatch_uid="revel_recurring.tasks.acting_done")
+
+
 def _parse_now(now: str | None) -> dt.datetime | None:
     # The one parser of typed instants: a naive or unreadable ``now`` fails the
     # task at once with the words the API and the commands use.
@@ -90,7 +137,8 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     ``{"due": n, "dispatched": n, "failed": n, "skipped": n}``, all in series
     (``skipped``: active series disarmed because they have no template). It also
     removes the records of queued admin actions older than
-    ``REVEL_RECURRING_QUEUED_ACTION_DAYS``, queues again the messages to
+    ``REVEL_RECURRING_QUEUED_ACTION_DAYS`` and the series' history older than
+    ``REVEL_RECURRING_HISTORY_DAYS`` (``purge_history``), queues again the messages to
     booked people that are still unsent an hour after their operation, the
     messages still owed to enrolled users an hour after their dates were booked,
     and the webhook deliveries still pending an hour after they were due.
@@ -99,6 +147,7 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     """
     moment = _parse_now(now)
     purge_queued_actions(now=moment)
+    purge_history(now=moment)
     queue_unsent_people_notices(now=moment or timezone.now())
     queue_untold_enrolments(now=moment or timezone.now())
     queue_stalled_webhooks(now=moment or timezone.now())
@@ -166,7 +215,10 @@ def generate_series(
     """
     try:
         # The id goes straight to the locked read: no separate load of the series.
-        created = generate_series_events(series_id, now=_parse_now(now))
+        # The beat's run of one series is routine (its dates in a summary record);
+        # a queued admin action's is a person's, with a record of its own.
+        with routine_generation() if queued_action is None else nullcontext():
+            created = generate_series_events(series_id, now=_parse_now(now))
     except Exception as exc:  # every failure is retried or parks the series, then raised
         retries = self.request.retries
         if is_transient_db_error(exc) and retries < recurring_settings.TASK_MAX_RETRIES:

@@ -28,6 +28,7 @@ from .. import history
 from ..instants import describe_instant
 from ..models import EventSeries, OperationRow, OperationSeries, SeriesOperation
 from ..services.toolbox.bookings import series_zone
+from .revert import revert_links
 
 if TYPE_CHECKING:
     _Base = admin.ModelAdmin[EventSeries]
@@ -67,6 +68,8 @@ class OperationView:
     url: str
     changes: list[tuple[str, Any, Any]] = field(default_factory=list)
     dates_created: int | None = None
+    #: Its revert page (admin/revert.py), "" when it cannot be offered.
+    revert_url: str = ""
 
 
 def valid_zone(zone: str | None) -> str | None:
@@ -151,6 +154,14 @@ class SeriesHistoryMixin(_Base):
             current_app=self.admin_site.name,
         )
 
+    def _reverts(
+        self, request: HttpRequest, series: EventSeries, operations: list[SeriesOperation]
+    ) -> dict[Any, str]:
+        """The revert pages to offer (admin/revert.py), for a user who may change the series."""
+        if not self.has_change_permission(request, series):
+            return {}
+        return revert_links(self.admin_site.name, self.opts, series, operations)
+
     def _visible_series(self, request: HttpRequest, object_id: str) -> EventSeries:
         series = self.get_object(request, unquote(object_id))
         if series is None:
@@ -180,6 +191,7 @@ class SeriesHistoryMixin(_Base):
             .values_list("operation_id", "created")
         )
         zone = valid_zone(series_zone(series))
+        reverts = self._reverts(request, series, operations)
         entries = [
             OperationView(
                 operation=operation,
@@ -192,6 +204,7 @@ class SeriesHistoryMixin(_Base):
                 url=self._operation_url(series.pk, operation.pk),
                 changes=history.settings_changes(operation.before, operation.after),
                 dates_created=created.get(operation.pk) or None,
+                revert_url=reverts.get(operation.pk, ""),
             )
             for operation in operations
         ]
@@ -222,6 +235,7 @@ class SeriesHistoryMixin(_Base):
             "rows": row_views(list(page.object_list), zone),
             "rows_page": page,
             "rows_page_range": page.paginator.get_elided_page_range(page.number),
+            "revert_url": self._reverts(request, series, [operation]).get(operation.pk, ""),
             "history_url": reverse(
                 f"admin:{self.opts.app_label}_{self.opts.model_name}_history",
                 args=[series.pk],

@@ -13,16 +13,16 @@ import uuid
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import URLPattern, path
+from django.urls import URLPattern, path, reverse
 from django.utils.translation import gettext as _
 
 from ..context import acting
 from ..exceptions import PlanOutdatedError, RecurrenceError
 from ..history import kind_label, series_operations
 from ..models import EventSeries, SeriesOperation
-from ..services.revert import RevertPlan, apply_revert, plan_revert
+from ..services.revert import REVERTIBLE_KINDS, RevertPlan, apply_revert, plan_revert
 from ..services.revert.result import REMOVE
 from .buttons import SeriesButtonsMixin
 from .clock import current_time as _now
@@ -54,7 +54,7 @@ class SeriesRevertMixin(SeriesButtonsMixin):
             messages.error(
                 request, _("No such operation in the history of %(name)s.") % {"name": series.name}
             )
-            return self._back(series)
+            return self._to_history(series)
         now = _now()
         try:
             if request.method == "POST" and "_confirm" in request.POST:
@@ -68,7 +68,7 @@ class SeriesRevertMixin(SeriesButtonsMixin):
                 messages.success(
                     request, _reverted_text(series, record, result.restored, result.removed)
                 )
-                return self._back(series)
+                return self._to_history(series)
             plan = plan_revert(record, now=now)
         except PlanOutdatedError as exc:
             messages.warning(request, str(exc))
@@ -78,11 +78,21 @@ class SeriesRevertMixin(SeriesButtonsMixin):
                 request,
                 _("%(name)s: %(error)s") % {"name": series.name, "error": error_text(exc)},
             )
-            return self._back(series)
+            return self._to_history(series)
         return TemplateResponse(
             request,
             "admin/revel_recurring/eventseries/revert.html",
             self._revert_context(request, series, record, plan),
+        )
+
+    def _to_history(self, series: EventSeries) -> HttpResponse:
+        """Back to the series' history, where the revert was offered."""
+        return HttpResponseRedirect(
+            reverse(
+                f"admin:{self.opts.app_label}_{self.opts.model_name}_history",
+                args=[series.pk],
+                current_app=self.admin_site.name,
+            )
         )
 
     def _revert_context(
@@ -105,6 +115,34 @@ class SeriesRevertMixin(SeriesButtonsMixin):
         }
 
 
+def revert_links(
+    admin_site_name: str, opts: Any, series: EventSeries, operations: list[SeriesOperation]
+) -> dict[Any, str]:
+    """The revert page of each of ``operations`` that can be offered: a kind that can be
+    undone, not reverted yet, the series' own (one query for the page)."""
+    candidates = [
+        operation.pk
+        for operation in operations
+        if operation.kind in REVERTIBLE_KINDS and operation.series_ref == series.pk
+    ]
+    if not candidates:
+        return {}
+    reverted = set(
+        SeriesOperation.objects.filter(reverts_id__in=candidates).values_list(
+            "reverts_id", flat=True
+        )
+    )
+    return {
+        pk: reverse(
+            f"admin:{opts.app_label}_{opts.model_name}_revert",
+            args=[series.pk, pk],
+            current_app=admin_site_name,
+        )
+        for pk in candidates
+        if pk not in reverted
+    }
+
+
 def _operation_of(series: EventSeries, operation_id: str) -> SeriesOperation | None:
     """An operation of the series' history by id (its own, or one naming it), or None."""
     try:
@@ -125,4 +163,4 @@ def _reverted_text(
     }
 
 
-__all__ = ["REVERT_HASH", "SeriesRevertMixin"]
+__all__ = ["REVERT_HASH", "SeriesRevertMixin", "revert_links"]

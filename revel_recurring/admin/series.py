@@ -26,6 +26,7 @@ from ..models import EventSeries, get_event_model
 from ..querysets import upcoming_q
 from ..services.from_event import SeriesFromEvent
 from ..services.toolbox.bookings import series_zone
+from .acting import ActingAdminMixin
 from .actions import SeriesActionsMixin
 from .beat import beat_status
 from .changelist import ParkedFilter, SeriesChangeList, answers_an_action
@@ -69,6 +70,7 @@ TECHNICAL_FIELDS = ("rrule_string", "occurrence_numbers")
 
 
 class EventSeriesAdmin(
+    ActingAdminMixin,
     SeriesHistoryMixin,
     SeriesActionsMixin,
     SeriesColumnsMixin,

@@ -77,23 +77,13 @@ class RevertRequestSerializer(serializers.Serializer[Any]):
     """The body of a revert: the hash of the plan shown, and who is told."""
 
     plan_hash = serializers.CharField(
-        required=False,
+        max_length=128,
         help_text=_(
             "The `hash` of the revert plan you showed. Anything changed since: 409 with "
             "the fresh plan."
         ),
     )
-    hash = serializers.CharField(required=False, help_text=_("The same as `plan_hash`."))
     notify = notify_field()
-
-    def validate(self, attrs: dict[str, Any]) -> dict[str, Any]:
-        given = attrs.get("plan_hash") or attrs.get("hash")
-        if not given:
-            raise serializers.ValidationError(
-                {"plan_hash": [_("Give the hash of the revert plan you looked at.")]}
-            )
-        attrs["plan_hash"] = given
-        return attrs
 
 
 class RevertResultSerializer(serializers.Serializer[Any]):

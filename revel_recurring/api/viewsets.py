@@ -37,6 +37,7 @@ from ..services.editing import update_series
 from ..services.extra_dates import EXTRA_DATES_KEY
 from ..services.lifecycle import create_recurring_series, delete_series
 from . import serializers as s
+from .acting import ActingMixin
 from .actions.beyond_window import BeyondWindowActionsMixin
 from .actions.enrolments import EnrolmentActionsMixin
 from .actions.extra_dates import ExtraDateActionsMixin
@@ -89,6 +90,7 @@ from .schema import READ_ERRORS, error_responses, extend_schema
     ),
 )
 class SeriesViewSet(
+    ActingMixin,
     LifecycleActionsMixin,
     OccurrenceActionsMixin,
     ExtraDateActionsMixin,

@@ -9,16 +9,23 @@ from django.core.exceptions import NON_FIELD_ERRORS, ValidationError
 from django.core.management.base import BaseCommand, CommandParser
 from django.utils.translation import ngettext
 
+from ..context import acting
 from ..exceptions import RecurrenceError, messages_by_key
 
 
 class TranslatedCommand(BaseCommand):
-    """A command whose ``help`` is a lazy translation, read in the language active at ``--help``."""
+    """A command whose ``help`` is a lazy translation, read in the language active at ``--help``;
+    what it changes is recorded as made through the face "command"."""
 
     def create_parser(self, prog_name: str, subcommand: str, **kwargs: Any) -> CommandParser:
         # argparse wraps the description with re.sub, which refuses a lazy string.
         self.help = str(self.help)
         return super().create_parser(prog_name, subcommand, **kwargs)
+
+    def execute(self, *args: Any, **options: Any) -> str | None:
+        # The one place the commands name themselves to the series' history.
+        with acting(face="command"):
+            return super().execute(*args, **options)
 
 
 def table(rows: Iterable[Sequence[str]]) -> list[str]:

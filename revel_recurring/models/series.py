@@ -266,9 +266,9 @@ class EventSeries(models.Model):
     def zone_data_changed(self, rule: RecurrenceRule | None = None) -> bool:
         """Whether the time-zone data loaded now gives the rule's zone other UTC offsets, over
         the span of the generated dates (from the last run to its cursor), than the data
-        they were placed with (``zone_fingerprint``): those dates may sit at the wrong wall-clock time
-        (:mod:`revel_recurring.services.zone_data`). False without a cursor or a
-        fingerprint (nothing to compare). ``rule`` defaults to the series' own."""
+        they were placed with (``zone_fingerprint``): those dates may sit at the wrong
+        wall-clock time (:mod:`revel_recurring.services.zone_data`). False without a
+        cursor or a fingerprint (nothing to compare). ``rule`` defaults to the series' own."""
         if not self.zone_fingerprint or self.last_generated_until is None:
             return False
         if rule is None:

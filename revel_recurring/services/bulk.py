@@ -21,6 +21,7 @@ from typing import Any
 from django.core.exceptions import ValidationError
 from django.utils.translation import gettext as _
 
+from ..context import in_batch
 from ..exceptions import HasBookingsError, RecurrenceError
 from ..models import EventSeries
 from .drift import cancel_stale_occurrences, drifted_ids_by_series
@@ -105,20 +106,26 @@ def _load(series_ids: Iterable[int], result: BulkResult) -> list[EventSeries]:
 def _each(
     found: Iterable[EventSeries], result: BulkResult, operation: Callable[[EventSeries], bool]
 ) -> BulkResult:
-    """Run ``operation`` on each series, its outcome recorded in ``result``."""
-    for series in found:
-        try:
-            changed = operation(series)
-        except HasBookingsError as exc:
-            result.kept[series.pk] = str(exc)
-        except (RecurrenceError, ValidationError) as exc:
-            result.failed[series.pk] = _reason(exc)
-        except Exception as exc:  # one broken series never stops the chunk
-            logger.exception("revel_recurring: bulk operation failed for series %s", series.pk)
-            result.failed[series.pk] = failure_reason(exc)
-        else:
-            (result.changed if changed else result.unchanged).append(series.pk)
+    """Run ``operation`` on each series, its outcome recorded in ``result``; their
+    records in the series' history share one batch id."""
+    with in_batch():
+        for series in found:
+            _one(series, result, operation)
     return result
+
+
+def _one(series: EventSeries, result: BulkResult, operation: Callable[[EventSeries], bool]) -> None:
+    try:
+        changed = operation(series)
+    except HasBookingsError as exc:
+        result.kept[series.pk] = str(exc)
+    except (RecurrenceError, ValidationError) as exc:
+        result.failed[series.pk] = _reason(exc)
+    except Exception as exc:  # one broken series never stops the chunk
+        logger.exception("revel_recurring: bulk operation failed for series %s", series.pk)
+        result.failed[series.pk] = failure_reason(exc)
+    else:
+        (result.changed if changed else result.unchanged).append(series.pk)
 
 
 def pause_many(series_ids: Iterable[int], *, now: dt.datetime | None = None) -> BulkResult:

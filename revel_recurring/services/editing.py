@@ -62,7 +62,7 @@ from .series_columns import (
 )
 from .toolbox.bookings import BookedDate
 from .toolbox.locking import lock_series, retry_on_lock_conflict
-from .toolbox.operation import dates_operation, notify_mode
+from .toolbox.operation import dates_operation, notify_mode, series_operation
 from .toolbox.parking import PARKING_COLUMNS
 from .toolbox.plumbing import mirror_columns, now_utc, send_after_commit
 
@@ -206,12 +206,25 @@ def update_series(
     validate_rule_keys(edit.rule_changes)
     validate_series_values(edit.plain, is_active=is_active, auto_publish=auto_publish)
     validate_series_options(generation_window_weeks=generation_window_weeks)
-    with transaction.atomic():
+    kind = _edit_kind(edit, extra_dates)
+    with transaction.atomic(), series_operation(kind, series, notify=notify, now=moment):
         update = _write_edit(series, edit, notify=notify, now=moment)
         if extra_dates is not None:
             added = _replace_extra_dates(series, extra_dates, now=moment)
             update = dataclasses.replace(update, created=added)
     return _generate_after(series, update, now=moment) if generate else update
+
+
+def _edit_kind(edit: _Edit, extra_dates: Iterable[dt.datetime] | None) -> str:
+    """The kind of the operation an edit without a plan records (its history's word)."""
+    if edit.rule_changes or edit.holidays:
+        return "move"
+    others = edit.plain or edit.auto_publish is not None or edit.window is not None
+    if edit.is_active is not None and not others and extra_dates is None:
+        return "resume" if edit.is_active else "pause"
+    if extra_dates is not None and not others and edit.is_active is None:
+        return "extra_date"
+    return "edit"
 
 
 def _write_edit(series: EventSeries, edit: _Edit, *, notify: str, now: dt.datetime) -> SeriesUpdate:
@@ -353,7 +366,11 @@ def _apply_planned(
     values under the lock the plan took, in one transaction: a refusal undoes both."""
     rest = dataclasses.replace(edit, window=None, rule_changes={}, holidays=None)
     validate_series_values(rest.plain, is_active=rest.is_active, auto_publish=rest.auto_publish)
-    with transaction.atomic():
+    kind = "holidays" if edit.holidays and not edit.rule_changes else "plan"
+    with (
+        transaction.atomic(),
+        series_operation(kind, series, notify=notify, plan_hash=plan_hash, now=now),
+    ):
         applied = apply_recurrence_plan(
             series, plan_hash, changes, cancel_drift=cancel_drift, notify=notify, now=now
         )

@@ -49,6 +49,7 @@ from .toolbox.extra_dates import (
     write_extra_dates,
 )
 from .toolbox.locking import lock_series, retry_on_lock_conflict
+from .toolbox.operation import series_operation
 from .toolbox.plumbing import load_rule, mirror_columns, now_utc, send_after_commit
 from .toolbox.scheduling import refresh_next_due_at, window_length
 
@@ -102,7 +103,7 @@ def add_extra_date(
     instant = extra_date_instant(instant)
 
     def attempt() -> tuple[EventSeries, Any]:
-        with transaction.atomic():
+        with transaction.atomic(), series_operation("extra_date", series, now=moment):
             locked = lock_series(series.pk)
             rule = load_rule(locked)
             if rule is None:
@@ -171,7 +172,7 @@ def remove_extra_date(
     instant = extra_date_instant(instant)
 
     def attempt() -> EventSeries:
-        with transaction.atomic():
+        with transaction.atomic(), series_operation("extra_date", series, now=moment):
             locked = lock_series(series.pk)
             rule = load_rule(locked)
             zone = rule.timezone if rule is not None else None
@@ -234,11 +235,15 @@ def add_extra_dates(
     ``instant`` naming it). Call it inside the caller's transaction: a refused
     date (``ValidationError`` keyed ``instant``) then undoes the others too.
     """
-    created = []
-    for instant in sorted(_given_once(instants, series)):
-        event = add_extra_date(series, instant, now=now)
-        if event is not None:
-            created.append(event)
+    created: list[Any] = []
+    given = sorted(_given_once(instants, series))
+    if not given:
+        return created
+    with transaction.atomic(), series_operation("extra_date", series, now=now):
+        for instant in given:
+            event = add_extra_date(series, instant, now=now)
+            if event is not None:
+                created.append(event)
     return created
 
 
@@ -259,9 +264,12 @@ def replace_extra_dates(
     if problem:
         raise ValidationError({"instant": [problem]})
     current = series.extra_date_instants
-    for instant in sorted(current - target):
-        remove_extra_date(series, instant, now=now)
-    return add_extra_dates(series, target - current, now=now)
+    if current == target:
+        return []
+    with transaction.atomic(), series_operation("extra_date", series, now=now):
+        for instant in sorted(current - target):
+            remove_extra_date(series, instant, now=now)
+        return add_extra_dates(series, target - current, now=now)
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from ..models import EventSeries, get_event_model
 from .generation import generate_series_events
 from .lifecycle import create_recurring_series
 from .toolbox.locking import lock_series
+from .toolbox.operation import dates_operation
 from .toolbox.plumbing import now_utc
 
 
@@ -87,7 +88,7 @@ def create_series_from_event(
     """
     moment = now_utc(now)
     model = get_event_model()
-    with transaction.atomic():
+    with transaction.atomic(), dates_operation("create", (), now=moment):
         series = create_recurring_series(
             rule_data=rule_data,
             template_data=template_data_from_event(event, start=rule_data["dtstart"]),

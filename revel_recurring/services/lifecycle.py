@@ -40,6 +40,7 @@ from .recurrence import update_series_recurrence
 from .templates import build_template, save_template
 from .toolbox.bookings import BookedDate, booked_dates, booked_ids, list_dates, series_zone
 from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.operation import dates_operation
 from .toolbox.plumbing import load_rule, mirror_columns, now_utc
 from .toolbox.scheduling import refresh_next_due_at
 
@@ -106,10 +107,11 @@ def create_recurring_series(
     validate_no_nul_characters({"name": name, "description": description})
     series.full_clean(exclude=["recurrence_rule", "slug"])
     template = build_template(template_data, dtstart=rule.dtstart)
-    with transaction.atomic():
+    with transaction.atomic(), dates_operation("create", (), now=moment) as operation:
         rule.save()
         series.recurrence_rule = rule
         series.save()
+        operation.watch([series])
         save_template(series, template)
         if setup_template is not None:
             setup_template(template)
@@ -198,21 +200,23 @@ def delete_series(series: EventSeries) -> int:
                     % {"series": locked.name, "dates": _dates_phrase(dates)},
                     booked=dates,
                 )
-            template = next((event for event in events if event.is_template), None)
-            remembered = DeletedSeries(
-                series_pk=str(locked.pk),
-                slug=locked.slug,
-                name=locked.name,
-                feed_was_open=get_adapter().is_feed_open(locked, template),
-            )
-            with deleting_series(locked.pk):
-                # The collector loads every row for the delete signals: deferred ones.
-                rows.delete()
-            rule_id = locked.recurrence_rule_id
-            locked.delete()
-            remembered.save()
-            if rule_id is not None:
-                RecurrenceRule.objects.filter(pk=rule_id).delete()
+            # The series' history keeps the deletion: every row, by value.
+            with dates_operation("delete", locked, all_rows=True):
+                template = next((event for event in events if event.is_template), None)
+                remembered = DeletedSeries(
+                    series_pk=str(locked.pk),
+                    slug=locked.slug,
+                    name=locked.name,
+                    feed_was_open=get_adapter().is_feed_open(locked, template),
+                )
+                with deleting_series(locked.pk):
+                    # The collector loads every row for the delete signals: deferred ones.
+                    rows.delete()
+                rule_id = locked.recurrence_rule_id
+                locked.delete()
+                remembered.save()
+                if rule_id is not None:
+                    RecurrenceRule.objects.filter(pk=rule_id).delete()
         return len(events)
 
     return retry_on_lock_conflict(attempt, series_ids=[series.pk])

@@ -21,6 +21,7 @@ from ..signals import template_propagated
 from ..validators import validate_no_nul_characters, validate_single_line_values
 from .toolbox.bookings import series_zone
 from .toolbox.locking import lock_rows, lock_series, retry_on_lock_conflict
+from .toolbox.operation import current_operation, series_operation
 from .toolbox.parking import unpark_series
 from .toolbox.plumbing import now_utc, send_after_commit, utc_instants
 from .toolbox.row_validation import first_invalid_row
@@ -262,6 +263,7 @@ def update_template(
             transaction.atomic(),
             suppress_event_notifications(),
             suspend_modification_tracking(),
+            series_operation("template", series, now=moment),
         ):
             # The series lock orders this against generation: a batch materialized
             # before it is propagated to below, one materialized after it copies the
@@ -345,6 +347,9 @@ def _propagate(
         event, exc = invalid
         raise occurrence_error(event, exc) from exc
     _write_occurrences(model, changed, values, written)
+    operation = current_operation()
+    if operation is not None:
+        operation.mark_edited(event.pk for event in changed)
     send_after_commit(
         template_propagated,
         series=locked,

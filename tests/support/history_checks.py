@@ -11,6 +11,7 @@ rows that changed there with the rows the operation's record names
 
 from __future__ import annotations
 
+import datetime as dt
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -29,10 +30,21 @@ from revel_recurring.models import (
     SeriesOperation,
     get_event_model,
 )
+from revel_recurring.services.bulk import pause_many
 from revel_recurring.services.cancellation import cancel_occurrence, restore_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
 from revel_recurring.services.editing import update_series
+from revel_recurring.services.extra_dates import (
+    add_extra_date,
+    remove_extra_date,
+    replace_extra_dates,
+)
+from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
+from revel_recurring.services.history import purge_history
+from revel_recurring.services.lifecycle import delete_series, pause_series, resume_series
 from revel_recurring.services.plans import apply_recurrence_plan, plan_recurrence_change
+from revel_recurring.services.propagation import update_template
 from revel_recurring.services.splits import split_series
 from tests.support.drift import drift_without_partners
 
@@ -135,7 +147,6 @@ def one_record(seen: Probe, kind: str, *, rows: bool = True) -> SeriesOperation:
         )
     if not rows:
         assert written == []
-    assert record.before is not None or kind == "generate"
     links = set(
         OperationSeries.objects.filter(operation=record).values_list("series_ref", flat=True)
     )
@@ -186,6 +197,33 @@ def op_move(series: EventSeries) -> None:
     update_series(series, rule_changes={"interval": 2})
 
 
+def _extra(series: EventSeries) -> dt.datetime:
+    """A date off the rule inside the window: a day after the series' third date."""
+    return _rows(series)[2].recurrence_id + dt.timedelta(days=1)
+
+
+def op_extra_add(series: EventSeries) -> None:
+    add_extra_date(series, _extra(series))
+
+
+def op_extra_add_and_cancel(series: EventSeries) -> None:
+    add_extra_date(series, _extra(series))
+    cancel_occurrence(series, _extra(series))
+
+
+def op_extra_remove(series: EventSeries) -> None:
+    remove_extra_date(series, _extra(series))
+
+
+def op_extra_replace(series: EventSeries) -> None:
+    instant = _extra(series)
+    replace_extra_dates(series, [instant + dt.timedelta(days=1), instant + dt.timedelta(days=7)])
+
+
+def op_template(series: EventSeries) -> None:
+    update_template(series, {"title": "Renamed class"}, propagate="all_future")
+
+
 #: kind -> (a step before the probe, the operation probed). None: nothing before.
 OPERATIONS: dict[
     str, tuple[Callable[[EventSeries], None] | None, Callable[[EventSeries], None]]
@@ -199,7 +237,22 @@ OPERATIONS: dict[
     "plan": (None, op_plan),
     "split": (None, op_split),
     "move": (None, op_move),
+    "extra_date": (None, op_extra_add),
+    "extra_date removed": (op_extra_add_and_cancel, op_extra_remove),
+    "extra_date replaced": (op_extra_add_and_cancel, op_extra_replace),
+    "pause": (None, pause_series),
+    "resume": (pause_series, resume_series),
+    "edit": (None, lambda s: update_series(s, name="Another name", auto_publish=False)),
+    "template": (None, op_template),
+    "generate": (
+        lambda s: update_series(s, generation_window_weeks=12),
+        lambda s: generate_series_events(s),
+    ),
+    "delete": (None, delete_series),
 }
+
+#: Kinds whose operation changes settings only: a record without rows.
+NO_ROWS = {"pause", "resume", "edit"}
 
 
 def check_operation_records_its_rows(make_series: MakeSeries, kind: str) -> None:
@@ -210,10 +263,22 @@ def check_operation_records_its_rows(make_series: MakeSeries, kind: str) -> None
     series = EventSeries.objects.get(pk=series.pk)
     with probe() as seen:
         operation(series)
-    record = one_record(seen, kind)
+    record = one_record(seen, kind.split()[0], rows=kind not in NO_ROWS)
     assert record.face == "code"
     assert record.series_ref == series.pk
-    assert record.row_count > 0
+    assert (record.row_count > 0) == (kind not in NO_ROWS)
+    assert record.before is not None
+    if kind == "delete":
+        # The record outlives the series: named by value, every row "deleted".
+        assert record.series_id is None
+        assert record.after is None
+        assert set(record.rows.values_list("change", flat=True)) == {"deleted"}
+        assert record.row_count == len(seen.rows)
+    else:
+        assert record.after is not None
+        assert record.after["id"] == series.pk
+    if kind in NO_ROWS:
+        assert record.before != record.after
     # The occurrence change feed's entries written by the operation point to it.
     entries = OccurrenceChange.objects.exclude(pk__in=seen.entries)
     assert {entry.operation_id for entry in entries} <= {record.pk}
@@ -245,6 +310,72 @@ def check_who_acts(make_series: MakeSeries, user: Any) -> None:
     assert record.actor_name == user.get_username()
 
 
+def check_create_records_its_first_dates(make_series: MakeSeries) -> None:
+    with probe() as seen:
+        series = make_series(name="History create")
+    record = one_record(seen, "create")
+    assert record.before is None
+    assert record.after is not None
+    assert record.after["name"] == "History create"
+    assert record.after["rule"]["frequency"] == "WEEKLY"
+    assert record.row_count == len(_rows(series)) > 0
+    assert set(record.rows.values_list("change", flat=True)) == {"created"}
+
+
+def check_daily_pass_one_summary_per_chunk(make_series: MakeSeries) -> None:
+    several = [make_series(name=f"History pass {n}", generate=False) for n in range(3)]
+    with probe() as seen:
+        result = generate_series_chunk_events([one.pk for one in several])
+    assert result.created > 0
+    assert [record.kind for record in seen.new] == ["generate"]
+    summary = seen.new[0]
+    assert summary.face == "task"
+    assert summary.row_count == 0
+    assert not summary.rows.exists()
+    links = {link.series_ref: link.created for link in summary.series_links.all()}
+    made = {one.pk: len(_rows(one)) for one in several}
+    assert links == made
+    assert summary.summary == {str(pk): count for pk, count in made.items()}
+    # A second pass with nothing due writes nothing.
+    with probe() as again:
+        generate_series_chunk_events([one.pk for one in several])
+    assert again.new == []
+
+
+def check_history_off_records_only_people_told(make_series: MakeSeries, settings: Any) -> None:
+    settings.REVEL_RECURRING_HISTORY = False
+    series = make_series(name="History off")
+    with probe() as seen:
+        cancel_occurrence(series, _rows(series)[1].recurrence_id)
+        generate_series_chunk_events([series.pk])
+    assert seen.new == []
+    assert seen.changed()
+
+
+def check_bulk_records_share_a_batch(make_series: MakeSeries) -> None:
+    several = [make_series(name=f"History bulk {n}") for n in range(3)]
+    with probe() as seen:
+        pause_many([one.pk for one in several])
+    assert [record.kind for record in seen.new] == ["pause"] * 3
+    assert {record.series_ref for record in seen.new} == {one.pk for one in several}
+    batches = {record.batch_id for record in seen.new}
+    assert len(batches) == 1
+    assert None not in batches
+
+
+def check_old_records_are_purged(make_series: MakeSeries) -> None:
+    series = make_series(name="History purge")
+    cancel_occurrence(series, _rows(series)[1].recurrence_id)
+    records = SeriesOperation.objects.filter(series_ref=series.pk)
+    assert records.count() == 2  # created, cancelled
+    later = timezone.now() + dt.timedelta(days=401)
+    assert purge_history(now=timezone.now()) == 0
+    assert purge_history(now=later) == 2
+    assert not records.exists()
+    assert not OperationRow.objects.filter(operation__series_ref=series.pk).exists()
+    assert OccurrenceChange.objects.filter(series=series).exists()  # the feed stays
+
+
 class HistoryTests:
     """The tests every host runs: ``class TestHistory(HistoryTests): ...`` in its folder."""
 
@@ -258,3 +389,29 @@ class HistoryTests:
     @pytest.mark.django_db
     def test_a_rolled_back_change_leaves_no_record(self, history_series: MakeSeries) -> None:
         check_rolled_back_change_leaves_nothing(history_series)
+
+    @pytest.mark.django_db
+    def test_a_new_series_records_its_first_dates(self, history_series: MakeSeries) -> None:
+        check_create_records_its_first_dates(history_series)
+
+    @pytest.mark.django_db
+    def test_the_daily_pass_writes_one_summary_per_chunk(self, history_series: MakeSeries) -> None:
+        check_daily_pass_one_summary_per_chunk(history_series)
+
+    @pytest.mark.django_db
+    def test_with_history_off_nothing_is_recorded_but_for_people_told(
+        self, history_series: MakeSeries, settings: Any
+    ) -> None:
+        check_history_off_records_only_people_told(history_series, settings)
+
+    @pytest.mark.django_db
+    def test_a_bulk_action_writes_one_record_per_series_in_one_batch(
+        self, history_series: MakeSeries
+    ) -> None:
+        check_bulk_records_share_a_batch(history_series)
+
+    @pytest.mark.django_db
+    def test_records_older_than_the_history_days_are_purged(
+        self, history_series: MakeSeries
+    ) -> None:
+        check_old_records_are_purged(history_series)

@@ -82,7 +82,7 @@ class HistoryActionsMixin(SeriesViewBase):
         """One operation of the series, with links to its rows and to the change feed."""
         series = self.get_object()
         operation = self._operation(series.pk, operation_id)
-        links, total = history.linked_series(operation.pk)
+        links, total = history.linked_series(operation.pk, first=series.pk)
         entries, first_entry = history.feed_entries(operation.pk)
         # The feed from the operation on: its first entry, should one be stamped earlier.
         start = min(filter(None, (operation.created_at, first_entry)))

@@ -21,6 +21,7 @@ from django.utils.translation import gettext_lazy, ngettext, pgettext
 from ...exceptions import PlanOutdatedError, RecurrenceError
 from ...instants import describe_instant
 from ...models import EventSeries
+from ...services.plans import PlannedOccurrence
 from ...services.zone_data import (
     AppliedZoneData,
     ZoneDataChange,
@@ -35,7 +36,7 @@ COMMAND = ["python", "manage.py", "revel_recurring_data"]
 
 
 class Command(HolidaysCommand):
-    help = gettext_lazy(  # type: ignore[assignment]
+    help = gettext_lazy(
         "List the series whose generated dates newer world data changes (nothing is "
         "written): dates the time-zone data loaded now puts at another wall-clock time, "
         "then dates another release of the holidays package changes. With --apply, "
@@ -106,11 +107,7 @@ class Command(HolidaysCommand):
                 )
             ]
             rows += [
-                (
-                    row.display,
-                    describe_instant(row.moves_to, plan.timezone) if row.moves_to else "-",
-                    bookings_text(row.bookings),
-                )
+                (row.display, _moves_to(row, plan.timezone), bookings_text(row.bookings))
                 for row in change.moves
             ]
             for line in table(rows):
@@ -183,12 +180,7 @@ class Command(HolidaysCommand):
         self._dates(
             pgettext("a list of dates", "Moved"),
             [
-                (
-                    planned[pk].display,
-                    "-> " + describe_instant(planned[pk].moves_to, zone)
-                    if planned[pk].moves_to
-                    else "",
-                )
+                (planned[pk].display, "-> " + _moves_to(planned[pk], zone))
                 for pk in applied.moved
                 if pk in planned
             ],
@@ -203,3 +195,7 @@ class Command(HolidaysCommand):
             [(describe_instant(event.occurrence_start, zone), "") for event in applied.created],
             always=True,
         )
+
+
+def _moves_to(row: PlannedOccurrence, zone: str) -> str:
+    return describe_instant(row.moves_to, zone) if row.moves_to is not None else "-"

@@ -25,8 +25,9 @@ from typing import Any
 
 from django.db import transaction
 
-from ...context import suppress_event_notifications
+from ...context import routine_generation, suppress_event_notifications
 from ...models import RecurrenceRule
+from ..toolbox.history import note_generated
 from ..toolbox.locking import lock_series_chunk
 from ..toolbox.parking import park_failed_series
 from ..toolbox.plumbing import now_utc
@@ -91,20 +92,27 @@ def generate_series_chunk_events(
     moment = now_utc(now)
     ids = sorted(set(series_ids))
     result = ChunkResult(series=len(ids))
-    try:
-        chunked, skipped, created = _generate_chunk(ids, moment, result)
-    except Exception:
-        logger.exception(
-            "revel_recurring: the chunk of series %s..%s failed and was rolled back; "
-            "generating its %s series one by one",
-            ids[0] if ids else None,
-            ids[-1] if ids else None,
-            len(ids),
-        )
-        result.fallen_back = _one_by_one(ids, moment, result)
-        return result
-    result.chunked, result.created = chunked, created
-    result.retried = _one_by_one(skipped, moment, result)
+    with routine_generation() as summary:
+        try:
+            chunked, skipped, created = _generate_chunk(ids, moment, result, summary)
+        except Exception:
+            summary.clear()  # rolled back with the chunk
+            return _fall_back(ids, moment, result)
+        result.chunked, result.created = chunked, created
+        result.retried = _one_by_one(skipped, moment, result)
+    return result
+
+
+def _fall_back(ids: list[int], moment: dt.datetime, result: ChunkResult) -> ChunkResult:
+    """Every series of a chunk that rolled back, one by one (called from its ``except``)."""
+    logger.exception(
+        "revel_recurring: the chunk of series %s..%s failed and was rolled back; "
+        "generating its %s series one by one",
+        ids[0] if ids else None,
+        ids[-1] if ids else None,
+        len(ids),
+    )
+    result.fallen_back = _one_by_one(ids, moment, result)
     return result
 
 
@@ -124,7 +132,7 @@ def _one_by_one(ids: Sequence[int], moment: dt.datetime, result: ChunkResult) ->
 
 
 def _generate_chunk(
-    ids: list[int], moment: dt.datetime, result: ChunkResult
+    ids: list[int], moment: dt.datetime, result: ChunkResult, summary: list[Any]
 ) -> tuple[int, list[int], int]:
     """The chunk transaction: (series done in it, ids left to retry, occurrences created)."""
     with transaction.atomic(), suppress_event_notifications():
@@ -147,6 +155,12 @@ def _generate_chunk(
         outcomes = [
             (pk, error, park_failed_series(pk, error, now=moment)) for pk, error in run.failed
         ]
+        # The chunk's one summary record (the series' history), in its transaction.
+        note_generated(
+            summary,
+            {batch.series.pk: (batch.series.name, len(batch.occurrences)) for batch in run.batches},
+            now=moment,
+        )
     # Counted once the chunk committed: a chunk that rolls back parks nothing here.
     for series_id, error, was_parked in outcomes:
         if was_parked:

@@ -7,11 +7,13 @@ import datetime as dt
 from django.db import transaction
 from django.utils.translation import gettext
 
-from ...context import suppress_event_notifications
+from ...context import routine_summary, suppress_event_notifications
 from ...exceptions import InvalidArgumentError, SeriesNotFoundError
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries
+from ..toolbox.history import note_generated
 from ..toolbox.locking import lock_series
+from ..toolbox.operation import dates_operation
 from ..toolbox.plumbing import mirror_columns, now_utc
 from .floor import CURSOR_COLUMNS, generate_locked
 from .plan import check_until
@@ -68,9 +70,21 @@ def generate_series_events(
         # moved the cursor or changed the rule while we waited for the lock.
         if not locked.is_active or locked.recurrence_rule_id is None:
             return []
-        run = generate_locked([locked], now=moment, until=until, backfill=backfill)
-        if run.batches:
-            created = run.batches[0].occurrences
+        routine = routine_summary()
+        if routine is not None:
+            # The daily pass: the dates go into its chunk's summary record.
+            run = generate_locked([locked], now=moment, until=until, backfill=backfill)
+            if run.batches:
+                created = run.batches[0].occurrences
+            note_generated(routine, {locked.pk: (locked.name, len(created))}, now=moment)
+        else:
+            with dates_operation(
+                "generate", locked, notify="none", now=moment, reads_rows=False
+            ) as operation:
+                run = generate_locked([locked], now=moment, until=until, backfill=backfill)
+                if run.batches:
+                    created = run.batches[0].occurrences
+                operation.add_created(created)
     if isinstance(series, EventSeries):
         # Mirror every column written: a later save() of the caller's instance
         # must not rewind the cursor or the index counter.

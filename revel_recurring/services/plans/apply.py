@@ -10,10 +10,11 @@ from django.core.exceptions import ValidationError
 from django.db import transaction
 from django.utils.translation import gettext
 
+from ... import rules
 from ...context import suppress_event_notifications
 from ...exceptions import InvalidArgumentError, PlanOutdatedError
 from ...holiday_settings import HOLIDAY_FIELDS
-from ...models import EventSeries
+from ...models import EventSeries, get_event_model
 from ..drift import cancel_stale_locked
 from ..extra_dates import ExtraDatesChange
 from ..generation.floor import CURSOR_COLUMNS, generate_locked
@@ -21,6 +22,7 @@ from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.enrolled_counts import flag_enrolments
+from ..toolbox.exdates import absorb_pending_exdates, remap_zone_exdates
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
 from ..toolbox.operation import dates_operation, notify_mode, people_told, planning_for
 from ..toolbox.plumbing import mirror_columns, now_utc
@@ -210,6 +212,7 @@ def _apply_locked(
     plan, extra_dates = _checked_plan(
         locked, requested, plan_hash, bookings_seen=mode not in _ASKS_AGAIN, now=now
     )
+    _follow_zone_data(locked, now=now)
     schedule = _change_schedule(
         locked, requested, extra_dates, cursor_reset=plan.cursor_reset, now=now
     )
@@ -228,6 +231,25 @@ def _apply_locked(
         kept_modified=kept_modified,
         moved=moved,
     )
+
+
+def _follow_zone_data(locked: EventSeries, *, now: dt.datetime) -> None:
+    """Newer zone data: move the exdates to their dates' new instants, as the plan did,
+    and save them (before the cursor resets, which ends ``zone_data_changed``)."""
+    rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
+    if rule is None or not locked.zone_data_changed(rule):
+        return
+    absorb_pending_exdates(locked)
+    model = get_event_model()
+    held = {
+        rules.to_utc(slot)
+        for slot in model._default_manager.filter(
+            series_id=locked.pk, recurrence_id__gte=now
+        ).values_list("recurrence_id", flat=True)
+        if slot is not None
+    }
+    if remap_zone_exdates(locked, rule, held=held, now=now):
+        locked.save(update_fields=["exdates", "updated_at"])
 
 
 def _checked_plan(

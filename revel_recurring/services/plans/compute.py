@@ -35,7 +35,7 @@ from ...models import EventSeries, RecurrenceRule, get_event_model
 from ..extra_dates import ExtraDatesChange, plan_extra_dates
 from ..generation.plan import plan_generation
 from ..schedule_change import merge_rule_changes
-from ..toolbox.exdates import drop_exdates, merge_exdates
+from ..toolbox.exdates import drop_exdates, merge_exdates, remap_zone_exdates
 from ..toolbox.operation import people_told
 from ..toolbox.scheduling import GenerationWindow, generation_window
 from .changes import EXTRA_DATES_KEY, HOLIDAYS_KEY, WINDOW_KEY, Changes, pop_holidays, split_changes
@@ -80,6 +80,10 @@ def compute_change(
     new_rule = RecurrenceRule(**merged)
     new_rule.normalize()
     target = _changed_series(series, changes, changed)
+    if series.zone_data_changed(rule):
+        # The exdates follow their dates to the new offsets, as the apply writes them.
+        held = {row.slot for row in state.rows if row.slot is not None}
+        remap_zone_exdates(target, rule, held=held, now=now, pending=state.pending)
     extra = _extra_dates(series, rule, new_rule, target, state, changes, changed, now=now)
     regenerate = bool(changed) or holiday_data_changed(series) or series.zone_data_changed(rule)
     cursor_reset = regenerate and series.last_generated_until is not None

@@ -135,7 +135,9 @@ def check_no_later_operation(operation: SeriesOperation, refs: Iterable[int]) ->
     """Refuse when another operation touched the same series after this one (one query).
 
     "After" is the order the records were written in (their links' ids), which a
-    clock passed as ``now=`` cannot reorder.
+    clock passed as ``now=`` cannot reorder. A later operation that was reverted
+    since, and the revert itself, are no longer in the way: undoing the latest
+    first and then the one before it goes back step by step, as the refusal says.
     """
     own = (
         OperationSeries.objects.filter(operation=operation)
@@ -146,6 +148,9 @@ def check_no_later_operation(operation: SeriesOperation, refs: Iterable[int]) ->
     later = (
         OperationSeries.objects.filter(series_ref__in=list(refs))
         .exclude(operation=operation)
+        # A revert only follows the operation it undoes, so both lie after this one.
+        .exclude(operation__kind="revert")
+        .exclude(operation__reverted_by__isnull=False)
         .select_related("operation")
         .order_by("pk")
     )

@@ -5,7 +5,11 @@ The writers of ``EventSeries.exdates``; reading which slots are excluded is
 :mod:`~revel_recurring.services.toolbox.pending_exdates`.
 :func:`~revel_recurring.services.toolbox.locking.lock_series` only locks: every service
 whose work depends on the excluded dates calls :func:`absorb_pending_exdates`
-itself, right after taking the lock.
+itself, right after taking the lock. :func:`remap_zone_exdates` moves the
+exdates to their dates' new instants when the zone's offsets changed: an
+exdate is the UTC instant of a slot computed with the offsets of its day, and
+left alone it would exclude nothing once the slot moves (the date it stood for
+would be generated again).
 """
 
 from __future__ import annotations
@@ -15,7 +19,7 @@ from collections.abc import Collection, Iterable
 
 from ... import rules
 from ...exclusions import Exclusions, read_pending
-from ...models import EventSeries, PendingExdate
+from ...models import EventSeries, PendingExdate, RecurrenceRule
 
 
 def merge_exdates(series: EventSeries, instants: Iterable[dt.datetime | str]) -> bool:
@@ -101,3 +105,41 @@ def hand_over_exdates(original: EventSeries, continuation: EventSeries, at: dt.d
     kept, later = rules.split_stored(original.exdates, at)
     continuation.exdates = rules.normalize_exdates([*continuation.exdates, *later])
     original.exdates = kept
+
+
+#: The widest change of a zone's offset an exdate is followed across (Samoa skipped a
+#: whole day in 2011).
+ZONE_SHIFT_REACH = dt.timedelta(hours=26)
+
+
+def remap_zone_exdates(
+    series: EventSeries,
+    rule: RecurrenceRule,
+    *,
+    held: Collection[dt.datetime],
+    now: dt.datetime,
+    pending: Collection[dt.datetime] = (),
+) -> bool:
+    """Move ``series``' future exdates that the rule no longer holds to its nearest date
+    (not saved); ``held``: the slots rows hold. ``pending``: the pending exdates (a
+    plan's read, not folded in): their dates' new instants are excluded too. Whether
+    the list changed."""
+    spec = series.dates_spec(rule)
+
+    def follow(instant: dt.datetime) -> dt.datetime:
+        if instant < now or instant in held:
+            return instant
+        near = rules.occurrences_between(
+            spec, instant - ZONE_SHIFT_REACH, instant + ZONE_SHIFT_REACH, inclusive=True
+        )
+        if not near or instant in near:
+            return instant
+        return min(near, key=lambda slot: (abs(slot - instant), slot))
+
+    stored = sorted(series.exdate_instants)
+    followed = [follow(instant) for instant in stored]
+    added = [new for new in (follow(rules.to_utc(i)) for i in pending) if new not in pending]
+    if followed == stored and not added:
+        return False
+    series.exdates = rules.normalize_exdates([*followed, *added])
+    return True

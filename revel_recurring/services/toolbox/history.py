@@ -50,13 +50,17 @@ def open_record(
     plan_hash: str = "",
     notify: str = "all",
     now: dt.datetime,
+    created: bool = False,
+    save: bool = True,
 ) -> SeriesOperation:
-    """Insert the record of an operation starting on ``series``: one INSERT.
+    """Insert the record of an operation starting on ``series``: one INSERT (none when
+    not ``save``: the caller inserts it whole through :func:`close_record`).
 
-    ``before`` is the series' rule and settings as the locked instance holds them.
+    ``before`` is the series' rule and settings as the locked instance holds them
+    (None when the operation ``created`` the series).
     """
     acting = current_acting()
-    return SeriesOperation.objects.create(
+    record = SeriesOperation(
         kind=kind,
         series=series,
         series_ref=series.pk,
@@ -68,8 +72,11 @@ def open_record(
         actor_name=acting.actor_name[:200],
         face=acting.face[:16],
         batch_id=acting.batch_id,
-        before=settings_snapshot(series),
+        before=None if created else settings_snapshot(series),
     )
+    if save:
+        record.save(force_insert=True)
+    return record
 
 
 def _host_counts() -> bool:
@@ -124,14 +131,23 @@ def close_record(
     changes: Sequence[RowChange],
     series: Mapping[int, EventSeries],
     touched: Iterable[int],
+    inserted: bool = True,
 ) -> SeriesOperation:
     """Fill in ``record``: its series, its rows in pages, the settings after, its row count.
 
     ``series`` holds the series as they are now (primary key -> series; a deleted
     one is missing); ``touched`` every series the operation watched or whose rows
     it moved (a split: both halves). ``after`` is None when the record's own
-    series is gone.
+    series is gone. An operation that changed nothing is kept too: someone
+    asked for it (a later revert of earlier dates must know it happened).
+    ``inserted`` False: ``record`` is not saved yet; it is inserted here, whole.
     """
+    own = series.get(record.series_ref or 0)
+    after = None if own is None else settings_snapshot(own)
+    if not inserted:
+        record.after = after
+        record.row_count = len(changes)
+        record.save(force_insert=True)
     names = {pk: _name(one) for pk, one in series.items()}
     if record.series_ref is not None:
         names.setdefault(record.series_ref, record.series_name)
@@ -147,16 +163,23 @@ def close_record(
             for pk in links
         ]
     )
-    counts = booked_counts([change.pk for change in changes])
+    # A deleted row is not asked about: the host's bookings went with it.
+    counts = booked_counts([change.pk for change in changes if change.after is not None])
     rows = [
-        _row(record, position, change, None if counts is None else counts.get(change.pk, 0))
+        _row(
+            record,
+            position,
+            change,
+            None if counts is None or change.after is None else counts.get(change.pk, 0),
+        )
         for position, change in enumerate(changes, start=1)
     ]
     OperationRow.objects.bulk_create(rows, batch_size=ROWS_PER_PAGE)
-    own = series.get(record.series_ref or 0)
-    record.after = None if own is None else settings_snapshot(own)
+    record.after = after
     record.row_count = len(rows)
-    fields = ["after", "row_count"]
+    if not inserted:
+        return record
+    fields = ["after", "row_count", "kind", "plan_hash"]
     if own is not None and own.name != record.series_name:
         record.series_name = _name(own)
         fields.append("series_name")

@@ -20,6 +20,7 @@ from django.db import OperationalError, connections, router
 from django.db.models import F, QuerySet
 from django.utils.translation import gettext
 
+from ...context import series_locked
 from ...exceptions import SeriesBusyError, SeriesNotFoundError
 from ...models import EventSeries
 from ...transient import is_lock_conflict
@@ -70,6 +71,7 @@ def lock_series(series_id: int, *, with_rule: bool = False) -> EventSeries:
         ) from None
     if with_rule:
         load_rule(locked, using=alias)
+    series_locked(locked)  # the operation being written, if any, watches it
     return locked
 
 

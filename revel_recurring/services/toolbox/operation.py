@@ -24,7 +24,7 @@ from django.utils import timezone
 
 from ...adapter import get_adapter
 from ...conf import recurring_settings
-from ...context import current_acting, recording
+from ...context import current_acting, listening_for_locks, recording
 from ...exceptions import InvalidArgumentError
 from ...mixins import RecurringEventMixin
 from ...models import EventSeries, SeriesOperation, get_event_model
@@ -72,16 +72,54 @@ class DatesOperation:
     all_rows: bool = False
     edited: set[Any] = field(default_factory=set)
     notices_written: bool = False
+    #: False: the operation only creates rows and names them (:meth:`add_created`):
+    #: no rows are read, and its record is written whole when it ends.
+    reads_rows: bool = True
+    created: list[Any] = field(default_factory=list)
 
     def watch(self, series: Iterable[EventSeries]) -> None:
-        """Read the rows of each of ``series`` not watched yet, as they are now."""
+        """Read the rows of each of ``series`` not watched yet, as they are now.
+
+        The first series watched is the operation's own: its record is opened then
+        (an operation that creates its series opens with none).
+        """
         fresh = [one for one in series if one.pk is not None and one.pk not in self.series]
         if not fresh:
             return
+        if not self.series:
+            self._open(fresh[0])
         for one in fresh:
             self.series[one.pk] = one
+        if not self.reads_rows:
+            return
         rows = read_rows([one.pk for one in fresh], now=None if self.all_rows else self.facts.now)
         self.before.update(states_of(rows, self.series))
+
+    def watch_locked(self, series: EventSeries) -> None:
+        """A series a step locked: watched from now on (the first one, the record's own)."""
+        self.watch([series])
+
+    def add_created(self, rows: Iterable[Any]) -> None:
+        """Rows the operation created (generation names them instead of reading them)."""
+        if not self.reads_rows:
+            self.created.extend(rows)
+
+    def _open(self, series: EventSeries) -> None:
+        self.facts.series = series
+        if history_on() and self.reads_rows:
+            facts = self.facts
+            self.record = open_record(
+                facts.kind,
+                series,
+                plan_hash=facts.plan_hash,
+                notify=facts.notify,
+                now=facts.now,
+                created=facts.kind == "create",
+            )
+
+    def record_id(self) -> Any:
+        """The primary key of the record being written, None while there is none."""
+        return None if self.record is None else self.record.pk
 
     def mark_edited(self, pks: Iterable[Any]) -> None:
         """Rows a service changed otherwise than by date or status (a template's values
@@ -91,8 +129,11 @@ class DatesOperation:
     def finish(self) -> None:
         """Compare the rows with their state on entry; record the people's notices and,
         when the site keeps a history, complete the record with every row touched."""
+        if not self.reads_rows:
+            self._finish_created()
+            return
         history = self.record is not None and self.record.pk is not None
-        if not self.before and not history:
+        if not self.series or (not self.before and not history):
             return
         rows = read_rows_by_pk(list(self.before)) if self.before else []
         found = list(rows)
@@ -110,6 +151,7 @@ class DatesOperation:
         if history:
             assert self.record is not None
             self.record.kind = self.facts.kind
+            self.record.plan_hash = self.facts.plan_hash
             self.record = close_record(
                 self.record,
                 changes=row_changes(self.before, after, edited=self.edited),
@@ -118,9 +160,37 @@ class DatesOperation:
                 | {state.series_id for state in self.before.values() if state.series_id}
                 | {state.series_id for state in after.values() if state.series_id},
             )
+        if self.record is not None and self.record.pk is None:
+            self.record = None  # it changed nothing: close_record removed it
         if self.record is not None:
             # The record is complete: its deliveries, in the same transaction.
             queue_deliveries(self.record, changes=self.changes, series=self.facts.series)
+
+    def _finish_created(self) -> None:
+        """The record of an operation that only created rows: written whole, in one INSERT."""
+        if not self.series or not history_on():
+            return
+        facts = self.facts
+        self.record = open_record(
+            facts.kind,
+            facts.series,
+            plan_hash=facts.plan_hash,
+            notify=facts.notify,
+            now=facts.now,
+            save=False,
+        )
+        after = states_of(self.created, self.series)
+        self.record = close_record(
+            self.record,
+            changes=row_changes({}, after),
+            series=self.series,
+            touched=set(self.series),
+            inserted=False,
+        )
+        if self.record.pk is None:
+            self.record = None
+        else:
+            queue_deliveries(self.record, changes=[], series=facts.series)
 
     def _add_edited(self, found: list[Any]) -> None:
         """Edited rows not read on entry (past ones): read now, the same before and after."""
@@ -226,16 +296,22 @@ def dates_operation(
     plan_hash: str = "",
     now: dt.datetime | None = None,
     all_rows: bool = False,
+    reads_rows: bool = True,
 ) -> Iterator[DatesOperation]:
     """Run an operation's writes; call it inside the change's transaction, under its lock.
 
     ``kind`` names the operation (one of :data:`~revel_recurring.records.kinds.KINDS`);
     ``notify`` is "all", "none" or None (the site's default). The first series
-    given is the record's own. Inside another operation this only adds ``series``
-    to it (one record). When the site keeps a history, the record is inserted
-    on entry and completed on leaving with every row touched (``all_rows``: past
-    ones too). An exception leaves nothing recorded and nothing sent: the
-    transaction rolls back, and the after-commit signal is never queued.
+    given is the record's own; an operation that creates its series gives none
+    and calls :meth:`DatesOperation.watch` once the series is saved. Inside
+    another operation this only adds ``series`` to it (one record). When the
+    site keeps a history, the record is inserted on entry and completed on
+    leaving with every row touched (``all_rows``: past ones too; ``reads_rows``
+    False: an operation that only creates rows names them instead, through
+    :meth:`DatesOperation.add_created`, and its record is written whole on
+    leaving). An exception
+    leaves nothing recorded and nothing sent: the transaction rolls back, and
+    the after-commit signal is never queued.
     """
     several = [series] if isinstance(series, EventSeries) else list(series)
     outer = _current.get()
@@ -243,12 +319,10 @@ def dates_operation(
         outer.watch(several)
         yield outer
         return
-    if not several:
-        raise ValueError("an operation needs at least one series")
     acting = current_acting()
     facts = OperationFacts(
         kind=kind,
-        series=several[0],
+        series=several[0] if several else EventSeries(),
         plan_hash=plan_hash,
         notify=notify_mode(notify),
         now=now or timezone.now(),
@@ -259,21 +333,44 @@ def dates_operation(
             "batch_id": acting.batch_id,
         },
     )
-    operation = DatesOperation(facts=facts, all_rows=all_rows)
-    if history_on():
-        operation.record = open_record(
-            kind, several[0], plan_hash=plan_hash, notify=facts.notify, now=facts.now
-        )
+    operation = DatesOperation(facts=facts, all_rows=all_rows, reads_rows=reads_rows)
     operation.watch(several)
     token = _current.set(operation)
     try:
-        with recording(None if operation.record is None else operation.record.pk):
+        with recording(operation.record_id), listening_for_locks(operation.watch_locked):
             yield operation
     finally:
         _current.reset(token)
     operation.finish()
-    if operation.changes:
+    if operation.changes and kind != "delete":  # a deletion has its own signals
         transaction.on_commit(lambda: _announce(operation))
+
+
+@contextmanager
+def series_operation(
+    kind: str,
+    series: EventSeries,
+    *,
+    notify: object = None,
+    plan_hash: str = "",
+    now: dt.datetime | None = None,
+    all_rows: bool = False,
+) -> Iterator[DatesOperation]:
+    """:func:`dates_operation` around a verb whose steps lock the series themselves.
+
+    Call it inside the verb's transaction. The operation opens on the first series
+    a step locks (``lock_series`` tells it), so its rows are read under the lock
+    and everything the steps write lands in one record; a verb that locks nothing
+    (it had nothing to do) records nothing. Inside another operation it joins it.
+    """
+    if _current.get() is not None:
+        with dates_operation(kind, series, notify=notify, now=now) as joined:
+            yield joined
+        return
+    with dates_operation(
+        kind, (), notify=notify, plan_hash=plan_hash, now=now, all_rows=all_rows
+    ) as operation:
+        yield operation
 
 
 def _announce(operation: DatesOperation) -> None:

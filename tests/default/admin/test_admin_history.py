@@ -60,7 +60,9 @@ def test_the_history_shows_each_operation_with_who_when_and_its_dates(
     assert shown.rows[0].moved
     assert shown.changes == [("rule.weekdays", [0], [2])]
     assert f'id="revel-operation-{plan.pk}"' in text
-    assert "By ana, through the admin." in text
+    block = text.split(f'id="revel-operation-{plan.pk}"', 1)[1]
+    assert '<strong class="revel-op-who">ana</strong>' in block
+    assert '<strong class="revel-op-face">admin</strong>' in block
     assert describe_instant(start + LATER, "Europe/Vienna") in text
     # Django's own log of the form's edits stays below.
     assert 'id="change-history"' in text

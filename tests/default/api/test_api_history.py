@@ -100,13 +100,18 @@ def test_an_operation_shows_rule_counts_links_and_its_reverts(viewer: APIClient)
     body = detail.json()
     assert (body["plan_hash"], body["before"], body["after"]) == ("abc123", before, after)
     assert body["counts"] == {"moved": 4}
-    assert [link["series_id"] for link in body["series"]] == sorted([series.pk, continuation.pk])
+    assert [link["series_id"] for link in body["series"]] == [series.pk, continuation.pk]
     assert body["series_count"] == 2
     assert [link["id"] for link in body["reverted_by"]] == [str(revert.pk)]
     assert body["rows"].endswith(f"/operations/{split.pk}/rows/")
     assert body["feed_entries"]["count"] == 1
     assert "modified_since=" in body["feed_entries"]["url"]
     assert from_the_continuation.status_code == 200
+    # Asked from the continuation, it comes first.
+    assert [link["series_id"] for link in from_the_continuation.json()["series"]] == [
+        continuation.pk,
+        series.pk,
+    ]
     assert reverting["reverts"]["id"] == str(split.pk)
     assert reverting["reverts"]["url"].endswith(f"/operations/{split.pk}/")
 

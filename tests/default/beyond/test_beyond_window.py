@@ -119,8 +119,73 @@ def test_listing_the_dates_beyond_takes_as_many_queries_for_five_as_for_fifty(
     for cap in (5, 50):
         settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = cap
         with CaptureQueriesContext(connection) as queries:
-            answer = api.get(url, {"beyond_window": "true", "page_size": 100})
+            answer = api.get(url, {"beyond_window": "true", "page_size": "100"})
         assert answer.status_code == 200
         assert len([row for row in answer.json()["results"] if not row["materialized"]]) == cap
         counts.append(len(queries))
     assert counts[0] == counts[1] <= 9
+
+
+def _holiday_series(policy: str) -> Any:
+    """The Monday series with Austria's public holidays, ``policy`` for those on a Monday."""
+    from revel_recurring.models import EventSeries
+
+    series = _series(auto_publish=True)
+    EventSeries.objects.filter(pk=series.pk).update(holiday_country="AT", holiday_policy=policy)
+    series.refresh_from_db()
+    return series
+
+
+def _monday_holiday_beyond(series: Any) -> dt.datetime:
+    """The slot of the first Monday holiday in Austria after the series' cursor."""
+    import holidays
+
+    cursor = series.last_generated_until
+    year = cursor.astimezone(VIENNA).year
+    days = holidays.country_holidays("AT", years=[year, year + 1])
+    day = min(d for d in days if d.weekday() == 0 and d > cursor.astimezone(VIENNA).date())
+    return dt.datetime.combine(day, dt.time(18, 30), tzinfo=VIENNA).astimezone(dt.UTC)
+
+
+def test_a_holiday_skipped_beyond_the_window_is_neither_listed_nor_materialized(
+    api: APIClient, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = 60
+    series = _holiday_series("skip")
+    slot = _monday_holiday_beyond(series)
+    url = f"/api/recurring/series/{series.pk}/"
+
+    later = api.get(url + "occurrences/", {"beyond_window": "true", "page_size": "500"}).json()
+    listed = {dt.datetime.fromisoformat(row["start"]) for row in later["results"]}
+    assert slot not in listed
+    assert slot - dt.timedelta(weeks=1) in listed or slot + dt.timedelta(weeks=1) in listed
+
+    refused = api.post(url + "materialize-date/", {"start": slot.isoformat()}, format="json")
+    assert refused.status_code == 400, refused.json()
+    assert list(refused.json()) == ["start"]
+    assert "holiday" in refused.json()["start"][0]
+
+
+def test_a_date_a_holiday_moves_is_listed_and_materialized_where_it_takes_place(
+    api: APIClient, settings: Any
+) -> None:
+    settings.REVEL_RECURRING_BEYOND_WINDOW_DATES = 60
+    series = _holiday_series("shift")
+    slot = _monday_holiday_beyond(series)
+    url = f"/api/recurring/series/{series.pk}/"
+
+    later = api.get(url + "occurrences/", {"beyond_window": "true", "page_size": "500"}).json()
+    moved = [row for row in later["results"] if row["shifted_from"] is not None]
+    assert moved
+    assert dt.datetime.fromisoformat(moved[0]["recurrence_id"]) == slot
+    start = dt.datetime.fromisoformat(moved[0]["start"])
+    assert start != slot
+    assert moved[0]["holiday"]
+
+    by_slot = api.post(url + "materialize-date/", {"start": slot.isoformat()}, format="json")
+    by_start = api.post(url + "materialize-date/", {"start": moved[0]["start"]}, format="json")
+    assert (by_slot.status_code, by_start.status_code) == (201, 200), by_slot.json()
+    row = by_slot.json()["occurrence"]
+    assert by_start.json()["occurrence"]["id"] == row["id"]
+    assert dt.datetime.fromisoformat(row["start"]) == start
+    assert dt.datetime.fromisoformat(row["recurrence_id"]) == slot

@@ -75,7 +75,7 @@ def test_the_plan_then_the_revert_put_the_dates_back(editor: APIClient) -> None:
 
 def test_a_refused_revert_is_a_400_naming_why(editor: APIClient) -> None:
     series, operation = planned()
-    body = editor.get(revert_url(series, operation.pk)).json()
+    body = {"plan_hash": editor.get(revert_url(series, operation.pk)).json()["hash"]}
     assert editor.post(revert_url(series, operation.pk), body, format="json").status_code == 200
 
     again = editor.get(revert_url(series, operation.pk))
@@ -115,7 +115,9 @@ def test_a_late_revert_is_the_409_of_a_late_plan_with_the_fresh_one(editor: APIC
     assert answer.json()["detail"]
     assert rows_of(series) == rows
     fresh = answer.json()["plan"]
-    redone = editor.post(revert_url(series, operation.pk), {"hash": fresh["hash"]}, format="json")
+    redone = editor.post(
+        revert_url(series, operation.pk), {"plan_hash": fresh["hash"]}, format="json"
+    )
     assert redone.status_code == 200, redone.json()
 
 

@@ -11,6 +11,8 @@ import datetime as dt
 from typing import Any
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.exceptions import PlanOutdatedError, RevertRefusedError
 from revel_recurring.models import (
@@ -23,12 +25,19 @@ from revel_recurring.models import (
 )
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
-from revel_recurring.services.plans import WINDOW_KEY, apply_recurrence_plan, plan_recurrence_change
+from revel_recurring.services.editing import update_series
+from revel_recurring.services.plans import (
+    HOLIDAYS_KEY,
+    WINDOW_KEY,
+    apply_recurrence_plan,
+    plan_recurrence_change,
+)
 from revel_recurring.services.recurrence import update_series_recurrence
 from revel_recurring.services.revert import apply_revert, plan_revert
 from revel_recurring.services.splits import plan_split, split_series
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.factories import NOW, monday, weekly_series
+from tests.support.holidays import AUSTRIA_SKIP
 
 pytestmark = pytest.mark.django_db
 
@@ -197,6 +206,26 @@ def test_a_later_operation_refuses_the_revert_and_nothing_is_written() -> None:
     assert everything() == before
 
 
+def test_reverting_the_later_operation_first_lets_the_earlier_one_revert() -> None:
+    series = weekly_series()
+    rows, rule = rows_of(series), rule_of(series)
+    plan = plan_recurrence_change(series, TUESDAYS, now=NOW)
+    apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="none", now=NOW)
+    operation = last_operation(series, "plan")
+    cancel_stale_occurrences(series, now=LATER)
+    later = last_operation(series, "cancel_stale")
+    with pytest.raises(RevertRefusedError, match="revert that first"):
+        plan_revert(operation, now=LATER)
+    undo_later = plan_revert(later, now=LATER)
+    apply_revert(later, plan_hash=undo_later.hash, now=LATER)
+
+    plan = plan_revert(operation, now=LATER)
+    apply_revert(operation, plan_hash=plan.hash, now=LATER)
+
+    assert rows_of(series) == rows
+    assert rule_of(series) == rule
+
+
 def test_a_revert_applies_once() -> None:
     series = weekly_series()
     operation = tuesday_plan(series)
@@ -218,3 +247,50 @@ def test_a_stale_hash_answers_the_fresh_plan() -> None:
         apply_revert(operation, plan_hash=plan.hash, now=LATER)
     assert stale.value.plan.hash != plan.hash
     assert everything() == before
+
+
+def test_reverting_a_move_puts_the_dates_back_on_mondays() -> None:
+    series = weekly_series()
+    rows, rule, schedule = rows_of(series), rule_of(series), schedule_of(series)
+    update_series(series, rule_changes=TUESDAYS, now=NOW)
+    operation = last_operation(series, "move")
+    assert rows_of(series) != rows
+
+    apply_revert(operation, plan_hash=plan_revert(operation, now=LATER).hash, now=LATER)
+
+    assert (rows_of(series), rule_of(series), schedule_of(series)) == (rows, rule, schedule)
+
+
+def test_reverting_a_holiday_policy_change_restores_easter_monday() -> None:
+    series = weekly_series()
+    rows, schedule = rows_of(series), schedule_of(series)
+    change = {HOLIDAYS_KEY: AUSTRIA_SKIP}
+    plan = plan_recurrence_change(series, change, now=NOW)
+    apply_recurrence_plan(series, plan.hash, change, cancel_drift="all", now=NOW)
+    operation = last_operation(series, "holidays")
+    assert rows_of(series) != rows  # Easter Monday (6 April 2026) is cancelled
+
+    revert = plan_revert(operation, now=LATER)
+    assert "holiday_country" in {change.name for change in revert.settings}
+    apply_revert(operation, plan_hash=revert.hash, now=LATER)
+
+    assert rows_of(series) == rows
+    assert schedule_of(series) == schedule
+    assert EventSeries.objects.get(pk=series.pk).holiday_country == ""
+
+
+def test_a_revert_plan_reads_in_bounded_queries(
+    django_assert_max_num_queries: Any,
+) -> None:
+    small, large = weekly_series(window_weeks=4), weekly_series(name="Long", window_weeks=40)
+    operations = []
+    for series in (small, large):
+        update_series_recurrence(series, rule_changes=ENDED, now=NOW)
+        cancel_stale_occurrences(series, now=NOW)
+        operations.append(last_operation(series, "cancel_stale"))
+    assert len(plan_revert(operations[1], now=LATER).rows) >= 30
+
+    with CaptureQueriesContext(connection) as few:
+        plan_revert(operations[0], now=LATER)
+    with django_assert_max_num_queries(len(few)):
+        plan_revert(operations[1], now=LATER)

@@ -40,7 +40,7 @@ SETTINGS: dict[str, tuple[Any, Any, Any]] = {
     "INSERT_BATCH_BYTES": (16_777_216, 1_048_576, 1_048_576),
     "MAX_GENERATION_BYTES": (268_435_456, 10_000_000, 10_000_000),
     "FEED_PAST_DAYS": (90, 30, 30),
-    "BEYOND_WINDOW_DATES": (26, 0, 0),
+    "BEYOND_WINDOW_DATES": (52, 0, 0),
     "DELETED_FEED_DAYS": (90, 7, 7),
     "QUEUED_ACTION_DAYS": (30, 3, 3),
     "FEED_CACHE": (None, "feeds", "feeds"),

@@ -169,7 +169,7 @@ def test_who_was_told_is_read_only_in_the_admin(
 ) -> None:
     series, rows = mondays
     cancel_occurrence(series, rows[2].starts_at, include_booked=True, now=timezone.now())
-    operation = SeriesOperation.objects.get()
+    operation = SeriesOperation.objects.get(kind="cancel")
     listing = admin_client.get("/admin/revel_recurring/seriesoperation/")
     assert listing.status_code == 200
     assert "Yoga" in listing.content.decode()

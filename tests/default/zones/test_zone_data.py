@@ -14,23 +14,27 @@ import datetime as dt
 from collections.abc import Iterator
 from io import StringIO
 from pathlib import Path
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
 from django.core.management import call_command
 from django.utils import timezone
 
+from revel_recurring import rules
 from revel_recurring.checks import check_zone_data
 from revel_recurring.ical import series_feed
 from revel_recurring.models import EventSeries
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
+from revel_recurring.services.generation.chunks import generate_series_chunk_events
 from revel_recurring.services.lifecycle import create_recurring_series
 from revel_recurring.services.zone_data import (
     apply_zone_data,
     apply_zone_data_unattended,
     series_changed_by_zone_data,
 )
+from revel_recurring.tasks import generate_all_series
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.factories import fresh, occurrences
 from tests.support.feed_consumers import CONSUMERS, expand_many, shown_instances, window
@@ -207,3 +211,46 @@ def test_the_feeds_show_the_new_times_once_applied(consumer: str, zones: Path) -
     (read,) = expand_many(consumer, [(series_feed(series).body, start, end)])
 
     assert read == expected
+
+
+@pytest.mark.parametrize("folded", [True, False], ids=["folded", "pending"])
+def test_a_deleted_date_stays_deleted_its_exclusion_following_it(zones: Path, folded: bool) -> None:
+    series = vancouver_class()
+    rows = occurrences(series)
+    gone = rows[5]
+    gone.delete()  # a pending exdate, folded into the series' exdates under the lock
+    if folded:
+        generate_series_events(series.pk)
+        assert len(fresh(series).exdates) == 1
+    clocks_change(zones)
+
+    [change] = series_changed_by_zone_data()
+    assert change.plan.new == ()
+    done = apply_zone_data(series)
+
+    assert done is not None
+    assert done.applied.created == []
+    assert [e.pk for e in occurrences(series)] == [row.pk for row in rows if row.pk != gone.pk]
+    assert fresh(series).exdates == [rules.format_instant(gone.starts_at - dt.timedelta(hours=1))]
+
+
+def test_the_daily_pass_holds_the_series_or_moves_it_first_as_the_setting_says(
+    zones: Path, settings: Any
+) -> None:
+    series = vancouver_class()
+    ids = [e.pk for e in occurrences(series)]
+    clocks_change(zones)
+    week_on = (timezone.now() + dt.timedelta(days=7)).isoformat()
+
+    # The chunk path (the daily pass's own) holds the series: no double near the cursor.
+    generate_series_chunk_events([series.pk], now=timezone.now() + dt.timedelta(days=7))
+    generate_all_series(now=week_on)
+
+    assert [e.pk for e in occurrences(series)] == ids
+    assert hours(series) == [18] * 4 + [19] * 4
+
+    settings.REVEL_RECURRING_ZONE_DATA_AUTO_APPLY = "unbooked"
+    generate_all_series(now=week_on)
+
+    assert [e.pk for e in occurrences(series)][:8] == ids
+    assert hours(series) == [18] * 9  # moved, then the window reached one more Monday
