@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, overload
 
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
@@ -142,7 +142,7 @@ def beyond_dates(series: EventSeries, params: Mapping[str, Any], now: dt.datetim
     )
 
 
-class RowsAndBeyond:
+class RowsAndBeyond(Sequence[Any]):
     """A series' rows with its dates beyond the window merged in by start, for the paginator.
 
     The rows up to the boundary (:func:`~revel_recurring.beyond_window.beyond_boundary`)
@@ -160,18 +160,27 @@ class RowsAndBeyond:
         self._tail: list[Any] = sorted([*later, *beyond], key=_start_and_kind)
         self._head_count: int | None = None
 
-    def count(self) -> int:
+    def __len__(self) -> int:
+        """The rows up to the boundary (one COUNT, read once) and the tail: the page count."""
         if self._head_count is None:
             self._head_count = self._head.count()
         return self._head_count + len(self._tail)
 
-    def __len__(self) -> int:
-        return self.count()
+    @overload
+    def __getitem__(self, key: int) -> Any: ...
 
-    def __getitem__(self, key: slice) -> list[Any]:
-        head = self.count() - len(self._tail)
+    @overload
+    def __getitem__(self, key: slice) -> list[Any]: ...
+
+    def __getitem__(self, key: int | slice) -> Any:
+        if isinstance(key, int):
+            one = self[key : key + 1]
+            if not one:
+                raise IndexError(key)
+            return one[0]
+        head = len(self) - len(self._tail)
         first = key.start or 0
-        last = self.count() if key.stop is None else key.stop
+        last = len(self) if key.stop is None else key.stop
         found: list[Any] = []
         if first < head:
             found.extend(self._head[first : min(last, head)])

@@ -180,7 +180,8 @@ def _assert_one_row(series: EventSeries, row: Any, start: str, moment: dt.dateti
     assert [str(one.pk) for one in same] == [str(row.pk)], "one row, the same id"
     assert same[0].occurrence_index == row.occurrence_index
     stored = EventSeries.objects.get(pk=series.pk)
-    assert stored.last_generated_until is not None and stored.last_generated_until > at
+    assert stored.last_generated_until is not None
+    assert stored.last_generated_until > at
     # The dates around it were made by the pass, each once.
     slots = [one.recurrence_id for one in rows]
     assert len(slots) == len(set(slots))

@@ -1,4 +1,4 @@
-"""Dates beyond the window (the third host: text keys, integer statuses, a duration): listed, materialized once, kept by the pass."""
+"""Dates beyond the window (the third host: text keys, integer statuses, a duration)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.hosts.dojo.models import Booking, Training, User
 from tests.dojo.conftest import MakeSeries
 from tests.support.beyond_window import (
     Book,
@@ -20,14 +19,6 @@ from tests.support.beyond_window import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def book(member: User) -> Book:
-    def booking(row: Training) -> None:
-        Booking.objects.create(training=row, member=member)
-
-    return booking
 
 
 def test_the_list_shows_the_dates_beyond_the_window_marked_and_capped(

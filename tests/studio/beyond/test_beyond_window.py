@@ -7,7 +7,6 @@ from typing import Any
 import pytest
 from rest_framework.test import APIClient
 
-from tests.hosts.studio.models import Booking, Lesson, User
 from tests.studio.conftest import MakeSeries
 from tests.support.beyond_window import (
     Book,
@@ -20,14 +19,6 @@ from tests.support.beyond_window import (
 )
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def book(pupil: User) -> Book:
-    def booking(row: Lesson) -> None:
-        Booking.objects.create(lesson=row, pupil=pupil)
-
-    return booking
 
 
 def test_the_list_shows_the_dates_beyond_the_window_marked_and_capped(

@@ -7,7 +7,6 @@ from typing import Any
 
 from rest_framework.test import APIClient
 
-from tests.studio.beyond.test_beyond_window import book  # noqa: F401 (a fixture)
 from tests.studio.conftest import MakeSeries
 from tests.support.beyond_window import (
     Book,
