@@ -18,7 +18,7 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from revel_recurring import rules
@@ -277,3 +277,27 @@ def test_a_date_booked_beyond_the_window_is_covered_and_moves_with_the_others(
     assert wall_hours([Event.objects.get(pk=row.pk).starts_at]) == [18]
     again = materialize_date(series, ahead - dt.timedelta(hours=1))  # 18:00 under UTC-7
     assert (again.occurrence.pk, again.created) == (row.pk, False)
+
+
+def test_the_command_applies_exactly_the_plan_of_the_hash_it_printed(zones: Path) -> None:
+    series = vancouver_class()
+    clocks_change(zones)
+    [change] = series_changed_by_zone_data()
+    Seat.objects.create(event=occurrences(series)[7], label="Row 1", quantity=10, booked=1)
+    out = StringIO()
+
+    # A date booked since the plan was printed: its hash no longer matches.
+    with pytest.raises(CommandError):
+        call_command(
+            "revel_recurring_data", "--series", str(series.pk), "--apply",
+            "--hash", change.plan.hash, stdout=out,
+        )  # fmt: skip
+
+    assert "changed since that plan was made" in out.getvalue()
+    assert hours(series) == [18] * 4 + [19] * 4
+    [fresh_change] = series_changed_by_zone_data()
+    call_command(
+        "revel_recurring_data", "--series", str(series.pk), "--apply",
+        "--hash", fresh_change.plan.hash, stdout=StringIO(),
+    )  # fmt: skip
+    assert hours(series) == [18] * 8
