@@ -4,7 +4,7 @@ A series materializes a rolling window of a few weeks; a person who wants a date
 in six months books it through the host's booking code, which calls
 :func:`materialize_date` first: that one date becomes a row now, through the
 same generation floor as every other date, and the daily pass finds it taken when
-the window reaches it (decision 0063). The
+the window reaches it (docs/decisions/0063-dates-beyond-the-window.md). The
 dates a person may see there are read by :mod:`revel_recurring.beyond_window`.
 """
 
