@@ -131,9 +131,11 @@ def test_the_list_of_operations_filters_and_keeps_a_deleted_series_records(
     searched = admin_client.get(OPERATIONS, {"q": "doomed"})
     page = admin_client.get(f"{OPERATIONS}{gone.pk}/change/", {"page": 3})
 
-    assert [op.pk for op in deleted.context["cl"].result_list] == [gone.pk]
+    # The deletion is an operation of its own, newest first.
+    deleting = SeriesOperation.objects.get(kind="delete")
+    assert [op.pk for op in deleted.context["cl"].result_list] == [deleting.pk, gone.pk]
     assert [op.kind for op in by_face.context["cl"].result_list] == ["plan"]
-    assert [op.pk for op in searched.context["cl"].result_list] == [gone.pk]
+    assert [op.pk for op in searched.context["cl"].result_list] == [deleting.pk, gone.pk]
     assert page.status_code == 200
     assert SeriesOperation.objects.get(pk=gone.pk).series is None
     assert [view.row.position for view in page.context["rows"]] == list(range(200, 250))
