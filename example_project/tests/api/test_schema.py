@@ -44,6 +44,7 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
     }
     prefix = "/api/recurring/series/"
     detail = prefix + "{id}/"
+    webhooks = "/api/recurring/webhooks/"
     expected = {
         (prefix, "get"),
         (prefix, "post"),
@@ -83,15 +84,28 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
             ("/api/recurring/enrolments/{id}/" + a + "/", "post")
             for a in ("end", "skip", "take-back")
         ),
+        # Webhooks: endpoints, their log, a new secret, a resend.
+        (webhooks, "get"),
+        (webhooks, "post"),
+        (webhooks + "{id}/", "get"),
+        (webhooks + "{id}/", "put"),
+        (webhooks + "{id}/", "patch"),
+        (webhooks + "{id}/", "delete"),
+        (webhooks + "{id}/deliveries/", "get"),
+        (webhooks + "{id}/rotate-secret/", "post"),
+        ("/api/recurring/webhook-deliveries/{id}/", "get"),
+        ("/api/recurring/webhook-deliveries/{id}/resend/", "post"),
     }
     assert set(operations) == expected
     for (path, method), operation in operations.items():
         codes = set(operation["responses"])
         assert {"401"} <= codes, (path, method)
-        if path != prefix:
+        if path not in (prefix, webhooks):
             assert {"404"} <= codes, (path, method)
         if method in ("post", "patch") and path != prefix + "{id}/pause/":
-            assert "400" in codes or path.endswith(("/pause/", "/resume/")), (path, method)
+            assert "400" in codes or path.endswith(
+                ("/pause/", "/resume/", "/rotate-secret/", "/resend/")
+            ), (path, method)
         assert operation.get("summary"), (path, method)
     assert "409" in operations[(detail, "delete")]["responses"]
     assert "409" in operations[(detail + "restore-occurrence/", "post")]["responses"]

@@ -131,11 +131,10 @@ def test_the_list_of_operations_filters_and_keeps_a_deleted_series_records(
     searched = admin_client.get(OPERATIONS, {"q": "doomed"})
     page = admin_client.get(f"{OPERATIONS}{gone.pk}/change/", {"page": 3})
 
-    # The deletion is an operation of its own, newest first.
-    deleting = SeriesOperation.objects.get(kind="delete")
-    assert [op.pk for op in deleted.context["cl"].result_list] == [deleting.pk, gone.pk]
+    # The deletion itself is on record too, beside the earlier operation.
+    assert [op.kind for op in deleted.context["cl"].result_list] == ["delete", "cancel_stale"]
     assert [op.kind for op in by_face.context["cl"].result_list] == ["plan"]
-    assert [op.pk for op in searched.context["cl"].result_list] == [deleting.pk, gone.pk]
+    assert [op.kind for op in searched.context["cl"].result_list] == ["delete", "cancel_stale"]
     assert page.status_code == 200
     assert SeriesOperation.objects.get(pk=gone.pk).series is None
     assert [view.row.position for view in page.context["rows"]] == list(range(200, 250))
@@ -174,3 +173,14 @@ def test_the_operations_a_user_sees_are_those_of_the_series_they_may_see(
 
     assert listed.status_code == 200
     assert [op.series_ref for op in listed.context["cl"].result_list] == [series.pk]
+
+
+def test_the_settings_changed_leave_out_a_creation_and_the_generations_bookkeeping() -> None:
+    from revel_recurring.history import settings_changes
+
+    before = {"name": "Yoga", "next_due_at": "a", "rule": {"weekdays": [0], "interval": 1}}
+    after = {"name": "Yoga", "next_due_at": "b", "rule": {"weekdays": [2], "interval": 1}}
+
+    assert settings_changes(before, after) == [("rule.weekdays", [0], [2])]
+    assert settings_changes(None, after) == []
+    assert settings_changes({"paused": False}, {"paused": True}) == [("paused", False, True)]
