@@ -13,9 +13,9 @@ from django.utils import timezone
 from revel_recurring.instants import describe_instant
 from revel_recurring.models import SeriesOperation
 from revel_recurring.services.lifecycle import delete_series
-from tests.support.admin import CHANGELIST
+from tests.support.admin import CHANGELIST, change_url, generated_series
 from tests.support.api import user_with
-from tests.support.factories import make_series
+from tests.support.factories import make_series, occurrences
 from tests.support.history import DAY, LATER, record_operation
 
 pytestmark = pytest.mark.django_db
@@ -184,3 +184,21 @@ def test_the_settings_changed_leave_out_a_creation_and_the_generations_bookkeepi
     assert settings_changes(before, after) == [("rule.weekdays", [0], [2])]
     assert settings_changes(None, after) == []
     assert settings_changes({"paused": False}, {"paused": True}) == [("paused", False, True)]
+
+
+def test_a_date_cancelled_on_the_series_page_shows_in_its_history_with_who(
+    admin_client: Client,
+) -> None:
+    yoga = generated_series(name="Yoga")
+    third = occurrences(yoga)[2]
+    slot = third.starts_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    admin_client.post(change_url(yoga, "cancel-date"), {"instant": slot})
+
+    page = admin_client.get(history_url(yoga))
+
+    latest = page.context["operations"][0]
+    assert (latest.operation.kind, latest.who, latest.face) == ("cancel", "admin", "admin")
+    assert [(view.row.occurrence_pk, view.row.status_after) for view in latest.rows] == [
+        (str(third.pk), "cancelled")
+    ]
+    assert latest.rows[0].before == describe_instant(third.starts_at, "Europe/Vienna")

@@ -301,3 +301,18 @@ def test_the_command_applies_exactly_the_plan_of_the_hash_it_printed(zones: Path
         "--hash", fresh_change.plan.hash, stdout=StringIO(),
     )  # fmt: skip
     assert hours(series) == [18] * 8
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_before_the_fix_the_feeds_show_each_date_once_where_its_row_is(
+    consumer: str, zones: Path
+) -> None:
+    series = vancouver_class()
+    clocks_change(zones)
+    start, end = window(series)
+    expected = shown_instances(series)
+    assert wall_hours([instant for instant, _ in expected]) == [18] * 4 + [19] * 4
+
+    (read,) = expand_many(consumer, [(series_feed(series).body, start, end)])
+
+    assert read == expected
