@@ -225,9 +225,8 @@ def op_template(series: EventSeries) -> None:
 
 
 #: kind -> (a step before the probe, the operation probed). None: nothing before.
-OPERATIONS: dict[
-    str, tuple[Callable[[EventSeries], None] | None, Callable[[EventSeries], None]]
-] = {
+#: Each callable's answer is ignored: the record and the rows are what the checks read.
+OPERATIONS: dict[str, tuple[Callable[[EventSeries], object] | None, Callable[..., object]]] = {
     "cancel": (None, op_cancel),
     "restore": (
         lambda s: cancel_occurrence(s, _rows(s)[2].recurrence_id),

@@ -21,7 +21,9 @@ pytestmark = pytest.mark.django_db
 
 
 def _newest() -> SeriesOperation:
-    return SeriesOperation.objects.order_by("-created_at", "-pk").first()  # type: ignore[return-value]
+    newest = SeriesOperation.objects.order_by("-created_at", "-pk").first()
+    assert newest is not None
+    return newest
 
 
 @pytest.mark.urls("tests.api_urls")
