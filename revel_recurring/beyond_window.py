@@ -6,7 +6,7 @@ excluded, each where it takes place (a holiday may move it), capped by
 ``REVEL_RECURRING_BEYOND_WINDOW_DATES``. A read, at most three queries; the
 write that turns one of them into a row is
 :func:`revel_recurring.services.beyond_window.materialize_date`
-(decision 0063).
+(docs/decisions/0063-dates-beyond-the-window.md).
 """
 
 from __future__ import annotations

@@ -126,18 +126,28 @@ def change_label(change: str) -> str:
     return str(label) if label is not None else change
 
 
+#: Keys of a record's ``before``/``after`` that the generation keeps, not the organiser.
+BOOKKEEPING = frozenset(
+    {"id", "last_generated_until", "next_due_at", "last_occurrence_index", "version"}
+)
+
+
 def settings_changes(before: Any, after: Any) -> list[tuple[str, Any, Any]]:
     """What differs between an operation's ``before`` and ``after``: ``(key, old, new)``.
 
     Nested objects are compared key by key under dotted names ("rule.weekdays");
-    a key present on one side only shows ``None`` on the other.
+    a key present on one side only shows ``None`` on the other. A creation (nothing
+    before) lists nothing, and the generation's own bookkeeping (the cursor, the
+    next due moment, counters) is left out: a person asks what the organiser changed.
     """
+    if not before:
+        return []
     flat_before, flat_after = _flatten(before), _flatten(after)
     keys = sorted(set(flat_before) | set(flat_after))
     return [
         (key, flat_before.get(key), flat_after.get(key))
         for key in keys
-        if flat_before.get(key) != flat_after.get(key)
+        if flat_before.get(key) != flat_after.get(key) and key not in BOOKKEEPING
     ]
 
 

@@ -49,7 +49,7 @@ from .services.toolbox.parking import park_failed_series
 from .services.zone_data import apply_zone_data_unattended
 from .transient import is_transient_db_error
 from .webhook_sending import retry_delay as webhook_retry_delay
-from .webhook_sending import send_delivery
+from .webhook_sending import send_delivery, stalled_deliveries
 
 logger = logging.getLogger(__name__)
 
@@ -139,8 +139,9 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     removes the records of queued admin actions older than
     ``REVEL_RECURRING_QUEUED_ACTION_DAYS`` and the series' history older than
     ``REVEL_RECURRING_HISTORY_DAYS`` (``purge_history``), queues again the messages to
-    booked people that are still unsent an hour after their operation, and the
-    messages still owed to enrolled users an hour after their dates were booked.
+    booked people that are still unsent an hour after their operation, the
+    messages still owed to enrolled users an hour after their dates were booked,
+    and the webhook deliveries still pending an hour after they were due.
     First, per ``REVEL_RECURRING_ZONE_DATA_AUTO_APPLY``, it moves the dates of the
     series whose zone has new time-zone data (``services.zone_data``).
     """
@@ -149,6 +150,7 @@ def generate_all_series(now: str | None = None) -> dict[str, int]:
     purge_history(now=moment)
     queue_unsent_people_notices(now=moment or timezone.now())
     queue_untold_enrolments(now=moment or timezone.now())
+    queue_stalled_webhooks(now=moment or timezone.now())
     # Series whose zone has new time-zone data are held until their dates move:
     # the pass moves them first when REVEL_RECURRING_ZONE_DATA_AUTO_APPLY says so.
     apply_zone_data_unattended(now=moment)
@@ -565,3 +567,10 @@ def queue_webhook_deliveries(delivery_ids: list[Any]) -> None:
                 "revel_recurring could not queue webhook delivery %s; the daily pass will",
                 delivery_id,
             )
+
+
+def queue_stalled_webhooks(*, now: dt.datetime) -> int:
+    """Queue again the webhook deliveries pending an hour after they were due; how many."""
+    ids = stalled_deliveries(older_than=UNSENT_GRACE, now=now)
+    queue_webhook_deliveries(ids)
+    return len(ids)

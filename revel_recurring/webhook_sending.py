@@ -21,6 +21,7 @@ from typing import Any
 
 import httpx
 from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 from standardwebhooks import Webhook
 
@@ -78,9 +79,11 @@ def _post(delivery: WebhookDelivery) -> tuple[int | None, str]:
 
 
 def _claim(delivery_id: Any) -> WebhookDelivery | None:
-    rows = WebhookDelivery.objects.select_related("endpoint").filter(pk=delivery_id)
+    """The delivery under its row lock (skipped when another worker holds it); alone,
+    since MariaDB cannot lock one table of a join (``FOR UPDATE OF``)."""
+    rows = WebhookDelivery.objects.filter(pk=delivery_id)
     if connection.features.has_select_for_update_skip_locked:
-        rows = rows.select_for_update(skip_locked=True, of=("self",))
+        rows = rows.select_for_update(skip_locked=True)
     else:
         rows = rows.select_for_update()
     return rows.first()
@@ -123,3 +126,22 @@ def send_delivery(delivery_id: Any, *, attempt: int) -> str:
             )
         WebhookDelivery.objects.filter(pk=delivery_id).update(**fields)
         return outcome
+
+
+#: Deliveries the daily pass queues again at most, per pass.
+STALLED_PER_PASS = 1000
+
+
+def stalled_deliveries(*, older_than: dt.timedelta, now: dt.datetime) -> list[Any]:
+    """Pending deliveries no task seems to hold: never tried ``older_than`` after they
+    were written, or a retry overdue by as much (a broker that refused the task, a
+    lost message). At most :data:`STALLED_PER_PASS`, oldest first."""
+    cutoff = now - older_than
+    return list(
+        WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING)
+        .filter(
+            Q(next_attempt_at__isnull=True, created_at__lte=cutoff) | Q(next_attempt_at__lte=cutoff)
+        )
+        .order_by("created_at", "pk")
+        .values_list("pk", flat=True)[:STALLED_PER_PASS]
+    )

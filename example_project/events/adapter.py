@@ -108,6 +108,24 @@ class ExampleAdapter(DefaultRecurringAdapter):
     def get_template_serializer_class(self) -> type[Any]:
         return EventTemplateSerializer
 
+    def get_webhook_scope(self, user: Any) -> str | None:
+        # An organisation's staff and owners run its webhooks (the first one they
+        # run); superusers the site-wide ones; everyone else none.
+        if not user.is_authenticated:
+            return None
+        if user.is_superuser:
+            return ""
+        first = organizations_run_by(user).order_by("pk").values_list("pk", flat=True).first()
+        return None if first is None else f"organization:{first}"
+
+    def get_series_webhook_scope(self, series: EventSeries) -> str:
+        organization = (
+            Event.objects.filter(series=series, is_template=True)
+            .values_list("organization_id", flat=True)
+            .first()
+        )
+        return "" if organization is None else f"organization:{organization}"
+
     def get_series_url(self, series: EventSeries) -> str:
         return absolute_url(reverse("events:series_detail", kwargs={"slug": series.slug}))
 

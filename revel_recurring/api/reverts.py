@@ -13,7 +13,7 @@ from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ..services.revert import RevertPlan
-from .fields import AwareDateTimeField, EventIdField, notify_field
+from .fields import AwareDateTimeField, EventIdField, StrictFieldsMixin, notify_field
 
 
 class RevertRowSerializer(serializers.Serializer[Any]):
@@ -73,7 +73,7 @@ class RevertOutdatedSerializer(serializers.Serializer[Any]):
     plan = RevertPlanSerializer(allow_null=True)
 
 
-class RevertRequestSerializer(serializers.Serializer[Any]):
+class RevertRequestSerializer(StrictFieldsMixin, serializers.Serializer[Any]):
     """The body of a revert: the hash of the plan shown, and who is told."""
 
     plan_hash = serializers.CharField(

@@ -75,7 +75,7 @@ class _WebhookViewBase(viewsets.GenericViewSet[Any]):
     permission_classes = [WebhookPermission]
     parser_classes = [JSONParser]
     pagination_class = WebhookPagination
-    lookup_value_regex = "[0-9]+"
+    lookup_value_regex = "[^/]+"
 
     def handle_exception(self, exc: Exception) -> Response:
         # As the series viewset: a database or service error gets its status here.
@@ -85,7 +85,7 @@ class _WebhookViewBase(viewsets.GenericViewSet[Any]):
 @extend_schema_view(
     list=extend_schema(
         summary="The webhook endpoints you manage",
-        responses={200: WebhookEndpointSerializer(many=True), **error_responses(400, 403)},
+        responses={200: WebhookEndpointSerializer(many=True), **error_responses(400, 403, 404)},
     ),
     retrieve=extend_schema(
         summary="One webhook endpoint", responses={200: WebhookEndpointSerializer, **READ_ERRORS}
@@ -137,7 +137,7 @@ class WebhookEndpointViewSet(
 
     @extend_schema(
         summary="An endpoint's delivery log, newest first",
-        responses={200: WebhookDeliverySerializer(many=True), **READ_ERRORS},
+        responses={200: WebhookDeliverySerializer(many=True), **error_responses(400, 403, 404)},
     )
     @action(detail=True, methods=["get"])
     def deliveries(self, request: Request, pk: str | None = None) -> Response:

@@ -22,7 +22,7 @@ import hashlib
 import weakref
 import zoneinfo
 
-__all__ = ["fingerprint_holds", "zone_fingerprint", "zone_offsets"]
+__all__ = ["fingerprint_holds", "widen_fingerprint", "zone_fingerprint", "zone_offsets"]
 
 #: Offsets are sampled this far apart, then each change is searched to the second:
 #: two changes of offset closer together than this would be missed.
@@ -108,3 +108,18 @@ def fingerprint_holds(stored: str, zone_name: str) -> bool:
         return zone_fingerprint(zone_name, start, end) == stored
     except (ValueError, OverflowError, OSError, zoneinfo.ZoneInfoNotFoundError):
         return True
+
+
+def widen_fingerprint(stored: str, zone_name: str, until: dt.datetime) -> str:
+    """``stored`` made to cover up to ``until`` too (a date placed beyond the span), when
+    it still holds; otherwise (or empty, or covering ``until`` already) as it is."""
+    first, _, rest = stored.partition(":")
+    last, _, _ = rest.partition(":")
+    try:
+        start = dt.datetime.fromtimestamp(int(first), dt.UTC)
+        end = dt.datetime.fromtimestamp(int(last), dt.UTC)
+    except (ValueError, OverflowError, OSError):
+        return stored
+    if until <= end or not fingerprint_holds(stored, zone_name):
+        return stored
+    return zone_fingerprint(zone_name, start, until)

@@ -4,7 +4,7 @@ A series materializes a rolling window of a few weeks; a person who wants a date
 in six months books it through the host's booking code, which calls
 :func:`materialize_date` first: that one date becomes a row now, through the
 same generation floor as every other date, and the daily pass finds it taken when
-the window reaches it (decision 0063). The
+the window reaches it (docs/decisions/0063-dates-beyond-the-window.md). The
 dates a person may see there are read by :mod:`revel_recurring.beyond_window`.
 """
 
@@ -25,6 +25,7 @@ from ..exclusions import FOLDED, ExclusionReason, Exclusions, excluded_between, 
 from ..holiday_placement import SHIFT_REACH
 from ..instants import describe_instant
 from ..models import EventSeries, RecurrenceRule, get_event_model
+from ..rules.zone_data import widen_fingerprint
 from ..slots import holiday_of
 from .generation.floor import materialize_locked
 from .toolbox.exdates import absorb_pending_exdates
@@ -69,7 +70,9 @@ def materialize_date(
     aware datetime, when it is in the past, when it is no date of the series,
     when the date is excluded (cancelled, deleted or skipped by a holiday), or
     when its row is cancelled (restore it instead). A series without a rule or
-    template, or a paused one, raises ``SeriesNotReadyError``. Recorded as an
+    template, or a paused one, raises ``SeriesNotReadyError``; so does one whose
+    zone has new time-zone data (``zone_data_changed``: its dates move first). The
+    fingerprint of the zone's offsets is widened to the date. Recorded as an
     operation of kind "materialize" (``dates_operation``); the host books the
     person on the row it gets back, in its own transaction or after this one.
     """
@@ -87,6 +90,17 @@ def materialize_date(
             if existing is not None:
                 _refuse_cancelled(existing, rule)
                 return locked, MaterializedDate(existing, created=False)
+            if locked.zone_data_changed(rule):
+                # Its dates sit at the old offsets: a date of the new data may be one
+                # already there at its old instant (services.zone_data moves them first).
+                raise SeriesNotReadyError(
+                    gettext(
+                        "The time-zone data of %(zone)s changed since the dates of "
+                        "'%(series)s' were placed; they move first (manage.py "
+                        "revel_recurring_data)."
+                    )
+                    % {"zone": rule.timezone, "series": locked.name}
+                )
             slot, placed_at = _slot_of(locked, rule, instant, now=moment)
             with (
                 dates_operation("materialize", locked, notify="none", now=moment),
@@ -98,6 +112,11 @@ def materialize_date(
                     gettext("Series '%(series)s' has no template; add one first.")
                     % {"series": locked.name}
                 )
+            # The zone's offsets it was placed with are kept up to its date too.
+            widened = widen_fingerprint(locked.zone_fingerprint, rule.timezone, instant)
+            if widened != locked.zone_fingerprint:
+                locked.zone_fingerprint = widened
+                EventSeries.objects.filter(pk=locked.pk).update(zone_fingerprint=widened)
         return locked, MaterializedDate(row, created=True)
 
     locked, result = retry_on_lock_conflict(attempt, series_ids=[series.pk])

@@ -45,9 +45,10 @@ def old_zone_data(directory: Path) -> Iterator[Path]:
         yield directory
 
 
-def clocks_change(directory: Path) -> None:
-    """The tz release: UTC-7 from :func:`change_at` on, loaded by this process."""
-    write_zone(directory, ZONE, PST, changes_at=change_at(), new_offset=MST)
+def clocks_change(directory: Path, at: dt.datetime | None = None) -> None:
+    """The tz release: UTC-7 from ``at`` (default :func:`change_at`) on, loaded by this
+    process."""
+    write_zone(directory, ZONE, PST, changes_at=at or change_at(), new_offset=MST)
 
 
 def wall_hours(starts: list[Any]) -> list[int]:

@@ -44,6 +44,7 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
     }
     prefix = "/api/recurring/series/"
     detail = prefix + "{id}/"
+    webhooks = "/api/recurring/webhooks/"
     expected = {
         (prefix, "get"),
         (prefix, "post"),
@@ -83,15 +84,34 @@ def test_the_served_schema_holds_every_operation_with_its_errors(schema: dict[st
             ("/api/recurring/enrolments/{id}/" + a + "/", "post")
             for a in ("end", "skip", "take-back")
         ),
+        # The history: operations, one operation, its rows, its revert (plan and apply).
+        (detail + "operations/", "get"),
+        (detail + "operations/{operation_id}/", "get"),
+        (detail + "operations/{operation_id}/rows/", "get"),
+        (detail + "operations/{operation_id}/revert/", "get"),
+        (detail + "operations/{operation_id}/revert/", "post"),
+        # Webhooks: endpoints, their log, a new secret, a resend.
+        (webhooks, "get"),
+        (webhooks, "post"),
+        (webhooks + "{id}/", "get"),
+        (webhooks + "{id}/", "put"),
+        (webhooks + "{id}/", "patch"),
+        (webhooks + "{id}/", "delete"),
+        (webhooks + "{id}/deliveries/", "get"),
+        (webhooks + "{id}/rotate-secret/", "post"),
+        ("/api/recurring/webhook-deliveries/{id}/", "get"),
+        ("/api/recurring/webhook-deliveries/{id}/resend/", "post"),
     }
     assert set(operations) == expected
     for (path, method), operation in operations.items():
         codes = set(operation["responses"])
         assert {"401"} <= codes, (path, method)
-        if path != prefix:
+        if path not in (prefix, webhooks):
             assert {"404"} <= codes, (path, method)
         if method in ("post", "patch") and path != prefix + "{id}/pause/":
-            assert "400" in codes or path.endswith(("/pause/", "/resume/")), (path, method)
+            assert "400" in codes or path.endswith(
+                ("/pause/", "/resume/", "/rotate-secret/", "/resend/")
+            ), (path, method)
         assert operation.get("summary"), (path, method)
     assert "409" in operations[(detail, "delete")]["responses"]
     assert "409" in operations[(detail + "restore-occurrence/", "post")]["responses"]
@@ -176,10 +196,17 @@ def test_the_schema_states_what_the_server_refuses(schema: dict[str, Any]) -> No
         for operation in methods.values()
         for parameter in operation.get("parameters", [])
     }
+    in_path = {
+        (path, parameter["name"])
+        for path, methods in schema["paths"].items()
+        for operation in methods.values()
+        for parameter in operation.get("parameters", [])
+        if parameter["in"] == "path"
+    }
     # Every optional query parameter may also be sent empty (read as not sent).
     empty = {"type": "string", "enum": [""]}
     for (path, name), value in list(parameters.items()):
-        if name != "id":
+        if (path, name) not in in_path:
             assert value["anyOf"][1] == empty, (path, name)
             parameters[(path, name)] = value["anyOf"][0]
     for path in ("/api/recurring/series/", "/api/recurring/series/{id}/occurrences/"):

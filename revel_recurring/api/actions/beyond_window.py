@@ -1,7 +1,7 @@
 """Dates beyond the window: ``materialize-date/`` makes one a row, so it can be booked.
 
 The write is :func:`revel_recurring.services.beyond_window.materialize_date`
-(decision 0063); the dates are listed by
+(docs/decisions/0063-dates-beyond-the-window.md); the dates are listed by
 ``occurrences/?beyond_window=true``.
 """
 

@@ -10,6 +10,7 @@ the rows come page by page.
 from __future__ import annotations
 
 import datetime as dt
+import re
 import uuid
 from typing import Any
 from urllib.parse import urlencode
@@ -141,11 +142,21 @@ class HistoryActionsMixin(SeriesViewBase):
 
     def _operation(self, series_pk: Any, operation_id: str) -> SeriesOperation:
         """The operation ``operation_id`` of the series, or a 404 (a malformed id too)."""
-        try:
-            key = uuid.UUID(str(operation_id))
-        except ValueError:
-            raise Http404 from None
-        found = history.series_operations(series_pk).filter(pk=key).first()
-        if found is None:
-            raise Http404
-        return found
+        return operation_of(series_pk, operation_id)
+
+
+_UUID = re.compile(r"^\{?[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}\}?$")
+
+
+def operation_of(series_pk: Any, operation_id: Any) -> SeriesOperation:
+    """An operation the history of ``series_pk`` lists (its own, or one naming it: a
+    split's continuation, a chunk), by id; a 404 for another series' or a malformed id."""
+    text = str(operation_id)
+    found = (
+        history.series_operations(series_pk).filter(pk=uuid.UUID(text)).first()
+        if _UUID.match(text)
+        else None
+    )
+    if found is None:
+        raise Http404
+    return found

@@ -9,24 +9,19 @@ fresh revert plan. Both need the right to change the series.
 
 from __future__ import annotations
 
-import re
-import uuid
-from typing import Any
-
 from rest_framework import exceptions
 from rest_framework.decorators import action
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from ... import history
 from ...adapter import get_adapter
 from ...context import acting
-from ...models import EventSeries, SeriesOperation
 from ...services.revert import apply_revert, plan_revert
 from ..bodies import ACTION_BODIES
 from ..reverts import RevertPlanSerializer, RevertResultSerializer, revert_plan_data
 from ..schema import extend_schema
 from .base import SeriesViewBase
+from .history import operation_of
 
 
 class RevertActionsMixin(SeriesViewBase):
@@ -68,7 +63,7 @@ class RevertActionsMixin(SeriesViewBase):
         series = self.get_object()
         if not get_adapter().get_editable_series(request.user).filter(pk=series.pk).exists():
             raise exceptions.PermissionDenied()
-        record = _operation_of(series, operation_id)
+        record = operation_of(series.pk, operation_id)
         if request.method == "GET":
             return Response(revert_plan_data(plan_revert(record)))
         body = self._body()
@@ -82,21 +77,3 @@ class RevertActionsMixin(SeriesViewBase):
                 "removed_series": result.removed_series,
             }
         )
-
-
-#: An operation's id as the URL may carry it (any UUID spelling Python reads).
-_UUID = re.compile(r"^\{?[0-9a-fA-F]{8}-?(?:[0-9a-fA-F]{4}-?){3}[0-9a-fA-F]{12}\}?$")
-
-
-def _operation_of(series: EventSeries, operation_id: Any) -> SeriesOperation:
-    """An operation of ``series`` (its own, or one naming it: a split's continuation) by
-    id, as its history lists it; a 404 for another series' or a malformed id."""
-    text = str(operation_id)
-    found = (
-        history.series_operations(series.pk).filter(pk=uuid.UUID(text)).first()
-        if _UUID.match(text)
-        else None
-    )
-    if found is None:
-        raise exceptions.NotFound()
-    return found

@@ -4,37 +4,52 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
 from django.utils.translation import gettext
 from rest_framework import serializers
 
 from ...models import WebhookDelivery, WebhookEndpoint
 from ...records.kinds import KINDS
+from ..errors import RULE_ERROR_CODE
+from ..fields import StrictFieldsMixin
 
 
-class KindField(serializers.CharField):
-    """One operation kind (``cancel``, ``plan``, ...): a kind the history knows."""
+class TextOnlyField(serializers.CharField):
+    """Text, and only text: a number or a boolean is refused, not turned into text."""
 
     def to_internal_value(self, data: Any) -> str:
-        value = str(super().to_internal_value(data))
-        if value not in KINDS:
-            raise serializers.ValidationError(
-                gettext("Unknown operation kind %(kind)s; known kinds: %(known)s.")
-                % {"kind": repr(value), "known": ", ".join(sorted(KINDS))}
-            )
-        return value
+        if not isinstance(data, str):
+            self.fail("invalid")
+        return str(super().to_internal_value(data))
 
 
-class WebhookEndpointSerializer(serializers.ModelSerializer[WebhookEndpoint]):
+class TrueOrFalseField(serializers.BooleanField):
+    """JSON's true or false, nothing else ("yes", 1 and "on" are refused)."""
+
+    def to_internal_value(self, data: Any) -> bool:
+        if not isinstance(data, bool):
+            self.fail("invalid", input=data)
+        return data
+
+
+class KindField(serializers.ChoiceField):
+    """One operation kind (``cancel``, ``plan``, ...): a kind the history knows."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(choices=list(KINDS.items()), **kwargs)
+
+
+class WebhookEndpointSerializer(StrictFieldsMixin, serializers.ModelSerializer[WebhookEndpoint]):
     """An endpoint: where operations of its kinds (none: every kind) are POSTed, signed."""
 
-    url = serializers.URLField(
-        max_length=500,
-        validators=[URLValidator(schemes=["http", "https"])],
-        help_text="Where the operations are POSTed (http or https).",
+    url = TextOnlyField(
+        max_length=500, help_text="Where the operations are POSTed (http or https)."
     )
+    description = TextOnlyField(max_length=200, required=False, allow_blank=True)
+    active = TrueOrFalseField(required=False, help_text="An inactive endpoint receives nothing.")
     kinds = serializers.ListField(
-        child=KindField(max_length=32),
+        child=KindField(),
         required=False,
         allow_empty=True,
         max_length=50,
@@ -54,6 +69,17 @@ class WebhookEndpointSerializer(serializers.ModelSerializer[WebhookEndpoint]):
             "created_at",
         ]
         read_only_fields = ["id", "scope", "created_by", "created_at"]
+
+    def validate_url(self, value: str) -> str:
+        # A rule the schema cannot state (a host name's length, its labels...):
+        # its own error code, as the series' rules have.
+        try:
+            URLValidator(schemes=["http", "https"])(value)
+        except DjangoValidationError as exc:
+            raise serializers.ValidationError(
+                gettext("Enter an http or https URL."), code=RULE_ERROR_CODE
+            ) from exc
+        return value
 
     def validate_kinds(self, value: list[str]) -> list[str]:
         return sorted(set(value))

@@ -22,7 +22,7 @@ from ..generation.rows import check_planned_size
 from ..schedule_change import ScheduleChange, announce_schedule_change, change_schedule
 from ..toolbox.bookings import BookedDate, booked_date, booked_ids, series_zone
 from ..toolbox.enrolled_counts import flag_enrolments
-from ..toolbox.exdates import remap_zone_exdates
+from ..toolbox.exdates import absorb_pending_exdates, remap_zone_exdates
 from ..toolbox.locking import lock_series, retry_on_lock_conflict
 from ..toolbox.operation import dates_operation, notify_mode, people_told, planning_for
 from ..toolbox.plumbing import mirror_columns, now_utc
@@ -239,6 +239,7 @@ def _follow_zone_data(locked: EventSeries, *, now: dt.datetime) -> None:
     rule = locked.recurrence_rule if locked.recurrence_rule_id is not None else None
     if rule is None or not locked.zone_data_changed(rule):
         return
+    absorb_pending_exdates(locked)
     model = get_event_model()
     held = {
         rules.to_utc(slot)

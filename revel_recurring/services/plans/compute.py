@@ -83,7 +83,7 @@ def compute_change(
     if series.zone_data_changed(rule):
         # The exdates follow their dates to the new offsets, as the apply writes them.
         held = {row.slot for row in state.rows if row.slot is not None}
-        remap_zone_exdates(target, rule, held=held, now=now)
+        remap_zone_exdates(target, rule, held=held, now=now, pending=state.pending)
     extra = _extra_dates(series, rule, new_rule, target, state, changes, changed, now=now)
     regenerate = bool(changed) or holiday_data_changed(series) or series.zone_data_changed(rule)
     cursor_reset = regenerate and series.last_generated_until is not None

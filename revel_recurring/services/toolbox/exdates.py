@@ -118,24 +118,28 @@ def remap_zone_exdates(
     *,
     held: Collection[dt.datetime],
     now: dt.datetime,
+    pending: Collection[dt.datetime] = (),
 ) -> bool:
     """Move ``series``' future exdates that the rule no longer holds to its nearest date
-    (not saved); ``held``: the slots rows hold. Whether the list changed."""
+    (not saved); ``held``: the slots rows hold. ``pending``: the pending exdates (a
+    plan's read, not folded in): their dates' new instants are excluded too. Whether
+    the list changed."""
     spec = series.dates_spec(rule)
-    kept: list[dt.datetime] = []
-    moved: list[dt.datetime] = []
-    for instant in sorted(series.exdate_instants):
+
+    def follow(instant: dt.datetime) -> dt.datetime:
         if instant < now or instant in held:
-            kept.append(instant)
-            continue
+            return instant
         near = rules.occurrences_between(
             spec, instant - ZONE_SHIFT_REACH, instant + ZONE_SHIFT_REACH, inclusive=True
         )
         if not near or instant in near:
-            kept.append(instant)
-            continue
-        moved.append(min(near, key=lambda slot: (abs(slot - instant), slot)))
-    if not moved:
+            return instant
+        return min(near, key=lambda slot: (abs(slot - instant), slot))
+
+    stored = sorted(series.exdate_instants)
+    followed = [follow(instant) for instant in stored]
+    added = [new for new in (follow(rules.to_utc(i)) for i in pending) if new not in pending]
+    if followed == stored and not added:
         return False
-    series.exdates = rules.normalize_exdates([*kept, *moved])
+    series.exdates = rules.normalize_exdates([*followed, *added])
     return True

@@ -13,9 +13,9 @@ from django.utils import timezone
 from revel_recurring.instants import describe_instant
 from revel_recurring.models import SeriesOperation
 from revel_recurring.services.lifecycle import delete_series
-from tests.support.admin import CHANGELIST
+from tests.support.admin import CHANGELIST, change_url, generated_series
 from tests.support.api import user_with
-from tests.support.factories import make_series
+from tests.support.factories import make_series, occurrences
 from tests.support.history import DAY, LATER, record_operation
 
 pytestmark = pytest.mark.django_db
@@ -131,9 +131,10 @@ def test_the_list_of_operations_filters_and_keeps_a_deleted_series_records(
     searched = admin_client.get(OPERATIONS, {"q": "doomed"})
     page = admin_client.get(f"{OPERATIONS}{gone.pk}/change/", {"page": 3})
 
-    assert [op.pk for op in deleted.context["cl"].result_list] == [gone.pk]
+    # The deletion itself is on record too, beside the earlier operation.
+    assert [op.kind for op in deleted.context["cl"].result_list] == ["delete", "cancel_stale"]
     assert [op.kind for op in by_face.context["cl"].result_list] == ["plan"]
-    assert [op.pk for op in searched.context["cl"].result_list] == [gone.pk]
+    assert [op.kind for op in searched.context["cl"].result_list] == ["delete", "cancel_stale"]
     assert page.status_code == 200
     assert SeriesOperation.objects.get(pk=gone.pk).series is None
     assert [view.row.position for view in page.context["rows"]] == list(range(200, 250))
@@ -172,3 +173,32 @@ def test_the_operations_a_user_sees_are_those_of_the_series_they_may_see(
 
     assert listed.status_code == 200
     assert [op.series_ref for op in listed.context["cl"].result_list] == [series.pk]
+
+
+def test_the_settings_changed_leave_out_a_creation_and_the_generations_bookkeeping() -> None:
+    from revel_recurring.history import settings_changes
+
+    before = {"name": "Yoga", "next_due_at": "a", "rule": {"weekdays": [0], "interval": 1}}
+    after = {"name": "Yoga", "next_due_at": "b", "rule": {"weekdays": [2], "interval": 1}}
+
+    assert settings_changes(before, after) == [("rule.weekdays", [0], [2])]
+    assert settings_changes(None, after) == []
+    assert settings_changes({"paused": False}, {"paused": True}) == [("paused", False, True)]
+
+
+def test_a_date_cancelled_on_the_series_page_shows_in_its_history_with_who(
+    admin_client: Client,
+) -> None:
+    yoga = generated_series(name="Yoga")
+    third = occurrences(yoga)[2]
+    slot = third.starts_at.strftime("%Y-%m-%dT%H:%M:%SZ")
+    admin_client.post(change_url(yoga, "cancel-date"), {"instant": slot})
+
+    page = admin_client.get(history_url(yoga))
+
+    latest = page.context["operations"][0]
+    assert (latest.operation.kind, latest.who, latest.face) == ("cancel", "admin", "admin")
+    assert [(view.row.occurrence_pk, view.row.status_after) for view in latest.rows] == [
+        (str(third.pk), "cancelled")
+    ]
+    assert latest.rows[0].before == describe_instant(third.starts_at, "Europe/Vienna")

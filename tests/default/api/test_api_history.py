@@ -220,6 +220,7 @@ def test_a_cancellation_through_the_api_reads_back_with_its_row_and_feed_entry(
     rows = editor.get(detail["rows"]).json()["results"]
 
     assert detail["counts"] == {"cancelled": 1}
+    assert (detail["actor_name"], detail["face"], detail["face_label"]) == ("editor", "api", "API")
     assert detail["feed_entries"]["count"] == 1
     assert [(r["occurrence_id"], r["status_before"], r["status_after"]) for r in rows] == [
         (str(first.pk), "live", "cancelled")

@@ -7,14 +7,17 @@ tests/default/worker/test_webhook_worker.py).
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 import pytest
-from django.db import transaction
+from django.db import connection, transaction
+from django.test.utils import CaptureQueriesContext
 
 from revel_recurring.models import SeriesOperation, WebhookDelivery, WebhookEndpoint
 from revel_recurring.services.cancellation import cancel_occurrence
 from revel_recurring.services.drift import cancel_stale_occurrences
+from revel_recurring.services.toolbox.webhooks import queue_deliveries
 from revel_recurring.services.webhooks import resend_webhook_deliveries, rotate_webhook_secret
 from revel_recurring.webhook_sending import retry_delay, send_delivery
 from tests.support.drift import drift_without_partners
@@ -182,3 +185,68 @@ def test_retries_wait_twice_as_long_each_time_up_to_the_cap(settings: Any) -> No
     settings.REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF = 30
     settings.REVEL_RECURRING_WEBHOOK_RETRY_BACKOFF_MAX = 100
     assert [retry_delay(n) for n in range(4)] == [30, 60, 100, 100]
+
+
+def test_the_daily_pass_queues_a_delivery_no_task_took(settings: Any) -> None:
+    from revel_recurring.tasks import generate_all_series
+
+    with receiver() as server:
+        endpoint = WebhookEndpoint.objects.create(url=server.url)
+        # Written two hours ago, its task never queued (the broker refused it).
+        stalled = WebhookDelivery.objects.create(
+            endpoint=endpoint,
+            operation_ref="9d8a1f7e-2b0c-4c55-8e0f-7a3b1c2d3e4f",
+            kind="cancel",
+            payload={"type": "series.operation"},
+            created_at=NOW - dt.timedelta(hours=2),
+        )
+        fresh = WebhookDelivery.objects.create(
+            endpoint=endpoint,
+            operation_ref="1d8a1f7e-2b0c-4c55-8e0f-7a3b1c2d3e4f",
+            kind="cancel",
+            payload={"type": "series.operation"},
+            created_at=NOW - dt.timedelta(minutes=5),
+        )
+        generate_all_series(now=NOW.isoformat())
+        ids = [one.headers["webhook-id"] for one in server.received]
+    assert ids == [str(stalled.operation_ref)]
+    stalled.refresh_from_db()
+    fresh.refresh_from_db()
+    assert stalled.status == WebhookDelivery.Status.DELIVERED
+    assert fresh.status == WebhookDelivery.Status.PENDING
+
+
+def test_an_operation_with_nobody_booked_is_delivered_too(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    series = weekly_series(auto_publish=True)
+    rows = occurrences(series)
+    with receiver() as server:
+        WebhookEndpoint.objects.create(url=server.url)
+        with django_capture_on_commit_callbacks(execute=True):
+            cancel_occurrence(series, rows[2].starts_at, now=NOW)
+        (request,) = server.received
+    data = request.json()["data"]
+    assert data["kind"] == "cancel"
+    assert [row["pk"] for row in data["rows"]] == [str(rows[2].pk)]
+
+
+def test_the_deliveries_of_an_operation_take_the_same_queries_for_one_endpoint_or_many(
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    def queries_for(endpoints: int) -> int:
+        WebhookEndpoint.objects.all().delete()
+        for number in range(endpoints):
+            WebhookEndpoint.objects.create(url=f"http://127.0.0.1:9/{number}")
+        series = weekly_series(auto_publish=True, name=f"Class {endpoints}")
+        drift_without_partners(series, keep=1, now=NOW)
+        record = SeriesOperation.objects.create(
+            kind="cancel_stale", series=series, series_name=series.name, notify="none"
+        )
+        with CaptureQueriesContext(connection) as queries:
+            deliveries = queue_deliveries(record)
+        assert len(deliveries) == endpoints
+        return len(queries)
+
+    assert queries_for(1) == queries_for(12)
+    assert queries_for(1) <= 3

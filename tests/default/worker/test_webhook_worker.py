@@ -21,7 +21,7 @@ from revel_recurring.services.webhooks import resend_webhook_deliveries
 from tests.support.crash_webhook import CRASH_STATUS
 from tests.support.factories import NOW, occurrences, weekly_series
 from tests.support.people import BookPerson
-from tests.support.webhooks import Receiver, receiver
+from tests.support.webhooks import receiver
 from tests.support.worker_process import (
     SERVER_WORKER_MARKS,
     sending_through,
@@ -36,19 +36,25 @@ def _settled() -> bool:
     return not WebhookDelivery.objects.filter(status=WebhookDelivery.Status.PENDING).exists()
 
 
-def _cancel_booked(book_person: BookPerson) -> None:
+def _booked_series(book_person: BookPerson) -> tuple[Any, Any]:
+    """A series with a person on its third date; made before any endpoint exists, so
+    its creation (an operation too) is delivered nowhere."""
     series = weekly_series(auto_publish=True)
     rows = occurrences(series)
     book_person(rows[2], "anna@example.com")
+    return series, rows[2]
+
+
+def _cancel(series: Any, row: Any) -> None:
     with transaction.atomic():
-        cancel_occurrence(series, rows[2].starts_at, include_booked=True, now=NOW)
+        cancel_occurrence(series, row.starts_at, include_booked=True, now=NOW)
 
 
-def _run(tmp_path: Path, book_person: BookPerson, server: Receiver, pool: str = "solo") -> str:
+def _run(tmp_path: Path, dated: tuple[Any, Any], pool: str = "solo") -> str:
     log = tmp_path / "worker.log"
     with worker_process(log, pool=pool) as (client, worker):
         with sending_through(client):
-            _cancel_booked(book_person)
+            _cancel(*dated)
         assert wait_until(_settled, seconds=60), log.read_text()
         assert worker.poll() is None
     return log.read_text()
@@ -58,9 +64,10 @@ def test_a_worker_delivers_an_operation_once_signed(
     tmp_path: Path, monkeypatch: Any, book_person: BookPerson
 ) -> None:
     monkeypatch.setenv("REVEL_TEST_WEBHOOK_BACKOFF", "0")
+    dated = _booked_series(book_person)
     with receiver() as server:
         endpoint = WebhookEndpoint.objects.create(url=server.url)
-        _run(tmp_path, book_person, server)
+        _run(tmp_path, dated)
         assert len(server.received) == 1
         payload = server.verify(server.received[0], endpoint.secret)
     delivery = WebhookDelivery.objects.get()
@@ -75,10 +82,11 @@ def test_a_failing_receiver_is_retried_by_the_worker_then_failed_and_resent(
     monkeypatch.setenv("REVEL_TEST_WEBHOOK_BACKOFF", "0")
     monkeypatch.setenv("REVEL_TEST_WEBHOOK_ATTEMPTS", "3")
     log = tmp_path / "worker.log"
+    dated = _booked_series(book_person)
     with receiver(answers=[500, 500, 500]) as server:
         WebhookEndpoint.objects.create(url=server.url)
         with worker_process(log) as (client, _), sending_through(client):
-            _cancel_booked(book_person)
+            _cancel(*dated)
             assert wait_until(_settled, seconds=60), log.read_text()
             delivery = WebhookDelivery.objects.get()
             assert delivery.status == WebhookDelivery.Status.FAILED, log.read_text()
@@ -101,9 +109,10 @@ def test_a_worker_dying_before_the_post_delivers_once_on_the_next_run(
     marker = tmp_path / "crashed"
     monkeypatch.setenv("REVEL_TEST_WEBHOOK_CRASH", "before")
     monkeypatch.setenv("REVEL_TEST_CRASH_MARKER", str(marker))
+    dated = _booked_series(book_person)
     with receiver() as server:
         WebhookEndpoint.objects.create(url=server.url)
-        text = _run(tmp_path, book_person, server, pool="prefork")
+        text = _run(tmp_path, dated, pool="prefork")
         received = list(server.received)
     assert marker.exists()
     assert f"exited with 'exitcode {CRASH_STATUS}'" in text, text
@@ -120,9 +129,10 @@ def test_a_worker_dying_after_the_answer_repeats_that_one_delivery_with_its_id(
     marker = tmp_path / "crashed"
     monkeypatch.setenv("REVEL_TEST_WEBHOOK_CRASH", "after")
     monkeypatch.setenv("REVEL_TEST_CRASH_MARKER", str(marker))
+    dated = _booked_series(book_person)
     with receiver() as server:
         WebhookEndpoint.objects.create(url=server.url)
-        text = _run(tmp_path, book_person, server, pool="prefork")
+        text = _run(tmp_path, dated, pool="prefork")
         received = list(server.received)
     assert f"exited with 'exitcode {CRASH_STATUS}'" in text, text
     delivery = WebhookDelivery.objects.get()

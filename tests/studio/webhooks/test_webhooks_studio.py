@@ -114,3 +114,46 @@ def test_another_schools_endpoint_and_deliveries_are_404(
 def test_a_member_who_teaches_nowhere_may_not_manage_webhooks(school: School, pupil: User) -> None:
     school.members.add(pupil)
     assert _client(pupil).get(f"{API}webhooks/").status_code == 403
+
+
+def test_the_admin_shows_a_teacher_their_schools_endpoints_and_log_only(
+    school: School, other_school: School
+) -> None:
+    from django.contrib.auth.models import Permission
+    from django.test import Client
+
+    teacher = User.objects.create_user("salsa-admin@studio.example", PASSWORD, is_staff=True)
+    school.teachers.add(teacher)
+    teacher.user_permissions.add(
+        *Permission.objects.filter(
+            content_type__app_label="revel_recurring",
+            codename__in=["view_webhookendpoint", "add_webhookendpoint", "view_webhookdelivery"],
+        )
+    )
+    mine = WebhookEndpoint.objects.create(url="https://salsa.example/", scope=f"school:{school.pk}")
+    theirs = WebhookEndpoint.objects.create(
+        url="https://tango.example/", scope=f"school:{other_school.pk}"
+    )
+    for endpoint in (mine, theirs):
+        WebhookDelivery.objects.create(
+            endpoint=endpoint,
+            operation_ref="3f0c3b7e-3a59-4d0e-8f0e-6b8c1a2d4e5f",
+            kind="cancel",
+            payload={},
+        )
+    client = Client()
+    client.force_login(teacher)  # type: ignore[arg-type]
+    listed = client.get("/admin/revel_recurring/webhookendpoint/")
+    assert list(listed.context["cl"].result_list) == [mine]
+    log = client.get("/admin/revel_recurring/webhookdelivery/")
+    assert [one.endpoint for one in log.context["cl"].result_list] == [mine]
+    other = client.get(f"/admin/revel_recurring/webhookendpoint/{theirs.pk}/change/")
+    assert other.status_code in (302, 404)
+    added = client.post(
+        "/admin/revel_recurring/webhookendpoint/add/",
+        {"url": "https://salsa.example/second", "active": "on"},
+    )
+    assert added.status_code == 302
+    assert WebhookEndpoint.objects.get(url="https://salsa.example/second").scope == (
+        f"school:{school.pk}"
+    )
