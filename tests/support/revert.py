@@ -11,6 +11,7 @@ from typing import Any
 from revel_recurring.models import (
     EventSeries,
     OccurrenceChange,
+    OperationSeries,
     RecurrenceRule,
     SeriesOperation,
     get_event_model,
@@ -51,8 +52,17 @@ def schedule_of(series: EventSeries) -> tuple[Any, ...]:
 
 
 def last_operation(series: EventSeries, kind: str) -> SeriesOperation:
-    """The latest record of ``kind`` on ``series``."""
-    return SeriesOperation.objects.filter(series_ref=series.pk, kind=kind).latest("created_at")
+    """The latest record of ``kind`` on ``series``, in the order the records were written
+    (their links' ids: tests pass one ``now`` to several operations)."""
+    ids = SeriesOperation.objects.filter(series_ref=series.pk, kind=kind).values_list("pk")
+    written = (
+        OperationSeries.objects.filter(operation_id__in=list(ids))
+        .order_by("-pk")
+        .values_list("operation_id", flat=True)
+    )
+    latest = list(written[:1])
+    assert latest, f"no {kind} of {series}"
+    return SeriesOperation.objects.get(pk=latest[0])
 
 
 def everything() -> tuple[Any, ...]:

@@ -20,6 +20,7 @@ from revel_recurring.models import (
     EventSeries,
     OccurrenceChange,
     PendingExdate,
+    PersonNotice,
     RecurrenceRule,
     SeriesOperation,
 )
@@ -38,6 +39,7 @@ from revel_recurring.services.splits import plan_split, split_series
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.factories import NOW, monday, weekly_series
 from tests.support.holidays import AUSTRIA_SKIP
+from tests.support.revert import last_operation
 
 pytestmark = pytest.mark.django_db
 
@@ -70,10 +72,6 @@ def schedule_of(series: EventSeries) -> tuple[Any, ...]:
         stored.last_generated_until,
         stored.last_occurrence_index,
     )
-
-
-def last_operation(series: EventSeries, kind: str) -> SeriesOperation:
-    return SeriesOperation.objects.filter(series_ref=series.pk, kind=kind).latest("created_at")
 
 
 def book(event: Event) -> None:
@@ -219,8 +217,8 @@ def test_reverting_the_later_operation_first_lets_the_earlier_one_revert() -> No
     undo_later = plan_revert(later, now=LATER)
     apply_revert(later, plan_hash=undo_later.hash, now=LATER)
 
-    plan = plan_revert(operation, now=LATER)
-    apply_revert(operation, plan_hash=plan.hash, now=LATER)
+    undo = plan_revert(operation, now=LATER)
+    apply_revert(operation, plan_hash=undo.hash, now=LATER)
 
     assert rows_of(series) == rows
     assert rule_of(series) == rule
@@ -294,3 +292,37 @@ def test_a_revert_plan_reads_in_bounded_queries(
         plan_revert(operations[0], now=LATER)
     with django_assert_max_num_queries(len(few)):
         plan_revert(operations[1], now=LATER)
+
+
+def test_the_people_on_dates_a_revert_moves_are_told_once(book_person: Any) -> None:
+    series = weekly_series(auto_publish=True)
+    moved = Event.objects.filter(series=series, is_template=False).order_by("starts_at")[2]
+    book_person(moved, "ana@example.com", name="Ana")
+    plan = plan_recurrence_change(series, TUESDAYS, notify="none", now=NOW)
+    apply_recurrence_plan(series, plan.hash, TUESDAYS, cancel_drift="all", notify="none", now=NOW)
+    operation = last_operation(series, "plan")
+    assert not PersonNotice.objects.exists()
+
+    revert = plan_revert(operation, now=LATER)
+    result = apply_revert(operation, plan_hash=revert.hash, notify="all", now=LATER)
+
+    notice = PersonNotice.objects.get()
+    assert notice.address == "ana@example.com"
+    assert notice.operation_id == result.operation_id
+    assert SeriesOperation.objects.filter(kind="revert").count() == 1
+
+
+def test_reverting_the_later_of_two_splits_gives_the_first_continuation_back_its_place() -> None:
+    series = weekly_series()
+    rows, rule = rows_of(series), rule_of(series)
+    late = split_series(series, at=monday(5), recurrence=TUESDAYS, now=NOW).continuation
+    early = split_series(series, at=monday(2), now=NOW).continuation
+    assert EventSeries.objects.get(pk=late.pk).split_from_id == early.pk
+    operation = last_operation(series, "split")
+
+    apply_revert(operation, plan_hash=plan_revert(operation, now=LATER).hash, now=LATER)
+
+    assert not EventSeries.objects.filter(pk=early.pk).exists()
+    assert EventSeries.objects.get(pk=late.pk).split_from_id == series.pk
+    assert rule_of(series) != rule  # back to the first split's end, not the start
+    assert [row[0] for row in rows_of(series, late)] == [row[0] for row in rows]
