@@ -7,6 +7,7 @@ from typing import Any
 from django.core.exceptions import ValidationError as DjangoValidationError
 from django.core.validators import URLValidator
 from django.utils.translation import gettext
+from django.utils.translation import gettext_lazy as _
 from rest_framework import serializers
 
 from ...models import WebhookDelivery, WebhookEndpoint
@@ -44,16 +45,16 @@ class WebhookEndpointSerializer(StrictFieldsMixin, serializers.ModelSerializer[W
     """An endpoint: where operations of its kinds (none: every kind) are POSTed, signed."""
 
     url = TextOnlyField(
-        max_length=500, help_text="Where the operations are POSTed (http or https)."
+        max_length=500, help_text=_("Where the operations are POSTed (http or https).")
     )
     description = TextOnlyField(max_length=200, required=False, allow_blank=True)
-    active = TrueOrFalseField(required=False, help_text="An inactive endpoint receives nothing.")
+    active = TrueOrFalseField(required=False, help_text=_("An inactive endpoint receives nothing."))
     kinds = serializers.ListField(
         child=KindField(),
         required=False,
         allow_empty=True,
         max_length=50,
-        help_text="Operation kinds delivered here; empty: every kind.",
+        help_text=_("Operation kinds delivered here; empty: every kind."),
     )
 
     class Meta:
@@ -89,7 +90,7 @@ class WebhookSecretSerializer(WebhookEndpointSerializer):
     """An endpoint with its signing secret: answered once, on creation and on rotation."""
 
     secret = serializers.CharField(
-        read_only=True, help_text="The signing secret (whsec_...); shown only now."
+        read_only=True, help_text=_("The signing secret (`whsec_...`); shown only now.")
     )
 
     class Meta(WebhookEndpointSerializer.Meta):
@@ -103,10 +104,10 @@ class WebhookDeliverySerializer(serializers.ModelSerializer[WebhookDelivery]):
     # Text rather than an enum in the schema: a second enum on a field named
     # "status" would rename the host's own StatusEnum there.
     status = serializers.CharField(
-        read_only=True, help_text="pending, delivered (accepted with a 2xx) or failed."
+        read_only=True, help_text=_("pending, delivered (accepted with a 2xx) or failed.")
     )
     operation_id = serializers.UUIDField(
-        source="operation_ref", read_only=True, help_text="Also the webhook-id header."
+        source="operation_ref", read_only=True, help_text=_("Also the webhook-id header.")
     )
 
     class Meta:
