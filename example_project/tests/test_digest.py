@@ -373,4 +373,6 @@ def test_query_count_of_a_batch_does_not_grow_with_the_audience(
     )
 
     assert len(small) == len(large), "\n".join(large)
-    assert len(small) <= 20
+    # 20 before the history; its record of the generation by hand adds up to five
+    # (the record, its series, its rows, the bookings asked, the record filled in).
+    assert len(small) <= 25
