@@ -12,13 +12,11 @@ import shlex
 from collections.abc import Sequence
 from typing import Any
 
-from django.core.exceptions import ValidationError
 from django.core.management.base import CommandError
 from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext, pgettext
 
-from ...exceptions import PlanOutdatedError, RecurrenceError
 from ...instants import describe_instant
 from ...models import EventSeries
 from ...services.plans import PlannedOccurrence
@@ -28,7 +26,7 @@ from ...services.zone_data import (
     apply_zone_data,
     series_changed_by_zone_data,
 )
-from ..output import bookings_text, error_line, table
+from ..output import bookings_text, table
 from .revel_recurring_holidays import Command as HolidaysCommand
 from .revel_recurring_holidays import _series_name
 
@@ -129,43 +127,12 @@ class Command(HolidaysCommand):
     def _apply_zones(
         self, changes: Sequence[ZoneDataChange], *, plan_hash: str | None, notify: str | None
     ) -> None:
-        failed = 0
-        for change in changes:
-            series = change.series
-            try:
-                done = apply_zone_data(series, plan_hash=plan_hash, notify=notify)
-            except PlanOutdatedError:
-                failed += 1
-                self.stdout.write(
-                    self.style.WARNING(
-                        _(
-                            "%(series)s changed since that plan was made; nothing was applied. "
-                            "Run the command again to see its plan as it stands now."
-                        )
-                        % {"series": _series_name(series)}
-                    )
-                )
-                continue
-            except (ValidationError, RecurrenceError) as exc:
-                failed += 1
-                self.stdout.write(
-                    self.style.ERROR(
-                        _("%(series)s: %(error)s")
-                        % {"series": _series_name(series), "error": error_line(exc)}
-                    )
-                )
-                continue
-            if done is not None:
-                self._zone_report(done)
-        if failed:
-            raise CommandError(
-                ngettext(
-                    "%(failed)d of %(count)d series was not applied.",
-                    "%(failed)d of %(count)d series were not applied.",
-                    failed,
-                )
-                % {"failed": failed, "count": len(changes)}
-            )
+        self._apply_each(
+            changes,
+            lambda series: apply_zone_data(series, plan_hash=plan_hash, notify=notify),
+            self._zone_report,
+            say_nothing=False,
+        )
 
     def _zone_report(self, done: AppliedZoneData) -> None:
         change, applied = done.change, done.applied

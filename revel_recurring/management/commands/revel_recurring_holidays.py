@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from django.core.exceptions import ValidationError
@@ -187,11 +187,28 @@ class Command(TranslatedCommand):
         plan_hash: str | None,
         notify: str | None = None,
     ) -> None:
+        self._apply_each(
+            changes,
+            lambda series: apply_holiday_data(series, plan_hash=plan_hash, notify=notify),
+            self._report,
+        )
+
+    def _apply_each(
+        self,
+        changes: Sequence[Any],
+        apply: Callable[[EventSeries], Any],
+        report: Callable[[Any], None],
+        *,
+        say_nothing: bool = True,
+    ) -> None:
+        """Apply each change's plan with ``apply``; a series that fails is named and counted,
+        the others go on; the command fails at the end when any did (shared with the
+        time-zone data of ``revel_recurring_data``)."""
         failed = 0
         for change in changes:
             series = change.series
             try:
-                done = apply_holiday_data(series, plan_hash=plan_hash, notify=notify)
+                done = apply(series)
             except PlanOutdatedError:
                 failed += 1
                 self.stdout.write(
@@ -213,12 +230,12 @@ class Command(TranslatedCommand):
                     )
                 )
                 continue
-            if done is None:
+            if done is not None:
+                report(done)
+            elif say_nothing:
                 self.stdout.write(
                     _("%(series)s: nothing to apply.") % {"series": _series_name(series)}
                 )
-                continue
-            self._report(done)
         if failed:
             raise CommandError(
                 ngettext(

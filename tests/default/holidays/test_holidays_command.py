@@ -10,14 +10,17 @@ from __future__ import annotations
 import datetime as dt
 import re
 import shlex
+from dataclasses import dataclass
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
 
 from revel_recurring.checks import check_holiday_data
+from revel_recurring.exceptions import PlanOutdatedError
 from revel_recurring.holiday_rules import HolidayRule, data_version
 from revel_recurring.instants import describe_instant
+from revel_recurring.management.commands.revel_recurring_holidays import Command
 from revel_recurring.models import EventSeries
 from tests.hosts.testapp.models import Event, Seat
 from tests.support.factories import VIENNA, fresh, holiday_class, occurrences
@@ -209,3 +212,35 @@ def test_nothing_to_do_when_every_series_has_the_installed_release() -> None:
         f"{data_version()}, the installed release: nothing to do.\n"
     )
     assert EventSeries.objects.get().holidays_version == data_version()
+
+
+def test_applying_goes_on_past_a_failed_series_and_counts_it() -> None:
+    """The loop both data commands share: a stale plan is named and counted, a series
+    with nothing left to apply said so (holidays) or passed over (time zones)."""
+
+    @dataclass
+    class Change:
+        series: EventSeries
+
+    stale, done, empty = holiday_class("Stale"), holiday_class("Done"), holiday_class("Empty")
+    reported: list[str] = []
+
+    def apply(series: EventSeries) -> str | None:
+        if series.pk == stale.pk:
+            raise PlanOutdatedError("changed", plan=None)
+        return None if series.pk == empty.pk else series.name
+
+    for say_nothing in (True, False):
+        out = StringIO()
+        command = Command(stdout=out)
+        with pytest.raises(CommandError, match="1 of 3 series was not applied"):
+            command._apply_each(
+                [Change(stale), Change(done), Change(empty)],
+                apply,
+                reported.append,
+                say_nothing=say_nothing,
+            )
+        text = out.getvalue()
+        assert f"Stale (series {stale.pk}) changed since that plan was made" in text
+        assert (f"Empty (series {empty.pk}): nothing to apply." in text) is say_nothing
+    assert reported == ["Done", "Done"]
