@@ -166,7 +166,7 @@ def series_changed_by_holiday_data(
         state = states[series.pk]
         plan = compute_plan(series, rule, state, Changes(rule={}), now=moment, bookings={})
         planned.append((series, plan, state))
-    counts = _count_drift_bookings(planned) if bookings else {}
+    counts = count_drift_bookings(planned) if bookings else {}
     installed = data_version()
     changes = []
     for series, plan, state in planned:
@@ -243,7 +243,7 @@ def apply_holiday_data(
     return AppliedHolidayData(change=change, applied=applied)
 
 
-def _count_drift_bookings(
+def count_drift_bookings(
     planned: Iterable[tuple[EventSeries, RecurrencePlan, PlanState]],
 ) -> dict[Any, int]:
     """Bookings of every drifted date of every plan: one call of the host's hook."""

@@ -27,14 +27,14 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Any
 
 from django.db.models import QuerySet
 from django.utils.translation import gettext
 
 from ..conf import recurring_settings
 from ..exceptions import PlanOutdatedError, RecurrenceError
-from ..models import EventSeries, get_event_model
+from ..models import EventSeries
+from .holiday_data import count_drift_bookings
 from .plans import AppliedPlan, PlannedOccurrence, RecurrencePlan, apply_recurrence_plan
 from .plans.compute import Changes, compute_plan
 from .plans.state import read_plan_states
@@ -140,7 +140,7 @@ def series_changed_by_zone_data(
         state = states[series.pk]
         plan = compute_plan(series, rule, state, Changes(rule={}), now=moment, bookings={})
         planned.append((series, plan, state))
-    counts = _count_bookings(planned) if bookings else {}
+    counts = count_drift_bookings(planned) if bookings else {}
     changes = []
     for series, plan, state in planned:
         rule = series.recurrence_rule
@@ -240,15 +240,3 @@ def apply_zone_data_unattended(
             continue
         done.append(AppliedZoneData(change=change, applied=applied))
     return done
-
-
-def _count_bookings(planned: list[tuple[EventSeries, RecurrencePlan, Any]]) -> dict[Any, int]:
-    """Bookings of every drifted date of every plan: one call of the host's hook."""
-    events: list[Any] = []
-    for _, plan, state in planned:
-        drifted = {row.id for row in plan.drift}
-        events.extend(row.event for row in state.rows if row.id in drifted)
-    if not events:
-        return {}
-    counts = get_event_model().count_bookings_among(events)
-    return {pk: int(count) for pk, count in counts.items()}
